@@ -1,0 +1,162 @@
+"""Datasets shipped in Debian packages: fetched with ``apt-get download`` and
+``dpkg-deb -x`` (no R needed), verified by SHA-256, read from ``.rda`` files.
+
+Adding another data file of such a package is one registry entry (see
+:func:`rda_dataset`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ._registry import DatasetSpec, data_home
+
+
+class DatasetNotFetchedError(FileNotFoundError):
+    """Raised when a fetched dataset is loaded before ``prunus data fetch``."""
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def cached_path(spec: DatasetSpec) -> Path:
+    """Where the verified data file of ``spec`` lives once fetched."""
+    opts = spec.options
+    return data_home() / "debian" / opts["package"] / Path(opts["member"]).name
+
+
+def is_fetched(spec: DatasetSpec) -> bool:
+    return cached_path(spec).is_file()
+
+
+def _run(cmd, cwd):
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+
+
+def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
+    """Download the Debian package of ``spec``, extract its data file, verify it.
+
+    Runs ``apt-get download PACKAGE`` (and ``apt-get update`` once if the
+    package is unknown), then ``dpkg-deb -x``. The extracted file must match
+    the SHA-256 recorded in the registry.
+    """
+    target = cached_path(spec)
+    if target.is_file() and not force:
+        return target
+    opts = spec.options
+    for tool in ("apt-get", "dpkg-deb"):
+        if shutil.which(tool) is None:
+            raise RuntimeError(f"Fetching {spec.name!r} needs {tool!r} (a Debian-based system).")
+    with tempfile.TemporaryDirectory(prefix="prunus-fetch-") as tmp:
+        result = _run(["apt-get", "download", opts["package"]], cwd=tmp)
+        if result.returncode != 0:
+            _run(["apt-get", "update"], cwd=tmp)
+            result = _run(["apt-get", "download", opts["package"]], cwd=tmp)
+        debs = sorted(Path(tmp).glob(f"{opts['package']}_*.deb"))
+        if result.returncode != 0 or not debs:
+            raise RuntimeError(
+                f"apt-get download {opts['package']} failed:\n{result.stderr.strip()}"
+            )
+        extracted = Path(tmp) / "root"
+        result = _run(["dpkg-deb", "-x", str(debs[0]), str(extracted)], cwd=tmp)
+        if result.returncode != 0:
+            raise RuntimeError(f"dpkg-deb -x {debs[0].name} failed:\n{result.stderr.strip()}")
+        source = extracted / opts["member"].lstrip("/")
+        if not source.is_file():
+            raise RuntimeError(f"{debs[0].name} does not contain {opts['member']}.")
+        digest = _sha256(source)
+        if digest != opts["sha256"]:
+            raise RuntimeError(
+                f"SHA-256 mismatch for {opts['member']} of {debs[0].name}: expected "
+                f"{opts['sha256']}, got {digest}. The Debian package changed; update the registry."
+            )
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(target.suffix + ".part")
+        shutil.copyfile(source, partial)
+        partial.replace(target)
+    return target
+
+
+def _require(spec: DatasetSpec) -> Path:
+    path = cached_path(spec)
+    if not path.is_file():
+        raise DatasetNotFetchedError(
+            f"Dataset {spec.name!r} is not in the cache ({path}). "
+            f"Fetch it with: prunus data fetch {spec.name}"
+        )
+    return path
+
+
+def _read_rda_frame(path: Path, object_name: str):
+    import rdata
+
+    with warnings.catch_warnings():
+        # R data files from CRAN often omit their string encoding; ASCII is right here.
+        warnings.filterwarnings("ignore", message="Unknown encoding", category=UserWarning)
+        objects = rdata.read_rda(str(path))
+    if object_name not in objects:
+        raise RuntimeError(f"{path.name} holds {sorted(objects)}, not {object_name!r}.")
+    return objects[object_name]
+
+
+def load_rda_classification(spec: DatasetSpec) -> Bunch:
+    """Loader for a data frame with numeric features and one factor target."""
+    opts = spec.options
+    path = _require(spec)
+    if _sha256(path) != opts["sha256"]:
+        raise RuntimeError(f"Cached file {path} is corrupted; run: prunus data fetch {spec.name} --force")
+    frame = _read_rda_frame(path, opts["object"])
+    target = frame[opts["target"]]
+    features = frame.drop(columns=[opts["target"]])
+    categories = list(target.cat.categories)
+    y = np.asarray(target.cat.codes, dtype=np.int64)
+    X = np.ascontiguousarray(features.to_numpy(dtype=np.float64))
+    n_train = opts.get("n_train")
+    train_index = test_index = None
+    if n_train is not None:
+        train_index = np.arange(n_train)
+        test_index = np.arange(n_train, X.shape[0])
+    return Bunch(
+        X=X,
+        y=y,
+        feature_names=[str(c) for c in features.columns],
+        target_names=np.asarray([str(c) for c in categories]),
+        train_index=train_index,
+        test_index=test_index,
+        description=spec.description,
+        source=spec.source,
+    )
+
+
+def rda_dataset(name, package, member, sha256, object_name, target, description, n_train=None):
+    """Registry entry for a classification data frame in a Debian package's ``.rda``."""
+    return DatasetSpec(
+        name=name,
+        loader=load_rda_classification,
+        kind="fetched",
+        description=description,
+        source=f"Debian package {package}, file {member}",
+        fetch=fetch_debian_file,
+        options=dict(
+            package=package,
+            member=member,
+            sha256=sha256,
+            object=object_name,
+            target=target,
+            n_train=n_train,
+            available=is_fetched,
+        ),
+    )

@@ -1,0 +1,92 @@
+"""One registry of datasets: name -> loader, plus the local cache location."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sklearn.utils import Bunch
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """How to obtain one dataset.
+
+    Attributes
+    ----------
+    name : str
+        Registry key, e.g. ``"letter"``.
+    loader : callable
+        ``loader(spec) -> Bunch``; one loader per kind of source.
+    kind : {"bundled", "synthetic", "fetched"}
+    description : str
+    source : str
+        Human-readable provenance (package and file).
+    fetch : callable or None
+        ``fetch(spec, force=False) -> Path`` for fetched datasets.
+    options : dict
+        Source-specific settings read by ``loader`` / ``fetch``.
+    """
+
+    name: str
+    loader: Callable
+    kind: str
+    description: str
+    source: str
+    fetch: Callable | None = None
+    options: dict = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, DatasetSpec] = {}
+
+
+def register(spec: DatasetSpec) -> DatasetSpec:
+    """Add a dataset to the registry (names are unique)."""
+    if spec.name in _REGISTRY:
+        raise ValueError(f"A dataset named {spec.name!r} is already registered.")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def get_spec(name: str) -> DatasetSpec:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise ValueError(
+            f"Unknown dataset {name!r}; known datasets: {', '.join(sorted(_REGISTRY))}."
+        ) from None
+
+
+def list_datasets(kind: str | None = None) -> list[str]:
+    """Names of the registered datasets, optionally only one ``kind``."""
+    return sorted(n for n, s in _REGISTRY.items() if kind is None or s.kind == kind)
+
+
+def load(name: str, **kwargs) -> Bunch:
+    """Load a dataset by name.
+
+    Returns a Bunch with ``X`` (float64, 2-D), ``y`` (int class codes),
+    ``feature_names``, ``target_names``, ``train_index`` / ``test_index``
+    (``None`` where the source defines no split), ``description`` and
+    ``source``. Synthetic generators accept ``n_samples``, ``random_state`` and
+    their own parameters as keyword arguments and also carry the Bayes
+    classifier (see :mod:`prunus.datasets.synthetic`).
+    """
+    spec = get_spec(name)
+    return spec.loader(spec, **kwargs)
+
+
+def data_home() -> Path:
+    """Cache directory: ``$PRUNUS_DATA`` or ``~/.cache/prunus``."""
+    root = os.environ.get("PRUNUS_DATA")
+    return Path(root).expanduser() if root else Path.home() / ".cache" / "prunus"
+
+
+def is_available(name: str) -> bool:
+    """True when ``load(name)`` needs no fetch."""
+    spec = get_spec(name)
+    if spec.kind != "fetched":
+        return True
+    return spec.options["available"](spec)

@@ -1,0 +1,20 @@
+"""Reproductions of the papers' tables and figures, one module per paper.
+
+Each module listed in :data:`PAPERS` exposes
+``run(mode="quick"|"full", out=Path, progress=True) -> Path`` that computes
+its tables and figures with pure functions and writes ``report.md`` plus PNG
+files into ``out``; the CLI (``prunus reproduce NAME``) only dispatches here.
+"""
+
+import importlib
+
+#: paper key -> module implementing ``run``; later papers add themselves here.
+PAPERS = {
+    "cart": "prunus.experiments.cart",
+}
+
+
+def get_runner(name):
+    if name not in PAPERS:
+        raise ValueError(f"Unknown paper {name!r}; choose from {', '.join(PAPERS)}.")
+    return importlib.import_module(PAPERS[name]).run

@@ -1,0 +1,77 @@
+"""Numba kernels over the flat arrays of a :class:`~prunus.tree.Tree`.
+
+Every kernel relies on one invariant of ``Tree``: node 0 is the root and every
+child has a larger id than its parent, so a reversed loop over node ids visits
+children before parents (bottom-up) and a forward loop visits parents first.
+"""
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def apply_kernel(X, children_left, children_right, feature, threshold):
+    """Leaf id reached by each row of ``X`` (go left when x[feature] <= threshold)."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        node = 0
+        while children_left[node] != -1:
+            if X[i, feature[node]] <= threshold[node]:
+                node = children_left[node]
+            else:
+                node = children_right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True, parallel=True)
+def apply_kernel_parallel(X, children_left, children_right, feature, threshold):
+    """Parallel twin of :func:`apply_kernel` for large inputs."""
+    n = X.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    for i in prange(n):
+        node = 0
+        while children_left[node] != -1:
+            if X[i, feature[node]] <= threshold[node]:
+                node = children_left[node]
+            else:
+                node = children_right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True)
+def leaf_counts_to_node_counts(counts, parent):
+    """Add every node's counts into its parent, children first (in place)."""
+    for node in range(counts.shape[0] - 1, 0, -1):
+        p = parent[node]
+        for k in range(counts.shape[1]):
+            counts[p, k] += counts[node, k]
+    return counts
+
+
+@njit(cache=True)
+def scatter_counts(leaves, y, weight, n_nodes, n_classes):
+    """Weighted class histogram per node of the rows' leaves (leaves only)."""
+    counts = np.zeros((n_nodes, n_classes), dtype=np.float64)
+    for i in range(leaves.shape[0]):
+        counts[leaves[i], y[i]] += weight[i]
+    return counts
+
+
+@njit(cache=True)
+def depth_and_parent(children_left, children_right):
+    """Parent (-1 at the root) and depth (0 at the root) of every node."""
+    n = children_left.shape[0]
+    parent = np.full(n, -1, dtype=np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    for node in range(n):
+        left = children_left[node]
+        if left != -1:
+            right = children_right[node]
+            parent[left] = node
+            parent[right] = node
+            depth[left] = depth[node] + 1
+            depth[right] = depth[node] + 1
+    return parent, depth

@@ -1,0 +1,309 @@
+"""The shared tree structure of prunus.
+
+A :class:`Tree` is only a partition of the input space: flat arrays describing
+binary axis-aligned splits. It carries no labels or statistics; pruning,
+voting and boosting attach those per node (see :meth:`Tree.node_counts`), so
+the same tree can be pruned with one sample and evaluated with another
+(method M1 of Gey's paper) or voted over with PAC-Bayes weights.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import sparse
+
+from ._kernels import (
+    apply_kernel,
+    apply_kernel_parallel,
+    depth_and_parent,
+    leaf_counts_to_node_counts,
+    scatter_counts,
+)
+
+TREE_LEAF = -1
+_PARALLEL_APPLY_MIN_ROWS = 200_000
+
+
+class Tree:
+    """Binary tree with axis-aligned splits, stored as flat arrays.
+
+    Row ``x`` goes to ``children_left[node]`` when
+    ``x[feature[node]] <= threshold[node]`` and to ``children_right[node]``
+    otherwise (scikit-learn's convention). Node 0 is the root and every child
+    has a larger id than its parent, so reversed id order is a bottom-up
+    traversal; every dynamic program in prunus relies on this.
+
+    Parameters
+    ----------
+    children_left, children_right : array-like of int, shape (n_nodes,)
+        Child ids, ``-1`` at leaves (both or neither).
+    feature : array-like of int, shape (n_nodes,)
+        Split feature (ignored at leaves, stored as ``-2`` there).
+    threshold : array-like of float, shape (n_nodes,)
+        Split threshold in raw feature units (``-2.0`` at leaves).
+    n_features : int
+        Number of input features the tree expects.
+
+    Attributes
+    ----------
+    parent, depth : ndarray of int, shape (n_nodes,)
+        Parent id (``-1`` at the root) and depth (0 at the root).
+    n_nodes, n_leaves, max_depth : int
+    """
+
+    def __init__(self, children_left, children_right, feature, threshold, n_features):
+        left = np.ascontiguousarray(children_left, dtype=np.int64)
+        right = np.ascontiguousarray(children_right, dtype=np.int64)
+        feature = np.ascontiguousarray(feature, dtype=np.int64)
+        threshold = np.ascontiguousarray(threshold, dtype=np.float64)
+        n_features = int(n_features)
+        _check_structure(left, right, feature, threshold, n_features)
+        is_leaf = left == TREE_LEAF
+        feature = np.where(is_leaf, -2, feature)
+        threshold = np.where(is_leaf, -2.0, threshold)
+        self.children_left = left
+        self.children_right = right
+        self.feature = feature
+        self.threshold = threshold
+        self.n_features = n_features
+        self.parent, self.depth = depth_and_parent(left, right)
+
+    # ------------------------------------------------------------------ shape
+    @property
+    def n_nodes(self) -> int:
+        return int(self.children_left.shape[0])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """Boolean mask of the leaves."""
+        return self.children_left == TREE_LEAF
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.is_leaf))
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max())
+
+    def leaves_below(self) -> np.ndarray:
+        """Number of leaves of the branch rooted at each node."""
+        n_leaves = self.is_leaf.astype(np.int64)
+        for node in range(self.n_nodes - 1, 0, -1):
+            n_leaves[self.parent[node]] += n_leaves[node]
+        return n_leaves
+
+    # -------------------------------------------------------------- routing
+    def _check_X(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2:
+            raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
+        if X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but the tree was built with {self.n_features} features."
+            )
+        if not np.isfinite(X).all():
+            raise ValueError("X contains NaN or infinity.")
+        return np.ascontiguousarray(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Leaf id reached by each row of ``X``, shape (n_samples,)."""
+        X = self._check_X(X)
+        kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
+        return kernel(X, self.children_left, self.children_right, self.feature, self.threshold)
+
+    def decision_path(self, X) -> sparse.csr_matrix:
+        """Sparse (n_samples, n_nodes) indicator of the nodes each row visits."""
+        leaves = self.apply(X)
+        lengths = self.depth[leaves] + 1
+        indptr = np.zeros(leaves.shape[0] + 1, dtype=np.int64)
+        np.cumsum(lengths, out=indptr[1:])
+        # Walk up from the leaves all at once: at step s every row whose path
+        # is still longer than s contributes its s-th ancestor.
+        indices = np.empty(indptr[-1], dtype=np.int64)
+        node = leaves.copy()
+        for step in range(int(lengths.max(initial=0))):
+            alive = lengths > step
+            indices[indptr[1:][alive] - 1 - step] = node[alive]
+            node[alive] = self.parent[node[alive]]
+        data = np.ones(indices.shape[0], dtype=np.int8)
+        return sparse.csr_matrix((data, indices, indptr), shape=(leaves.shape[0], self.n_nodes))
+
+    def node_counts(self, X, y, n_classes=None, sample_weight=None) -> np.ndarray:
+        """Weighted class counts of a sample routed down the tree.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like of int, shape (n_samples,)
+            Class codes in ``0 .. n_classes - 1``.
+        n_classes : int, optional
+            Defaults to ``y.max() + 1``.
+        sample_weight : array-like, shape (n_samples,), optional
+
+        Returns
+        -------
+        counts : ndarray, shape (n_nodes, n_classes)
+            ``counts[t, k]`` is the total weight of rows of class ``k`` whose
+            path goes through node ``t`` (so the root holds the whole sample).
+        """
+        leaves = self.apply(X)
+        y = np.asarray(y)
+        if y.shape != (leaves.shape[0],):
+            raise ValueError(f"y must have shape ({leaves.shape[0]},), got {y.shape}.")
+        if y.size and not np.issubdtype(y.dtype, np.integer):
+            raise ValueError("y must hold integer class codes 0 .. n_classes - 1.")
+        y = y.astype(np.int64)
+        if y.size and y.min() < 0:
+            raise ValueError("y must hold non-negative class codes.")
+        if n_classes is None:
+            n_classes = int(y.max()) + 1 if y.size else 1
+        elif y.size and y.max() >= n_classes:
+            raise ValueError(f"y holds class code {y.max()} but n_classes={n_classes}.")
+        weight = _check_weight(sample_weight, leaves.shape[0])
+        counts = scatter_counts(leaves, y, weight, self.n_nodes, int(n_classes))
+        return leaf_counts_to_node_counts(counts, self.parent)
+
+    # -------------------------------------------------------------- pruning
+    def prune(self, nodes, return_index=False):
+        """The subtree obtained by turning ``nodes`` into leaves.
+
+        Parameters
+        ----------
+        nodes : array-like of int or bool mask of shape (n_nodes,)
+            Nodes that become leaves; their descendants are removed.
+        return_index : bool
+            Also return, for each node of the pruned tree, its id in ``self``.
+
+        Returns
+        -------
+        tree : Tree
+        index : ndarray of int, only if ``return_index``
+        """
+        collapse = np.zeros(self.n_nodes, dtype=bool)
+        nodes = np.asarray(nodes)
+        if nodes.dtype == bool:
+            if nodes.shape != (self.n_nodes,):
+                raise ValueError(f"A boolean 'nodes' mask must have shape ({self.n_nodes},).")
+            collapse |= nodes
+        else:
+            if nodes.size and (nodes.min() < 0 or nodes.max() >= self.n_nodes):
+                raise ValueError("'nodes' holds ids outside 0 .. n_nodes - 1.")
+            collapse[nodes.astype(np.int64)] = True
+        return self.subtree(self.keep_mask(collapse), return_index=return_index)
+
+    def keep_mask(self, collapse) -> np.ndarray:
+        """Nodes that remain when every node of the mask ``collapse`` becomes a leaf."""
+        removed = np.zeros(self.n_nodes, dtype=bool)
+        for node in range(1, self.n_nodes):
+            p = self.parent[node]
+            removed[node] = removed[p] or collapse[p]
+        return ~removed
+
+    def subtree(self, keep, return_index=False):
+        """The rooted subtree made of the nodes in the boolean mask ``keep``."""
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != (self.n_nodes,) or not keep[0]:
+            raise ValueError("'keep' must be a boolean mask over the nodes that keeps the root.")
+        kept_parent = self.parent[1:][keep[1:]]
+        if not keep[kept_parent].all():
+            raise ValueError("'keep' must be closed under taking parents.")
+        left, right = self.children_left, self.children_right
+        internal = keep & ~self.is_leaf
+        if np.any(keep[left[internal]] != keep[right[internal]]):
+            raise ValueError("'keep' must keep both children of a node or neither.")
+        index = np.flatnonzero(keep)
+        new_id = np.full(self.n_nodes, -1, dtype=np.int64)
+        new_id[index] = np.arange(index.shape[0])
+        new_left = np.where(left[index] >= 0, new_id[np.maximum(left[index], 0)], TREE_LEAF)
+        new_right = np.where(right[index] >= 0, new_id[np.maximum(right[index], 0)], TREE_LEAF)
+        tree = Tree(new_left, new_right, self.feature[index], self.threshold[index], self.n_features)
+        return (tree, index) if return_index else tree
+
+    # ------------------------------------------------------------ equality
+    def __eq__(self, other):
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return (
+            self.n_features == other.n_features
+            and np.array_equal(self.children_left, other.children_left)
+            and np.array_equal(self.children_right, other.children_right)
+            and np.array_equal(self.feature, other.feature)
+            and np.array_equal(self.threshold, other.threshold)
+        )
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"Tree(n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, max_depth={self.max_depth}, n_features={self.n_features})"
+
+    # -------------------------------------------------------------- export
+    def export_text(self, feature_names=None, node_labels=None, decimals=3):
+        """Indented text rendering (see :func:`prunus.tree.export_text`)."""
+        from .export import export_text
+
+        return export_text(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
+
+    def to_dot(self, feature_names=None, node_labels=None, decimals=3):
+        """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
+        from .export import to_dot
+
+        return to_dot(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
+
+    def plot(self, feature_names=None, node_labels=None, ax=None, decimals=2):
+        """Draw the tree with matplotlib (see :func:`prunus.tree.plot_tree`)."""
+        from .export import plot_tree
+
+        return plot_tree(self, feature_names=feature_names, node_labels=node_labels, ax=ax, decimals=decimals)
+
+    # ------------------------------------------------------------ adapters
+    @classmethod
+    def from_sklearn(cls, estimator) -> "Tree":
+        """Convert a fitted scikit-learn tree estimator (or its ``tree_``)."""
+        sk = getattr(estimator, "tree_", estimator)
+        for name in ("children_left", "children_right", "feature", "threshold", "n_features"):
+            if not hasattr(sk, name):
+                raise TypeError(
+                    "estimator must be a fitted scikit-learn decision tree or its 'tree_' attribute."
+                )
+        return cls(sk.children_left, sk.children_right, sk.feature, sk.threshold, sk.n_features)
+
+
+def _check_structure(left, right, feature, threshold, n_features):
+    n = left.shape[0]
+    if n == 0:
+        raise ValueError("A tree needs at least one node.")
+    for name, arr in (("children_right", right), ("feature", feature), ("threshold", threshold)):
+        if arr.shape != (n,):
+            raise ValueError(f"{name} must have shape ({n},) like children_left, got {arr.shape}.")
+    if n_features < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features}.")
+    leaf = left == TREE_LEAF
+    if np.any(leaf != (right == TREE_LEAF)):
+        raise ValueError("children_left and children_right must be -1 at the same nodes.")
+    ids = np.arange(n)
+    internal = ~leaf
+    children = np.concatenate([left[internal], right[internal]])
+    parents = np.concatenate([ids[internal], ids[internal]])
+    if np.any(children <= parents) or np.any(children >= n):
+        raise ValueError("Every child id must be larger than its parent's and below n_nodes.")
+    if np.unique(children).shape[0] != children.shape[0]:
+        raise ValueError("A node cannot be the child of two nodes.")
+    if children.shape[0] != n - 1:
+        raise ValueError("Every node but the root must be reachable from the root.")
+    f = feature[internal]
+    if f.size and (f.min() < 0 or f.max() >= n_features):
+        raise ValueError("feature holds ids outside 0 .. n_features - 1 at internal nodes.")
+    if not np.isfinite(threshold[internal]).all():
+        raise ValueError("threshold must be finite at internal nodes.")
+
+
+def _check_weight(sample_weight, n):
+    if sample_weight is None:
+        return np.ones(n, dtype=np.float64)
+    w = np.asarray(sample_weight, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},), got {w.shape}.")
+    if not np.isfinite(w).all() or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and non-negative.")
+    return np.ascontiguousarray(w)

@@ -1,0 +1,117 @@
+"""Text, Graphviz DOT and matplotlib renderings of a :class:`Tree`."""
+
+import numpy as np
+
+
+def _feature_name(tree, feature_names, f):
+    if feature_names is None:
+        return f"x[{f}]"
+    if len(feature_names) != tree.n_features:
+        raise ValueError(
+            f"feature_names has {len(feature_names)} entries but the tree has {tree.n_features} features."
+        )
+    return str(feature_names[f])
+
+
+def _check_labels(tree, node_labels):
+    if node_labels is not None and len(node_labels) != tree.n_nodes:
+        raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
+
+
+def export_text(tree, feature_names=None, node_labels=None, decimals=3):
+    """Indented text rendering, one line per split side and per leaf.
+
+    ``node_labels`` (one entry per node, e.g. the majority class) is printed
+    at the leaves.
+    """
+    _check_labels(tree, node_labels)
+    lines = []
+    # Items are either a node to expand or a ready line; a stack keeps the
+    # left branch printed before the right one without recursion.
+    stack = [("node", 0, "")]
+    while stack:
+        kind, item, prefix = stack.pop()
+        if kind == "line":
+            lines.append(item)
+            continue
+        node = item
+        if tree.children_left[node] == -1:
+            label = "" if node_labels is None else f" class: {node_labels[node]}"
+            lines.append(f"{prefix}|--- leaf {node}{label}")
+            continue
+        name = _feature_name(tree, feature_names, tree.feature[node])
+        thr = round(float(tree.threshold[node]), decimals)
+        stack.append(("node", tree.children_right[node], prefix + "|   "))
+        stack.append(("line", f"{prefix}|--- {name} >  {thr}", prefix))
+        stack.append(("node", tree.children_left[node], prefix + "|   "))
+        lines.append(f"{prefix}|--- {name} <= {thr}")
+    return "\n".join(lines) + "\n"
+
+
+def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
+    """Graphviz DOT source of the tree."""
+    _check_labels(tree, node_labels)
+    out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
+    for node in range(tree.n_nodes):
+        if tree.children_left[node] == -1:
+            text = f"leaf {node}"
+            if node_labels is not None:
+                text += f"\\nclass = {node_labels[node]}"
+        else:
+            name = _feature_name(tree, feature_names, tree.feature[node])
+            text = f"{name} <= {round(float(tree.threshold[node]), decimals)}"
+        out.append(f'{node} [label="{text}"];')
+        if node > 0:
+            out.append(f"{tree.parent[node]} -> {node};")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
+def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
+    """Draw the tree: leaves spread evenly on x, depth on y.
+
+    Returns the matplotlib Axes.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    _check_labels(tree, node_labels)
+    if ax is None:
+        width = max(4.0, min(40.0, 1.2 * tree.n_leaves))
+        _, ax = plt.subplots(figsize=(width, 1.2 * (tree.max_depth + 1) + 1))
+    x = np.zeros(tree.n_nodes)
+    next_leaf = 0.0
+    # Leaves are placed left to right in depth-first order, parents centred.
+    order = []
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if tree.children_left[node] != -1:
+            stack.append(tree.children_right[node])
+            stack.append(tree.children_left[node])
+    for node in order:
+        if tree.children_left[node] == -1:
+            x[node] = next_leaf
+            next_leaf += 1.0
+    for node in range(tree.n_nodes - 1, -1, -1):
+        if tree.children_left[node] != -1:
+            x[node] = 0.5 * (x[tree.children_left[node]] + x[tree.children_right[node]])
+    y = -tree.depth.astype(float)
+    for node in range(1, tree.n_nodes):
+        p = tree.parent[node]
+        ax.plot([x[p], x[node]], [y[p], y[node]], color="0.6", lw=0.8, zorder=1)
+    for node in range(tree.n_nodes):
+        if tree.children_left[node] == -1:
+            text = "" if node_labels is None else str(node_labels[node])
+        else:
+            name = _feature_name(tree, feature_names, tree.feature[node])
+            text = f"{name}\n<= {round(float(tree.threshold[node]), decimals)}"
+        ax.text(x[node], y[node], text, ha="center", va="center", fontsize=7,
+                bbox=dict(boxstyle="round", fc="white", ec="0.4"), zorder=2)
+    ax.set_axis_off()
+    ax.set_xlim(-1, max(next_leaf, 1.0))
+    ax.set_ylim(-tree.max_depth - 0.5, 0.5)
+    return ax

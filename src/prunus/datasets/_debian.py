@@ -47,9 +47,11 @@ def _run(cmd, cwd):
 
 
 def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
-    """Download the Debian package of ``spec``, extract its data file, verify it.
+    """Download the Debian package of ``spec``, extract its data file(s), verify them.
 
-    Runs ``apt-get download PACKAGE`` (and ``apt-get update`` once if the
+    ``spec.options`` names the main file (``member``, ``sha256``) and, optionally,
+    companion files (``extra_members``: {member: sha256}) cached in the same
+    directory. Runs ``apt-get download PACKAGE`` (and ``apt-get update`` once if the
     package is unknown), then ``dpkg-deb -x``. The extracted file must match
     the SHA-256 recorded in the registry.
     """
@@ -74,19 +76,26 @@ def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
         result = _run(["dpkg-deb", "-x", str(debs[0]), str(extracted)], cwd=tmp)
         if result.returncode != 0:
             raise RuntimeError(f"dpkg-deb -x {debs[0].name} failed:\n{result.stderr.strip()}")
-        source = extracted / opts["member"].lstrip("/")
-        if not source.is_file():
-            raise RuntimeError(f"{debs[0].name} does not contain {opts['member']}.")
-        digest = _sha256(source)
-        if digest != opts["sha256"]:
-            raise RuntimeError(
-                f"SHA-256 mismatch for {opts['member']} of {debs[0].name}: expected "
-                f"{opts['sha256']}, got {digest}. The Debian package changed; update the registry."
-            )
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_suffix(target.suffix + ".part")
-        shutil.copyfile(source, partial)
-        partial.replace(target)
+        # ``extra_members`` (optional, {member: sha256}) are files that only make
+        # sense together with the main one (e.g. an R lazy-load .rdb + .rdx pair);
+        # they are verified and cached beside it, the main member last so that
+        # ``is_fetched`` only turns true once every file is in place.
+        members = list(opts.get("extra_members", {}).items()) + [(opts["member"], opts["sha256"])]
+        for member, sha256 in members:
+            source = extracted / member.lstrip("/")
+            if not source.is_file():
+                raise RuntimeError(f"{debs[0].name} does not contain {member}.")
+            digest = _sha256(source)
+            if digest != sha256:
+                raise RuntimeError(
+                    f"SHA-256 mismatch for {member} of {debs[0].name}: expected "
+                    f"{sha256}, got {digest}. The Debian package changed; update the registry."
+                )
+            member_target = target.parent / Path(member).name
+            member_target.parent.mkdir(parents=True, exist_ok=True)
+            partial = member_target.with_suffix(member_target.suffix + ".part")
+            shutil.copyfile(source, partial)
+            partial.replace(member_target)
     return target
 
 

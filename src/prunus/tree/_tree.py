@@ -52,10 +52,12 @@ class Tree:
     """
 
     def __init__(self, children_left, children_right, feature, threshold, n_features):
-        left = np.ascontiguousarray(children_left, dtype=np.int64)
-        right = np.ascontiguousarray(children_right, dtype=np.int64)
-        feature = np.ascontiguousarray(feature, dtype=np.int64)
-        threshold = np.ascontiguousarray(threshold, dtype=np.float64)
+        # Copies, so that later edits of the caller's arrays cannot break the
+        # validated structure (parent / depth are derived once, here).
+        left = np.array(children_left, dtype=np.int64, order="C", copy=True)
+        right = np.array(children_right, dtype=np.int64, order="C", copy=True)
+        feature = np.array(feature, dtype=np.int64, order="C", copy=True)
+        threshold = np.array(threshold, dtype=np.float64, order="C", copy=True)
         n_features = int(n_features)
         _check_structure(left, right, feature, threshold, n_features)
         is_leaf = left == TREE_LEAF
@@ -187,6 +189,8 @@ class Tree:
                 raise ValueError(f"A boolean 'nodes' mask must have shape ({self.n_nodes},).")
             collapse |= nodes
         else:
+            if nodes.size and not np.issubdtype(nodes.dtype, np.integer):
+                raise TypeError(f"'nodes' must hold integer node ids or be a boolean mask, got dtype {nodes.dtype}.")
             if nodes.size and (nodes.min() < 0 or nodes.max() >= self.n_nodes):
                 raise ValueError("'nodes' holds ids outside 0 .. n_nodes - 1.")
             collapse[nodes.astype(np.int64)] = True
@@ -194,6 +198,12 @@ class Tree:
 
     def keep_mask(self, collapse) -> np.ndarray:
         """Nodes that remain when every node of the mask ``collapse`` becomes a leaf."""
+        collapse = np.asarray(collapse)
+        if collapse.dtype != bool or collapse.shape != (self.n_nodes,):
+            raise ValueError(
+                f"'collapse' must be a boolean mask of shape ({self.n_nodes},); "
+                "use prune() to collapse a list of node ids."
+            )
         removed = np.zeros(self.n_nodes, dtype=bool)
         for node in range(1, self.n_nodes):
             p = self.parent[node]
@@ -270,9 +280,11 @@ class Tree:
 
 
 def _check_structure(left, right, feature, threshold, n_features):
+    if left.ndim != 1:
+        raise ValueError(f"children_left must be a 1-D array, got shape {left.shape}.")
     n = left.shape[0]
     if n == 0:
-        raise ValueError("A tree needs at least one node.")
+        raise ValueError("children_left is empty: a tree needs at least one node.")
     for name, arr in (("children_right", right), ("feature", feature), ("threshold", threshold)):
         if arr.shape != (n,):
             raise ValueError(f"{name} must have shape ({n},) like children_left, got {arr.shape}.")
@@ -286,11 +298,16 @@ def _check_structure(left, right, feature, threshold, n_features):
     children = np.concatenate([left[internal], right[internal]])
     parents = np.concatenate([ids[internal], ids[internal]])
     if np.any(children <= parents) or np.any(children >= n):
-        raise ValueError("Every child id must be larger than its parent's and below n_nodes.")
+        raise ValueError(
+            "children_left / children_right: every child id must be larger than its parent's "
+            "and below n_nodes."
+        )
     if np.unique(children).shape[0] != children.shape[0]:
-        raise ValueError("A node cannot be the child of two nodes.")
+        raise ValueError("children_left / children_right: a node cannot be the child of two nodes.")
     if children.shape[0] != n - 1:
-        raise ValueError("Every node but the root must be reachable from the root.")
+        raise ValueError(
+            "children_left / children_right: every node but the root must be reachable from the root."
+        )
     f = feature[internal]
     if f.size and (f.min() < 0 or f.max() >= n_features):
         raise ValueError("feature holds ids outside 0 .. n_features - 1 at internal nodes.")

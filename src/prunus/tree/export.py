@@ -13,6 +13,11 @@ def _feature_name(tree, feature_names, f):
     return str(feature_names[f])
 
 
+def _dot_escape(text):
+    # Graphviz reads a quoted label: backslashes and double quotes must be escaped.
+    return str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def _check_labels(tree, node_labels):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
@@ -56,9 +61,9 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
         if tree.children_left[node] == -1:
             text = f"leaf {node}"
             if node_labels is not None:
-                text += f"\\nclass = {node_labels[node]}"
+                text += f"\\nclass = {_dot_escape(node_labels[node])}"
         else:
-            name = _feature_name(tree, feature_names, tree.feature[node])
+            name = _dot_escape(_feature_name(tree, feature_names, tree.feature[node]))
             text = f"{name} <= {round(float(tree.threshold[node]), decimals)}"
         out.append(f'{node} [label="{text}"];')
         if node > 0:
@@ -72,9 +77,8 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
 
     Returns the matplotlib Axes.
     """
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
+    # No matplotlib.use() here: a library must not switch the caller's backend
+    # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     import matplotlib.pyplot as plt
 
     _check_labels(tree, node_labels)

@@ -1,0 +1,499 @@
+"""scikit-learn estimators: PAC-Bayes tree, penalized pruning, HS-vote.
+
+All three share the protocol of section 5 of Nguyen & Kpotufe: a partition
+tree T0 (dyadic, KD or CART) is grown on the training rows, per-node class
+counts are taken once, and every lambda left as ``None`` is chosen by
+``cv``-fold cross-validation (2-fold by default) on a 10-value log grid
+``2^-8 .. 2^6``, then on a 10-value linear grid between half and twice the
+best log-grid value. T0 and the counts are built once per fold: a grid point
+costs one O(|T0|) dynamic program plus one pass over the held-out rows' paths,
+never a refit.
+
+Two lambdas (the practical PAC-Bayes tree's ``lambda1`` and ``lambda2``) are
+searched on the product of the two grids (100 points per stage). They
+interact (both pull the posterior towards small subtrees, one through the
+training errors, the other through the cells' masses), so a coordinate-wise
+search could stop at a point that is best along each axis but not jointly;
+the full product costs 100 DPs per fold, less than one refit of T0.
+Ties in mean CV error go to the first point in grid order (smallest lambdas).
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import KFold, StratifiedKFold, check_cv
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
+from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
+from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
+from ._pacbayes import (
+    PRIORS,
+    NodeStats,
+    _check_lambda,
+    log_weights_kernel,
+    path_vote_errors,
+    path_votes_kernel,
+    practical_log_phi,
+    theory_log_phi,
+)
+
+PARTITIONS = ("dyadic", "kd", "cart")
+LOG_GRID = np.logspace(-8, 6, 10, base=2.0)
+
+
+def linear_grid(best, n=10):
+    """10 linearly spaced values between half and twice ``best`` (section 5)."""
+    return np.linspace(0.5 * best, 2.0 * best, n)
+
+
+class _Fold:
+    """T0, its per-node statistics and the held-out rows' leaves for one fold."""
+
+    def __init__(self, tree, stats, leaves, y, sw):
+        self.tree = tree
+        self.stats = stats
+        self.leaves = leaves
+        self.y = y
+        self.sw = sw
+        self.total = max(float(sw.sum()), np.finfo(float).tiny) if sw is not None else 0.0
+
+
+class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
+    """Shared fit / CV / validation; subclasses define the per-point model."""
+
+    _lambda_names = ()
+
+    # ------------------------------------------------------------ the tree
+    def _check_common(self):
+        if isinstance(self.partition, Tree):
+            pass
+        elif self.partition not in PARTITIONS:
+            raise ValueError(f"partition must be one of {PARTITIONS} or a prunus Tree, got {self.partition!r}.")
+        if self.max_depth is not None and (
+            isinstance(self.max_depth, bool) or not isinstance(self.max_depth, numbers.Integral) or self.max_depth < 0
+        ):
+            raise ValueError(f"max_depth must be None or an int >= 0, got {self.max_depth!r}.")
+        if (
+            isinstance(self.min_samples_leaf, bool)
+            or not isinstance(self.min_samples_leaf, numbers.Integral)
+            or self.min_samples_leaf < 1
+        ):
+            raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}.")
+
+    def _build_tree(self, X, y, sw, seed):
+        part = self.partition
+        if isinstance(part, Tree):
+            if part.n_features != X.shape[1]:
+                raise ValueError(
+                    f"partition is a Tree over {part.n_features} features but X has {X.shape[1]} features."
+                )
+            return part
+        if part == "dyadic":
+            return grow_dyadic(X, max_depth=self.max_depth)
+        if part == "kd":
+            return grow_kd(X, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
+        return grow_cart(X, y, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
+                         sample_weight=sw, random_state=seed)
+
+    def _prepare(self, X, y, sw, train, test, seed):
+        tree = self._build_tree(X[train], y[train], sw[train], seed)
+        counts = tree.node_counts(X[train], y[train], self.n_classes_, sw[train])
+        stats = NodeStats(tree, counts)
+        leaves = tree.apply(X[test]) if test is not None else None
+        y_test = y[test] if test is not None else None
+        sw_test = sw[test] if test is not None else None
+        return _Fold(tree, stats, leaves, y_test, sw_test)
+
+    # -------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Grow T0, choose the lambdas left as None by CV, compute the final model.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), optional
+            Non-negative row weights (class counts are weighted sums).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        y_codes = y_codes.astype(np.int64)
+        if self.classes_.shape[0] < 2:
+            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes.")
+        self.n_classes_ = self.classes_.shape[0]
+        self._check_common()
+        self._check_params()
+        fixed = self._fixed_lambdas()
+        free = [name for name in self._lambda_names if fixed[name] is None]
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        if free:
+            chosen, self.cv_results_ = self._search(X, y_codes, sw, fixed, free, rng)
+        else:
+            chosen, self.cv_results_ = dict(fixed), None
+        full = self._prepare(X, y_codes, sw, np.arange(X.shape[0]), None, seed)
+        self.tree_ = full.tree
+        self.node_counts_ = full.stats.counts
+        self.node_label_ = full.stats.label
+        self._fit_final(full, chosen)
+        return self
+
+    def _folds(self, X, y):
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            if cv < 2:
+                raise ValueError(f"cv must be >= 2, got {cv}.")
+            if X.shape[0] < cv:
+                raise ValueError(f"cv={cv} folds need at least {cv} samples, got {X.shape[0]}.")
+            return cv, None
+        try:
+            splitter = check_cv(cv, y, classifier=True)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"cv must be an int >= 2 or a scikit-learn CV splitter: {exc}") from None
+        return splitter, True
+
+    def _search(self, X, y, sw, fixed, free, rng):
+        cv, is_splitter = self._folds(X, y)
+        if is_splitter:
+            splits = list(cv.split(X, y))
+        else:
+            fold_seed = int(rng.randint(np.iinfo(np.int32).max))
+            min_count = np.bincount(y).min()
+            kind = StratifiedKFold if min_count >= cv else KFold
+            splits = list(kind(n_splits=cv, shuffle=True, random_state=fold_seed).split(X, y))
+        seeds = rng.randint(np.iinfo(np.int32).max, size=len(splits))
+        folds = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+            delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
+        )
+        stages, points, errors = [], [], []
+
+        def run(grid_axes, stage):
+            pts = []
+            for values in itertools.product(*grid_axes):
+                lam = dict(fixed)
+                lam.update(zip(free, (float(v) for v in values)))
+                pts.append(lam)
+            per_fold = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+                delayed(self._fold_errors)(fold, pts) for fold in folds
+            )
+            err = np.column_stack(per_fold)  # (n_points, n_folds)
+            stages.extend([stage] * len(pts))
+            points.extend(pts)
+            errors.append(err)
+            return pts, err
+
+        pts, err = run([LOG_GRID] * len(free), "log")
+        best = pts[int(np.argmin(err.mean(axis=1)))]
+        run([linear_grid(best[name]) for name in free], "linear")
+        err = np.vstack(errors)
+        mean = err.mean(axis=1)
+        best_index = int(np.argmin(mean))  # first minimum: ties go to grid order
+        results = {"stage": np.array(stages), "params": points}
+        for name in self._lambda_names:
+            results[f"param_{name}"] = np.array([p[name] for p in points], dtype=float)
+        for k in range(err.shape[1]):
+            results[f"split{k}_test_error"] = err[:, k]
+        results["mean_test_error"] = mean
+        results["std_test_error"] = err.std(axis=1)
+        results["rank_test_error"] = np.argsort(np.argsort(mean, kind="stable"), kind="stable") + 1
+        self.best_index_ = best_index
+        return dict(points[best_index]), results
+
+    def _fold_errors(self, fold, points):
+        return np.array([self._point_error(fold, lam) / fold.total for lam in points])
+
+    # ---------------------------------------------------------- predict
+    def _leaves(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self.tree_.apply(X)
+
+    def predict(self, X):
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+
+class PACBayesTreeClassifier(_SubtreeClassifier):
+    """PAC-Bayes tree: weighted majority vote over all subtrees of T0.
+
+    Nguyen & Kpotufe (NeurIPS 2018). The posterior over the subtrees T of T0
+    is ``Q*(h_T) ∝ exp(-n(lambda1 R(h_T, S) + lambda2 Delta_n(h_T, S))) P(h_T)``
+    with ``P(h_T) ∝ exp(-|pi(T, S)|)`` and ``Delta_n = sum over leaves with data
+    of sqrt(p(A, S) / n)`` (section 5, "practical"), or the prior
+    ``exp(-3 D0 |pi(T)|)`` and ``phi(A)`` of section 4 ("theory"). Node
+    weights come from Algorithms 1-2 in log space; a row is classified by
+    ``h_Q(x) = argmax_l sum over A in path(x) with l(A) = l of w(A)``.
+
+    Parameters
+    ----------
+    partition : {"dyadic", "kd", "cart"} or Tree
+        How T0 is grown (:func:`~prunus.tree.grow_dyadic`,
+        :func:`~prunus.tree.grow_kd`, :func:`~prunus.tree.grow_cart`), or a
+        fixed :class:`~prunus.tree.Tree` (e.g. ``Tree.from_sklearn(est)``)
+        used for every fold.
+    max_depth : int or None
+        Depth of T0 (``D0`` of the dyadic tree; ``None``: the builder's default).
+    min_samples_leaf : int
+        For "kd" and "cart" only.
+    lambda1, lambda2 : float >= 0 or None
+        ``None``: chosen by CV (see the module docstring). With
+        ``prior="theory"``, ``lambda1`` is Equation 2's lambda and
+        ``lambda2`` must stay None.
+    prior : {"practical", "theory"}
+    delta : float in (0, 1)
+        Confidence level of the theory version.
+    cv : int or CV splitter
+    n_jobs : int or None
+        Folds are processed in parallel threads.
+    random_state : int, RandomState or None
+        Folds and CART tie-breaking.
+
+    Attributes
+    ----------
+    tree_ : Tree
+    node_label_ : ndarray of int, shape (n_nodes,)
+        ``l(A)``: majority class index per node (class 0 for empty cells).
+    node_counts_ : ndarray, shape (n_nodes, n_classes)
+    log_phi_, log_weight_ : ndarray, shape (n_nodes,)
+        ``phi(A)`` and ``log w(A)`` (up to one additive constant).
+    log_partition_ : float
+        ``log beta(root)``; ``exp(log_weight_ - log_partition_)`` is the
+        posterior probability that A is a leaf.
+    lambda1_, lambda2_ : float
+        ``lambda2_`` equals ``lambda1_`` for the theory version.
+    cv_results_ : dict or None
+    classes_ : ndarray
+    """
+
+    _lambda_names = ("lambda1", "lambda2")
+
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
+                 prior="practical", delta=0.05, cv=2, n_jobs=None, random_state=None):
+        self.partition = partition
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.lambda1 = lambda1
+        self.lambda2 = lambda2
+        self.prior = prior
+        self.delta = delta
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _check_params(self):
+        if self.prior not in PRIORS:
+            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}.")
+        if self.prior == "theory":
+            if self.lambda2 is not None:
+                raise ValueError("lambda2 is not used by prior='theory' (lambda1 multiplies both terms); leave it None.")
+            if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real) or not 0 < self.delta < 1:
+                raise ValueError(f"delta must be a float in (0, 1), got {self.delta!r}.")
+        self._lambda_names = ("lambda1", "lambda2") if self.prior == "practical" else ("lambda1",)
+
+    def _fixed_lambdas(self):
+        out = {}
+        for name in self._lambda_names:
+            value = getattr(self, name)
+            out[name] = None if value is None else _check_lambda(value, name)
+        return out
+
+    def _log_phi(self, stats, tree, lam):
+        if self.prior == "practical":
+            return practical_log_phi(stats.err, stats.n_node, stats.has_data, lam["lambda1"], lam["lambda2"])
+        return theory_log_phi(stats.err, stats.n_node, stats.has_data, lam["lambda1"],
+                              np.log(tree.n_nodes / self.delta), float(tree.max_depth))
+
+    def _weights(self, fold, lam):
+        tree = fold.tree
+        log_phi = self._log_phi(fold.stats, tree, lam)
+        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        return log_phi, log_w, float(log_beta[0])
+
+    def _point_error(self, fold, lam):
+        _, log_w, log_z = self._weights(fold, lam)
+        weight = np.exp(log_w - log_z)
+        return path_vote_errors(fold.leaves, fold.y, fold.sw, fold.tree.parent, fold.stats.label, weight,
+                                self.n_classes_)
+
+    def _fit_final(self, full, lam):
+        self.lambda1_ = float(lam["lambda1"])
+        self.lambda2_ = float(lam["lambda2"]) if self.prior == "practical" else self.lambda1_
+        self.log_phi_, self.log_weight_, self.log_partition_ = self._weights(full, lam)
+        self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
+
+    def predict_proba(self, X):
+        """Vote mass per class on each row's path divided by the path total."""
+        leaves = self._leaves(X)
+        votes = path_votes_kernel(leaves, self.tree_.parent, self.node_label_, self.node_weight_, self.n_classes_)
+        return votes / votes.sum(axis=1, keepdims=True)
+
+
+class PenalizedTreeClassifier(_SubtreeClassifier):
+    """One pruned subtree of T0: default penalized pruning or SN-pruning.
+
+    Minimizes ``C1 = R(h_T, S) + lam |pi(T, S)| / n`` (``penalty="leaves"``,
+    the paper's main baseline) or ``C2`` of section 5 (``penalty="sn"``) by
+    the bottom-up DP of :mod:`prunus.pruning.penalized`.
+
+    Parameters
+    ----------
+    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state
+        As in :class:`PACBayesTreeClassifier`.
+    penalty : {"leaves", "sn"}
+    lam : float >= 0 or None
+        ``None``: chosen by CV.
+
+    Attributes
+    ----------
+    tree_ : Tree
+        T0.
+    subtree_ : Tree
+        The pruned tree.
+    collapse_ : ndarray of bool, shape (n_nodes,)
+        Nodes of T0 that are leaves of the pruned tree or lie below one.
+    node_label_ : ndarray of int
+    node_counts_ : ndarray, shape (n_nodes, n_classes)
+    lam_ : float
+    cv_results_ : dict or None
+    classes_ : ndarray
+    """
+
+    _lambda_names = ("lam",)
+
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
+                 cv=2, n_jobs=None, random_state=None):
+        self.partition = partition
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.penalty = penalty
+        self.lam = lam
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def _check_params(self):
+        if self.penalty not in PENALTIES:
+            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}.")
+
+    def _fixed_lambdas(self):
+        return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
+
+    def _collapse(self, fold, lam):
+        stats = fold.stats
+        pen = getattr(fold, "_pen", None)
+        if pen is None:
+            pen = fold._pen = penalty_per_node(fold.tree, stats.n_node, self.penalty)
+        _, collapse = prune_kernel(stats.err + lam["lam"] * pen, fold.tree.children_left, fold.tree.children_right)
+        return collapse
+
+    def _point_error(self, fold, lam):
+        collapse = self._collapse(fold, lam)
+        eff = effective_labels(collapse, fold.tree.parent, fold.stats.label)
+        return pruned_errors(fold.leaves, fold.y, fold.sw, eff)
+
+    def _fit_final(self, full, lam):
+        self.lam_ = float(lam["lam"])
+        tree = full.tree
+        self.collapse_ = self._collapse(full, lam)
+        self.subtree_ = tree.subtree(tree.keep_mask(self.collapse_))
+        self._eff_node = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
+
+    def predict_proba(self, X):
+        """Class frequencies in the pruned tree's leaf (one-hot class 0 for an empty cell)."""
+        leaves = self._leaves(X)
+        counts = self.node_counts_[self._eff_node[leaves]]
+        total = counts.sum(axis=1, keepdims=True)
+        proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
+        proba[total[:, 0] == 0, 0] = 1.0
+        return proba
+
+
+class HSVoteClassifier(_SubtreeClassifier):
+    """HS-vote (Helmbold & Schapire 1997), the paper's reference [5]; binary only.
+
+    Weighted average over all prunings of T0 of the leaves' class-1
+    frequencies, with prior ``2^-bits(T)`` and weights ``beta^loss``,
+    ``lam = -log beta`` (see :mod:`prunus.voting._hsvote`).
+
+    Parameters
+    ----------
+    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state
+        As in :class:`PACBayesTreeClassifier`.
+    lam : float >= 0 or None
+        ``None``: chosen by CV.
+
+    Attributes
+    ----------
+    tree_, node_counts_, node_label_, lam_, cv_results_, classes_
+    node_value_ : ndarray, shape (n_nodes,)
+        ``eta(A)``, the class-1 frequency (0 for an empty cell).
+    log_phi_, log_weight_, log_partition_
+    """
+
+    _lambda_names = ("lam",)
+
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, cv=2, n_jobs=None,
+                 random_state=None):
+        self.partition = partition
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.lam = lam
+        self.cv = cv
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def _check_params(self):
+        if self.n_classes_ != 2:
+            raise ValueError(
+                f"HSVoteClassifier is binary only (it needs regression estimates in [0, 1] per node); "
+                f"y has {self.n_classes_} classes."
+            )
+
+    def _fixed_lambdas(self):
+        return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
+
+    def _weights(self, fold, lam):
+        tree, counts = fold.tree, fold.stats.counts
+        log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), ~tree.is_leaf, lam["lam"])
+        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        return log_phi, log_w, float(log_beta[0])
+
+    def _point_error(self, fold, lam):
+        _, log_w, log_z = self._weights(fold, lam)
+        value = getattr(fold, "_eta", None)
+        if value is None:
+            value = fold._eta = hs_eta(fold.stats.counts)
+        return hs_errors(fold.leaves, fold.y, fold.sw, fold.tree.parent, value, np.exp(log_w - log_z))
+
+    def _fit_final(self, full, lam):
+        self.lam_ = float(lam["lam"])
+        self.log_phi_, self.log_weight_, self.log_partition_ = self._weights(full, lam)
+        self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
+        self.node_value_ = hs_eta(full.stats.counts)
+
+    def predict_proba(self, X):
+        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate."""
+        leaves = self._leaves(X)
+        p = np.clip(path_mean_kernel(leaves, self.tree_.parent, self.node_value_, self.node_weight_), 0.0, 1.0)
+        return np.column_stack([1.0 - p, p])
+
+    def predict(self, X):
+        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie)."""
+        proba = self.predict_proba(X)
+        return self.classes_[(proba[:, 1] > 0.5).astype(np.int64)]

@@ -1,0 +1,97 @@
+"""HS-vote: Helmbold & Schapire (1997), "Predicting nearly as well as the best
+pruning of a decision tree" (reference [5] of Nguyen & Kpotufe), batch form.
+
+Every node A carries a regression estimate ``eta(A)`` in [0, 1] of
+``P(Y = 1 | A)`` (the fraction of class 1 in A; 0 for an empty cell, so an
+empty cell votes for class 0 as in the PAC-Bayes tree). A pruning T has
+prior weight ``2^-bits(T)``, ``bits(T)`` being the length of its code: one bit
+for every node of T that is not a leaf of T0 (split or stop), and after the
+whole sample its weight is multiplied by ``beta^L(T)`` with ``L(T)`` the
+absolute loss ``sum_i |eta(leaf_T(x_i)) - y_i|``. Writing ``lam = -log beta``,
+``bits(T) = (|pi(T)| - 1) + #{A in pi(T) not a leaf of T0}``, so the weight is
+multiplicative over the leaves with
+
+    phi(A) = -lam * 2 n0(A) n1(A) / n(A) - log 2 * (1 + 1{A is internal in T0})
+
+(``sum over rows of A of |eta(A) - y_i| = 2 n0 n1 / n``), and the node weights
+come from the same two-pass DP as the PAC-Bayes tree. The prediction is the
+weighted average ``p(x) = sum_T w(T) eta(leaf_T(x)) / sum_T w(T)``, computed on
+the path of x, and the label is 1 iff ``p(x) > 1/2``. Binary only: the
+estimates must be regression values in [0, 1].
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ._pacbayes import _check_lambda, log_weights_kernel
+
+
+@njit(cache=True, nogil=True)
+def hs_log_phi(n0, n1, is_internal, lam):
+    n = n0.shape[0]
+    out = np.empty(n)
+    log2 = math.log(2.0)
+    for a in range(n):
+        tot = n0[a] + n1[a]
+        loss = 2.0 * n0[a] * n1[a] / tot if tot > 0 else 0.0
+        out[a] = -lam * loss - log2 * (2.0 if is_internal[a] else 1.0)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def path_mean_kernel(leaves, parent, node_value, node_weight):
+    """``sum over the path of w(A) * value(A)`` per row (weights sum to 1 on a path)."""
+    out = np.zeros(leaves.shape[0])
+    for i in range(leaves.shape[0]):
+        node = leaves[i]
+        acc = 0.0
+        while node != -1:
+            acc += node_weight[node] * node_value[node]
+            node = parent[node]
+        out[i] = acc
+    return out
+
+
+@njit(cache=True, nogil=True)
+def hs_errors(leaves, y, sw, parent, node_value, node_weight):
+    p = path_mean_kernel(leaves, parent, node_value, node_weight)
+    total = 0.0
+    for i in range(leaves.shape[0]):
+        pred = 1 if p[i] > 0.5 else 0
+        if pred != y[i]:
+            total += sw[i]
+    return total
+
+
+def hs_eta(counts):
+    """Regression estimate per node: fraction of class 1 (0 for an empty cell)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    tot = counts.sum(axis=1)
+    return np.divide(counts[:, 1], tot, out=np.zeros_like(tot), where=tot > 0)
+
+
+def hs_vote_weights(tree, counts, lam):
+    """HS-vote node weights of any tree, binary counts of shape (n_nodes, 2).
+
+    Returns a dict with ``log_phi``, ``log_weight``, ``log_partition``,
+    ``node_weight`` (``w(A) / Z``) and ``node_value`` (``eta(A)``).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.ndim != 2 or counts.shape != (tree.n_nodes, 2):
+        raise ValueError(
+            f"HS-vote is binary only: counts must have shape ({tree.n_nodes}, 2), got {counts.shape}."
+        )
+    lam = _check_lambda(lam, "lam")
+    log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), ~tree.is_leaf, lam)
+    log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+    return {
+        "log_phi": log_phi,
+        "log_weight": log_w,
+        "log_partition": float(log_beta[0]),
+        "node_weight": np.exp(log_w - log_beta[0]),
+        "node_value": hs_eta(counts),
+    }

@@ -1,0 +1,315 @@
+"""``ExactBoostClassifier``: AdaBoost / SAMME over exact greedy-optimal trees.
+
+Algorithm 2 of Aziz, Anderton & Aslam ("Adaptively Pruning Features for
+Boosted Decision Trees"): every round grows a depth-``max_depth`` tree node
+by node with an exact split search (exhaustive, Quick Boost or
+Adaptive-Pruning Stump, Algorithm 1), chooses ``alpha_t`` and restores the
+decreasing-weight order of the examples in O(n) by merging runs.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import softmax
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from ._binning import fit_binning
+from ._grow import SplitWorkspace, apply_binned, grow_tree
+from ._order import merge_weight_order
+from ._predict import ensemble_labels, stack_trees, vote
+from ._split import CRITERIA, STRATEGIES
+
+
+def samme_alpha(err, n_classes):
+    """SAMME's estimator weight ``log((1 - err) / err) + log(K - 1)``.
+
+    For two classes this is discrete AdaBoost with the update
+    ``w_i <- w_i exp(alpha 1{h(x_i) != y_i})`` (Freund & Schapire 1996).
+    """
+    return np.log((1.0 - err) / err) + np.log(n_classes - 1.0)
+
+
+class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
+    """AdaBoost (discrete for 2 classes, SAMME for more) of exact greedy trees.
+
+    Every weak learner is the exact greedy-optimal depth-``max_depth`` tree
+    for the current boosting weights over all thresholds of the binned
+    features; the three ``split_search`` strategies return the same trees and
+    differ only in how many (example, feature) assessments they spend.
+
+    Parameters
+    ----------
+    n_estimators : int, default=500
+        Boosting rounds (fewer if a tree fits the weights perfectly).
+    max_depth : int, default=3
+        Depth of every tree.
+    split_search : {"adaptive", "quick", "exhaustive"}, default="adaptive"
+        ``"adaptive"``: Adaptive-Pruning Stump (Algorithm 1);
+        ``"quick"``: Quick Boost (Appel et al. 2013);
+        ``"exhaustive"``: classic AdaBoost, every example for every feature.
+    criterion : {"error", "entropy"}, default="error"
+        Split by weighted error (weighted-majority leaves) or by information
+        gain with the bounds of Appendix B.
+    max_bins : int, default=256
+        Bins per feature; a feature with at most ``max_bins`` distinct values
+        is split exactly at every threshold.
+    feature_fraction : float, default=1.0
+        LazyBoost (Escudero et al. 2001): fraction of the features sampled
+        uniformly per round.
+    weight_trim : float or None, default=None
+        Weight trimming (Friedman et al. 1998): train each tree on the
+        heaviest examples covering this fraction of the weight.
+    track_bounds : bool, default=False
+        Also compute the weight-order lower bound LB_wo per round (section 4).
+    quick_init : float, default=0.5
+        Quick Boost: fraction of the weight used for the initial estimates.
+    quick_batches : int, default=10
+        Quick Boost: number of equal-weight batches for the remaining weight.
+    random_state : int, RandomState or None
+        Seeds the LazyBoost feature sampling.
+
+    Attributes
+    ----------
+    estimators_ : list of prunus.tree.Tree
+    leaf_labels_ : list of ndarray of int
+        Per tree, the class code of every node (used at its leaves).
+    estimator_weights_ : ndarray of shape (n_rounds,)
+    estimator_errors_ : ndarray of shape (n_rounds,)
+        Weighted training error of each tree under its round's weights.
+    assessments_ : ndarray of int64, shape (n_rounds,)
+        (example, feature) assessments of the split searches of each round.
+    exhaustive_assessments_ : ndarray of int64, shape (n_rounds,)
+        What exhaustive search spends on the same nodes (sum of n_node * n_features).
+    weight_order_bound_ : ndarray of int64 or None
+        LB_wo per round when ``track_bounds``.
+    classes_, n_classes_, n_features_in_, bin_thresholds_
+    """
+
+    def __init__(self, n_estimators=500, max_depth=3, split_search="adaptive", criterion="error",
+                 max_bins=256, feature_fraction=1.0, weight_trim=None, track_bounds=False,
+                 quick_init=0.5, quick_batches=10, random_state=None):
+        self.n_estimators = n_estimators
+        self.max_depth = max_depth
+        self.split_search = split_search
+        self.criterion = criterion
+        self.max_bins = max_bins
+        self.feature_fraction = feature_fraction
+        self.weight_trim = weight_trim
+        self.track_bounds = track_bounds
+        self.quick_init = quick_init
+        self.quick_batches = quick_batches
+        self.random_state = random_state
+
+    # ---------------------------------------------------------------- checks
+    def _check_params(self):
+        def integer(name, low, high=None):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+                raise TypeError(f"{name} must be an int, got {type(v).__name__}.")
+            if v < low or (high is not None and v > high):
+                raise ValueError(f"{name} must be in [{low}, {high if high else 'inf'}], got {v}.")
+
+        def real(name, low, high, low_open=True):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise TypeError(f"{name} must be a float, got {type(v).__name__}.")
+            if not (v > low if low_open else v >= low) or not v <= high or not np.isfinite(v):
+                raise ValueError(f"{name} must be in ({low}, {high}], got {v}.")
+
+        integer("n_estimators", 1)
+        integer("max_depth", 1)
+        integer("max_bins", 2, 65535)
+        integer("quick_batches", 1)
+        if self.split_search not in STRATEGIES:
+            raise ValueError(f"split_search must be one of {sorted(STRATEGIES)}, got {self.split_search!r}.")
+        if self.criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}.")
+        real("feature_fraction", 0.0, 1.0)
+        real("quick_init", 0.0, 1.0)
+        if self.weight_trim is not None:
+            real("weight_trim", 0.0, 1.0)
+        if not isinstance(self.track_bounds, (bool, np.bool_)):
+            raise TypeError(f"track_bounds must be a bool, got {type(self.track_bounds).__name__}.")
+
+    # ------------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Boost ``n_estimators`` exact trees.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Initial boosting weights (non-negative, not all zero).
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight=None, callback=None):
+        """``fit`` with an optional ``callback(round, state)`` called before each tree is kept.
+
+        ``state`` holds the round's normalized weights ``w``, the weight order
+        ``order``, the trained ids, the grown tree and its predictions; the
+        experiments use it for per-round lower bounds.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        self.n_classes_ = K = len(self.classes_)
+        if K < 2:
+            raise ValueError("y must contain samples of at least 2 classes; got 1 class.")
+        y_codes = y_codes.astype(np.int64)
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+        if w.sum() <= 0:
+            raise ValueError("sample_weight must not sum to zero.")
+        w = w / w.sum()
+        n, n_features = X.shape
+        strategy = STRATEGIES[self.split_search]
+        criterion = CRITERIA[self.criterion]
+        rng = check_random_state(self.random_state)
+
+        binning = fit_binning(X, self.max_bins)
+        self.bin_thresholds_ = binning.thresholds
+        Xb = binning.transform(X)
+        usable = np.flatnonzero(binning.n_bins >= 2).astype(np.int64)
+        n_lazy = max(1, int(round(self.feature_fraction * len(usable)))) if len(usable) else 0
+        work = SplitWorkspace(n_features, int(binning.n_bins.max()), K)
+
+        order = np.argsort(-w, kind="stable").astype(np.int64)
+        trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
+        for t in range(self.n_estimators):
+            if self.feature_fraction < 1.0 and len(usable):
+                feats = np.sort(rng.choice(usable, size=n_lazy, replace=False)).astype(np.int64)
+            else:
+                feats = usable
+            if self.weight_trim is not None:
+                cum = np.cumsum(w[order])
+                m = int(np.searchsorted(cum, self.weight_trim * cum[-1])) + 1
+                train = order[:min(m, n)]
+            else:
+                train = order
+            grown = grow_tree(Xb, y_codes, w, train, feats, binning.n_bins[feats], binning.thresholds, K,
+                              self.max_depth, criterion, strategy, float(self.quick_init),
+                              int(self.quick_batches), work, track_bounds=bool(self.track_bounds))
+            tr = grown.tree
+            leaves = apply_binned(Xb, tr.children_left, tr.children_right, tr.feature, grown.bin_threshold)
+            pred = grown.leaf_labels[leaves]
+            incorrect = pred != y_codes
+            err = float(w[incorrect].sum() / w.sum())
+            if callback is not None:
+                callback(t, dict(w=w.copy(), order=order.copy(), train=train, feats=feats, grown=grown,
+                                 incorrect=incorrect, Xb=Xb, y=y_codes, n_bins=binning.n_bins))
+            trees.append(tr)
+            labels.append(grown.leaf_labels)
+            errors.append(err)
+            assess.append(grown.assessments)
+            exhaust.append(grown.exhaustive_assessments)
+            lbwo.append(grown.weight_order_bound)
+            if err <= 0.0:
+                alphas.append(1.0)  # perfect tree: it alone decides (as scikit-learn does)
+                break
+            if err >= 1.0 - 1.0 / K:
+                # No better than chance: keep it only if it is the first tree
+                # (then it predicts the weighted majority), and stop.
+                if t == 0:
+                    alphas.append(1.0)
+                else:
+                    for lst in (trees, labels, errors, assess, exhaust, lbwo):
+                        lst.pop()
+                break
+            alpha = samme_alpha(err, K)
+            alphas.append(alpha)
+            if t == self.n_estimators - 1:
+                break
+            w = w.copy()
+            w[incorrect] *= np.exp(alpha)
+            w /= w.sum()
+            order = merge_weight_order(order, w, incorrect)
+
+        self.estimators_ = trees
+        self.leaf_labels_ = labels
+        self.estimator_weights_ = np.asarray(alphas, dtype=np.float64)
+        self.estimator_errors_ = np.asarray(errors, dtype=np.float64)
+        self.assessments_ = np.asarray(assess, dtype=np.int64)
+        self.exhaustive_assessments_ = np.asarray(exhaust, dtype=np.int64)
+        self.weight_order_bound_ = np.asarray(lbwo, dtype=np.int64) if self.track_bounds else None
+        self._stacked = stack_trees(trees, labels)
+        return self
+
+    # --------------------------------------------------------------- predict
+    def _tree_predictions(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
+
+    def _to_decision(self, votes, norm):
+        votes = votes / norm
+        if self.n_classes_ == 2:
+            return votes[:, 1] - votes[:, 0]
+        return votes
+
+    def decision_function(self, X):
+        """SAMME decision function, as scikit-learn's ``AdaBoostClassifier``.
+
+        Returns ``sum_t alpha_t 1{h_t(x) = k} / sum_t alpha_t`` per class,
+        or for two classes the vote of class 1 minus that of class 0.
+        """
+        pred = self._tree_predictions(X)
+        return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_),
+                                 self.estimator_weights_.sum())
+
+    def staged_decision_function(self, X):
+        """Decision function after each round (generator)."""
+        pred = self._tree_predictions(X)
+        votes = np.zeros((pred.shape[1], self.n_classes_))
+        rows = np.arange(pred.shape[1])
+        norm = 0.0
+        for t, alpha in enumerate(self.estimator_weights_):
+            votes[rows, pred[t]] += alpha
+            norm += alpha
+            yield self._to_decision(votes, norm)
+
+    def _decision_to_label(self, dec):
+        if self.n_classes_ == 2:
+            return self.classes_.take((dec > 0).astype(int))
+        return self.classes_.take(np.argmax(dec, axis=1))
+
+    def predict(self, X):
+        return self._decision_to_label(self.decision_function(X))
+
+    def staged_predict(self, X):
+        """Predicted labels after each round (generator)."""
+        for dec in self.staged_decision_function(X):
+            yield self._decision_to_label(dec)
+
+    def staged_score(self, X, y, sample_weight=None):
+        """Accuracy after each round (generator)."""
+        from sklearn.metrics import accuracy_score
+
+        for pred in self.staged_predict(X):
+            yield accuracy_score(y, pred, sample_weight=sample_weight)
+
+    @staticmethod
+    def _proba(dec, n_classes):
+        if n_classes == 2:
+            dec = np.vstack([-dec, dec]).T / 2
+        else:
+            dec = dec / (n_classes - 1)
+        return softmax(dec, axis=1)
+
+    def predict_proba(self, X):
+        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule)."""
+        return self._proba(self.decision_function(X), self.n_classes_)
+
+    def staged_predict_proba(self, X):
+        for dec in self.staged_decision_function(X):
+            yield self._proba(dec, self.n_classes_)

@@ -1,0 +1,65 @@
+"""O(n) maintenance of the decreasing-weight order of the examples.
+
+Section 2 of Aziz, Anderton & Aslam: after a boosting round every correctly
+classified example keeps its weight and every misclassified one is multiplied
+by the same factor, so each group stays sorted and one merge restores the full
+order. Ties are broken by example index, so the result equals
+``np.argsort(-w, kind="stable")`` without sorting.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def merge_weight_order(order, weight, incorrect):
+    """Merge the correctly and incorrectly classified runs of ``order``.
+
+    Parameters
+    ----------
+    order : int64 array
+        Example ids sorted by decreasing *previous* weight (ties by id).
+    weight : float64 array
+        The *updated* weights, indexed by example id.
+    incorrect : bool array
+        Whether each example (by id) was misclassified in the round.
+
+    Returns
+    -------
+    int64 array, the ids sorted by decreasing updated weight (ties by id).
+    """
+    n = order.shape[0]
+    run_bad = np.empty(n, dtype=np.int64)
+    run_good = np.empty(n, dtype=np.int64)
+    nb = 0
+    ng = 0
+    for i in range(n):
+        j = order[i]
+        if incorrect[j]:
+            run_bad[nb] = j
+            nb += 1
+        else:
+            run_good[ng] = j
+            ng += 1
+    out = np.empty(n, dtype=np.int64)
+    ib = 0
+    ig = 0
+    for i in range(n):
+        if ib < nb and ig < ng:
+            a = run_bad[ib]
+            b = run_good[ig]
+            wa = weight[a]
+            wb = weight[b]
+            if wa > wb or (wa == wb and a < b):
+                out[i] = a
+                ib += 1
+            else:
+                out[i] = b
+                ig += 1
+        elif ib < nb:
+            out[i] = run_bad[ib]
+            ib += 1
+        else:
+            out[i] = run_good[ig]
+            ig += 1
+    return out

@@ -1,0 +1,48 @@
+"""Ensemble prediction: every tree's leaf label for every row in one kernel."""
+
+import numpy as np
+from numba import njit
+
+
+def stack_trees(trees, leaf_labels):
+    """Concatenate the trees' flat arrays (child ids made global) for the kernels."""
+    sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
+    offsets = np.zeros(len(trees) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    left = np.concatenate([t.children_left for t in trees])
+    right = np.concatenate([t.children_right for t in trees])
+    feature = np.concatenate([t.feature for t in trees])
+    threshold = np.concatenate([t.threshold for t in trees])
+    labels = np.concatenate(leaf_labels).astype(np.int64)
+    return offsets, left, right, feature, threshold, labels
+
+
+@njit(cache=True)
+def ensemble_labels(X, offsets, left, right, feature, threshold, labels):
+    """Class code predicted by tree ``t`` for row ``i``, shape (n_trees, n_rows)."""
+    T = offsets.shape[0] - 1
+    n = X.shape[0]
+    out = np.empty((T, n), dtype=np.int64)
+    for t in range(T):
+        base = offsets[t]
+        for i in range(n):
+            node = 0
+            while left[base + node] != -1:
+                if X[i, feature[base + node]] <= threshold[base + node]:
+                    node = left[base + node]
+                else:
+                    node = right[base + node]
+            out[t, i] = labels[base + node]
+    return out
+
+
+@njit(cache=True)
+def vote(pred, weights, n_classes):
+    """SAMME votes: ``sum_t alpha_t 1{h_t(x) = k}`` for every row and class."""
+    T, n = pred.shape
+    out = np.zeros((n, n_classes))
+    for t in range(T):
+        a = weights[t]
+        for i in range(n):
+            out[i, pred[t, i]] += a
+    return out

@@ -1,0 +1,401 @@
+"""Split search for one tree node: exhaustive, Quick Boost and Adaptive-Pruning.
+
+All three strategies share one ``assess`` kernel (add a batch of examples to a
+feature's per-bin weighted class histogram, in decreasing-weight order) and
+one ``bounds`` kernel (the uncertainty interval [L_m, U_m] of every stump of a
+feature after its first ``m`` examples, section 3 of Aziz, Anderton & Aslam).
+Because every strategy adds the examples of a feature to its histogram in the
+same order, the histograms of fully assessed features are bit-identical across
+strategies and the final choice (lowest value, then lowest feature index, then
+lowest threshold) is the same split.
+
+Values are *unnormalized*: the error criterion works with weighted error sums
+``eps`` (L_m = eps_m / Z_n in the paper) and the entropy criterion with
+``Z_n * eps_n`` (Appendix B, eq. 3). A stump is a (feature, bin threshold t)
+pair with its best labelling: examples with bin ``<= t`` go left.
+
+Assessments are counted per feature as the number ``m_k`` of the node's
+examples added to its histogram (one example evaluated for one feature).
+"""
+
+import numpy as np
+from numba import njit
+
+EXHAUSTIVE, QUICK, ADAPTIVE = 0, 1, 2
+STRATEGIES = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE}
+ERROR, ENTROPY = 0, 1
+CRITERIA = {"error": ERROR, "entropy": ENTROPY}
+
+
+@njit(cache=True)
+def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot):
+    """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature ``feat``."""
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        c = yn[i]
+        w = wn[i]
+        hist[slot, b, c] += w
+        seen_tot[slot, c] += w
+
+
+@njit(cache=True)
+def _entropy_sum(v):
+    """``Z * H`` of a weighted class histogram (bits): ``-sum_y v_y lg(v_y / Z)``."""
+    z = 0.0
+    for c in range(v.shape[0]):
+        z += v[c]
+    if z <= 0.0:
+        return 0.0
+    h = 0.0
+    for c in range(v.shape[0]):
+        if v[c] > 0.0:
+            h -= v[c] * np.log2(v[c] / z)
+    return h
+
+
+@njit(cache=True)
+def _entropy_upper(u, unseen_cls, w, lg_c):
+    """Upper bound on ``Z_rho * eps_rho`` of one leaf (Appendix B, eq. 3).
+
+    ``u`` is the leaf's seen class weight, ``w`` the node's total unseen weight
+    and ``unseen_cls`` its split by label. Lemma 1 bounds the KL term by
+    ``lg((Z_u + w) / Z_u^y)``; when no unseen example has label ``y`` the
+    second probability ratio in its proof is 0, so ``lg((Z_u + w) / Z_u)``
+    suffices, which makes the bound exact once every example is seen. The
+    trivial bound ``(Z_u + w) lg|Y|`` caps it (and covers ``Z_u^y = 0``).
+    """
+    zu = 0.0
+    for c in range(u.shape[0]):
+        zu += u[c]
+    if w <= 0.0:
+        return _entropy_sum(u)
+    trivial = (zu + w) * lg_c
+    if zu <= 0.0:
+        return trivial
+    total = _entropy_sum(u) + w * lg_c
+    for c in range(u.shape[0]):
+        wy = unseen_cls[c]
+        zy = u[c] + wy
+        if zy <= 0.0:
+            continue
+        if wy <= 0.0:
+            total += zy * np.log2((zu + w) / zu)
+        elif u[c] <= 0.0:
+            return trivial
+        else:
+            total += zy * np.log2((zu + w) / u[c])
+    return min(total, trivial)
+
+
+@njit(cache=True)
+def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U, left, right):
+    """Fill ``L[t]``, ``U[t]`` (t = 0..nb-2): the interval of every stump of one feature.
+
+    Error: ``L`` is the best-labelling error on the seen examples (leaves take
+    the weighted-majority label) and ``U = L + unseen weight``. Entropy: ``L``
+    is the seen conditional entropy (eq. 2) and ``U`` the bound of eq. 3.
+    """
+    C = left.shape[0]
+    for c in range(C):
+        left[c] = 0.0
+    for t in range(nb - 1):
+        for c in range(C):
+            left[c] += h[t, c]
+        if criterion == 0:
+            sl = 0.0
+            sr = 0.0
+            ml = 0.0
+            mr = 0.0
+            for c in range(C):
+                lv = left[c]
+                rv = seen_tot[c] - lv
+                if rv < 0.0:
+                    rv = 0.0
+                sl += lv
+                sr += rv
+                if lv > ml:
+                    ml = lv
+                if rv > mr:
+                    mr = rv
+            e = (sl - ml) + (sr - mr)
+            L[t] = e
+            U[t] = e + unseen
+        else:
+            for c in range(C):
+                rv = seen_tot[c] - left[c]
+                right[c] = rv if rv > 0.0 else 0.0
+            L[t] = _entropy_sum(left) + _entropy_sum(right)
+            if unseen <= 0.0:
+                U[t] = L[t]
+            else:
+                U[t] = _entropy_upper(left, unseen_cls, unseen, lg_c) + _entropy_upper(
+                    right, unseen_cls, unseen, lg_c)
+
+
+@njit(cache=True)
+def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls):
+    """Feature-level ``LB()``, ``UB()`` and ``bestStump()`` (lowest threshold on ties)."""
+    C = node_tot.shape[0]
+    for c in range(C):
+        v = node_tot[c] - seen_tot[slot, c]
+        unseen_cls[c] = v if v > 0.0 else 0.0
+    nb = nbins[slot]
+    threshold_bounds(hist[slot], nb, seen_tot[slot], unseen_cls, unseen, criterion, lg_c, L, U, left, right)
+    lb = np.inf
+    ub = np.inf
+    tb = -1
+    for t in range(nb - 1):
+        if L[t] < lb:
+            lb = L[t]
+            tb = t
+        if U[t] < ub:
+            ub = U[t]
+    return lb, ub, tb
+
+
+@njit(cache=True)
+def _advance(Zp, m, gap, n):
+    """Smallest index m' > m with ``Z_{m'} >= Z_m + gap`` (Algorithm 1's batch end)."""
+    target = Zp[m] + (gap if gap > 0.0 else 0.0)
+    j = np.searchsorted(Zp, target)
+    if j <= m:
+        j = m + 1
+    if j > n:
+        j = n
+    return j
+
+
+@njit(cache=True)
+def _first_index(Zp, target):
+    j = np.searchsorted(Zp, target)
+    if j < 1:
+        j = 1
+    if j > Zp.shape[0] - 1:
+        j = Zp.shape[0] - 1
+    return j
+
+
+@njit(cache=True)
+def node_stats(yn, wn, n_classes):
+    """Prefix weights ``Z_m`` and class totals of a node's examples (in their order)."""
+    n = yn.shape[0]
+    Zp = np.empty(n + 1)
+    Zp[0] = 0.0
+    node_tot = np.zeros(n_classes)
+    for i in range(n):
+        Zp[i + 1] = Zp[i] + wn[i]
+        node_tot[yn[i]] += wn[i]
+    return Zp, node_tot
+
+
+@njit(cache=True)
+def _lg_classes(node_tot):
+    present = 0
+    for c in range(node_tot.shape[0]):
+        if node_tot[c] > 0.0:
+            present += 1
+    return np.log2(present) if present > 1 else 0.0
+
+
+@njit(cache=True)
+def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
+                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb):
+    """Best stump of one node under one strategy.
+
+    Parameters
+    ----------
+    Xb : uint array (n_features_total, n_samples_total)
+        Bin codes, feature-major.
+    idx : int64 array (n,)
+        The node's example ids in decreasing boosting weight (ties by id).
+    yn, wn : arrays (n,)
+        Class codes and weights of ``idx`` (same order).
+    feats, nbins : int64 arrays (S,)
+        Candidate features (increasing ids) and their number of bins.
+    strategy : int
+        0 exhaustive (every example for every feature), 1 Quick Boost
+        (Appel et al. 2013: all features on the heaviest ``quick_init`` of the
+        weight, the feature with the lowest partial error completed, the others
+        assessed in ``quick_batches`` equal-weight batches until their lower
+        bound exceeds the best full value), 2 Adaptive-Pruning Stump
+        (Algorithm 1).
+    hist, seen_tot, mk, lb, ub, tb : work arrays (S_max, B, C), (S_max, C), (S_max,) ...
+        Overwritten; on return ``mk[s]`` holds the assessments of feature slot
+        ``s`` and ``lb``/``ub`` its final interval.
+
+    Returns
+    -------
+    best_slot, best_threshold_bin, best_value : int, int, float
+        ``best_slot = -1`` when no feature has a threshold.
+    """
+    n = idx.shape[0]
+    S = feats.shape[0]
+    C = n_classes
+    B = hist.shape[1]
+    Zp, node_tot = node_stats(yn, wn, C)
+    Zn = Zp[n]
+    lg_c = _lg_classes(node_tot)
+    # Pruning slack: a feature is discarded only when its lower bound beats the
+    # incumbent by more than accumulated rounding, so exact ties are resolved
+    # on fully assessed (bit-identical) values, as exhaustive search does.
+    tol = 1e-10 * Zn * (1.0 + lg_c)
+    for s in range(S):
+        for b in range(nbins[s]):
+            for c in range(C):
+                hist[s, b, c] = 0.0
+        for c in range(C):
+            seen_tot[s, c] = 0.0
+        mk[s] = 0
+        lb[s] = np.inf
+        ub[s] = np.inf
+        tb[s] = -1
+    L = np.empty(B)
+    U = np.empty(B)
+    left = np.empty(C)
+    right = np.empty(C)
+    unseen_cls = np.empty(C)
+
+    if strategy == 0:
+        for s in range(S):
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot)
+            mk[s] = n
+            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
+                                           L, U, left, right, unseen_cls)
+    elif strategy == 2:
+        m0 = _first_index(Zp, 0.5 * Zn)
+        for s in range(S):
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
+            mk[s] = m0
+            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
+                                           lg_c, L, U, left, right, unseen_cls)
+        while True:
+            # a = argmin UB; b = the challenger with the smallest LB that is
+            # not yet ruled out (both fully assessed means both are exact).
+            a = 0
+            for s in range(1, S):
+                if ub[s] < ub[a]:
+                    a = s
+            b = -1
+            best = np.inf
+            for s in range(S):
+                if s == a or (mk[s] == n and mk[a] == n):
+                    continue
+                if lb[s] <= ub[a] + tol and lb[s] < best:
+                    best = lb[s]
+                    b = s
+            if b < 0:
+                break
+            gap = ub[a] - lb[b]
+            if mk[a] < n:
+                m = _advance(Zp, mk[a], gap, n)
+                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot)
+                mk[a] = m
+                lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
+                                               lg_c, L, U, left, right, unseen_cls)
+                gap = ub[a] - lb[b]
+            if mk[b] < n and (gap > 0.0 or mk[a] == n):
+                m = _advance(Zp, mk[b], gap, n)
+                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot)
+                mk[b] = m
+                lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
+                                               lg_c, L, U, left, right, unseen_cls)
+        a = 0
+        for s in range(1, S):
+            if ub[s] < ub[a]:
+                a = s
+        if mk[a] < n:
+            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot)
+            mk[a] = n
+            lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
+                                           L, U, left, right, unseen_cls)
+    else:
+        m0 = _first_index(Zp, quick_init * Zn)
+        for s in range(S):
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
+            mk[s] = m0
+            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
+                                           lg_c, L, U, left, right, unseen_cls)
+        # Batch ends: the remaining weight split evenly into quick_batches.
+        ends = np.empty(quick_batches, dtype=np.int64)
+        for j in range(quick_batches):
+            if j == quick_batches - 1:
+                ends[j] = n
+            else:
+                ends[j] = _first_index(Zp, Zp[m0] + (j + 1) * (Zn - Zp[m0]) / quick_batches)
+        order = np.argsort(lb[:S], kind="mergesort")
+        first = order[0]
+        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot)
+        mk[first] = n
+        lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
+                                                   lg_c, L, U, left, right, unseen_cls)
+        incumbent = lb[first]
+        for r in range(1, S):
+            s = order[r]
+            while mk[s] < n and lb[s] <= incumbent + tol:
+                m = n
+                for j in range(quick_batches):
+                    if ends[j] > mk[s]:
+                        m = ends[j]
+                        break
+                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot)
+                mk[s] = m
+                lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
+                                               lg_c, L, U, left, right, unseen_cls)
+            if mk[s] == n and lb[s] < incumbent:
+                incumbent = lb[s]
+
+    # Exact value among fully assessed features; lowest slot (= feature id) on ties.
+    best_slot = -1
+    best_value = np.inf
+    for s in range(S):
+        if mk[s] == n and tb[s] >= 0 and lb[s] < best_value:
+            best_value = lb[s]
+            best_slot = s
+    best_t = tb[best_slot] if best_slot >= 0 else -1
+    return best_slot, best_t, best_value
+
+
+@njit(cache=True)
+def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, B):
+    """Feature-level lower bound ``min_t L_m`` from the first ``m`` examples (rebuilt)."""
+    C = node_tot.shape[0]
+    hist = np.zeros((1, B, C))
+    seen_tot = np.zeros((1, C))
+    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot)
+    nbins = np.empty(1, dtype=np.int64)
+    nbins[0] = nb
+    L = np.empty(B)
+    U = np.empty(B)
+    left = np.empty(C)
+    right = np.empty(C)
+    unseen_cls = np.empty(C)
+    lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
+                             unseen_cls)
+    return lbv
+
+
+@njit(cache=True)
+def weight_order_bound(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, best_slot, best_value, B):
+    """LB_wo of one node (section 4): ``n + sum_{k != k*} min{m : L_m^k >= E*}``.
+
+    ``L_m^k`` is non-decreasing in ``m``, so the smallest ``m`` is found by
+    binary search, rebuilding the prefix histogram at each probe.
+    """
+    n = idx.shape[0]
+    Zp, node_tot = node_stats(yn, wn, n_classes)
+    lg_c = _lg_classes(node_tot)
+    total = n
+    for s in range(feats.shape[0]):
+        if s == best_slot or nbins[s] < 2:
+            continue
+        lo = 0
+        hi = n
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if prefix_lower_bound(Xb, feats[s], idx, yn, wn, mid, nbins[s], node_tot, criterion, lg_c,
+                                  B) >= best_value:
+                hi = mid
+            else:
+                lo = mid + 1
+        total += lo
+    return total

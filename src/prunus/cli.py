@@ -7,6 +7,7 @@ Thin by design: it parses arguments and calls :mod:`prunus.datasets` and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -65,7 +66,12 @@ def _cmd_reproduce(args):
     if len(reports) > 1:
         index = out / "report.md"
         lines = ["# prunus reproductions\n"]
-        lines += [f"- [{p}]({r.relative_to(out)})" for p, r in reports]
+        # relpath of resolved paths: a runner may return an absolute path while
+        # --out is relative (Path.relative_to would raise after all the work).
+        lines += [
+            f"- [{p}]({Path(os.path.relpath(Path(r).resolve(), out.resolve())).as_posix()})"
+            for p, r in reports
+        ]
         index.write_text("\n".join(lines) + "\n")
         print(f"[prunus] index: {index}")
     return 0

@@ -142,7 +142,11 @@ def test_apply_decision_path_node_counts_match_sklearn(name, weights, params):
     assert tree.n_leaves == sk.n_leaves
     assert tree.max_depth == sk.max_depth
     np.testing.assert_array_equal(tree.apply(X), est.apply(X))
-    np.testing.assert_array_equal(tree.decision_path(X).toarray(), est.decision_path(X).toarray())
+    path, sk_path = tree.decision_path(X), est.decision_path(X)
+    assert path.dtype == sk_path.dtype == np.int64
+    np.testing.assert_array_equal(path.toarray(), sk_path.toarray())
+    # Node co-occurrence counts (no overflow of a narrow indicator dtype).
+    np.testing.assert_array_equal((path.T @ path).toarray(), (sk_path.T @ sk_path).toarray())
     codes = np.searchsorted(est.classes_, y)
     counts = tree.node_counts(X, codes, n_classes=len(est.classes_), sample_weight=w)
     expected = sk.value[:, 0, :] * sk.weighted_n_node_samples[:, None]
@@ -510,6 +514,8 @@ def test_export_validates_names_and_labels(call):
         call(tree, feature_names=["a"])
     with pytest.raises(ValueError, match="node_labels"):
         call(tree, node_labels=["x", "y"])
+    with pytest.raises(ValueError, match="feature_names"):
+        call(Tree([-1], [-1], [-2], [-2.0], 2), feature_names=["a", "b", "c"])
 
 
 def test_plot_returns_axes():

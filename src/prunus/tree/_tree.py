@@ -128,7 +128,9 @@ class Tree:
             alive = lengths > step
             indices[indptr[1:][alive] - 1 - step] = node[alive]
             node[alive] = self.parent[node[alive]]
-        data = np.ones(indices.shape[0], dtype=np.int8)
+        # int64 like scikit-learn: an int8 indicator silently overflows in
+        # products such as ``P.T @ P`` (rows shared by two nodes).
+        data = np.ones(indices.shape[0], dtype=np.int64)
         return sparse.csr_matrix((data, indices, indptr), shape=(leaves.shape[0], self.n_nodes))
 
     def node_counts(self, X, y, n_classes=None, sample_weight=None) -> np.ndarray:

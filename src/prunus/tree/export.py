@@ -18,9 +18,13 @@ def _dot_escape(text):
     return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _check_labels(tree, node_labels):
+def _check_labels(tree, node_labels, feature_names=None):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
+    if feature_names is not None:
+        # Checked up front, not only when an internal node is drawn, so that a
+        # wrong list is reported for a single-leaf tree too.
+        _feature_name(tree, feature_names, 0)
 
 
 def export_text(tree, feature_names=None, node_labels=None, decimals=3):
@@ -29,7 +33,7 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
     ``node_labels`` (one entry per node, e.g. the majority class) is printed
     at the leaves.
     """
-    _check_labels(tree, node_labels)
+    _check_labels(tree, node_labels, feature_names)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
     # left branch printed before the right one without recursion.
@@ -55,7 +59,7 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
 
 def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
     """Graphviz DOT source of the tree."""
-    _check_labels(tree, node_labels)
+    _check_labels(tree, node_labels, feature_names)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
         if tree.children_left[node] == -1:
@@ -81,7 +85,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     import matplotlib.pyplot as plt
 
-    _check_labels(tree, node_labels)
+    _check_labels(tree, node_labels, feature_names)
     if ax is None:
         width = max(4.0, min(40.0, 1.2 * tree.n_leaves))
         _, ax = plt.subplots(figsize=(width, 1.2 * (tree.max_depth + 1) + 1))

@@ -75,3 +75,21 @@ def depth_and_parent(children_left, children_right):
             depth[left] = depth[node] + 1
             depth[right] = depth[node] + 1
     return parent, depth
+
+
+@njit(cache=True)
+def decision_path_indices(leaves, parent, indptr):
+    """CSR column indices of the nodes on each row's path, root first.
+
+    ``indptr[i + 1] - indptr[i]`` is the depth of row i's leaf plus one; the
+    path is written from the leaf upwards into the end of the row's slot.
+    """
+    indices = np.empty(indptr[-1], dtype=np.int64)
+    for i in range(leaves.shape[0]):
+        node = leaves[i]
+        pos = indptr[i + 1] - 1
+        while node != -1:
+            indices[pos] = node
+            pos -= 1
+            node = parent[node]
+    return indices

@@ -15,6 +15,7 @@ from scipy import sparse
 from ._kernels import (
     apply_kernel,
     apply_kernel_parallel,
+    decision_path_indices,
     depth_and_parent,
     leaf_counts_to_node_counts,
     scatter_counts,
@@ -120,14 +121,9 @@ class Tree:
         lengths = self.depth[leaves] + 1
         indptr = np.zeros(leaves.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
-        # Walk up from the leaves all at once: at step s every row whose path
-        # is still longer than s contributes its s-th ancestor.
-        indices = np.empty(indptr[-1], dtype=np.int64)
-        node = leaves.copy()
-        for step in range(int(lengths.max(initial=0))):
-            alive = lengths > step
-            indices[indptr[1:][alive] - 1 - step] = node[alive]
-            node[alive] = self.parent[node[alive]]
+        # One numba pass walking up from each leaf (the former numpy loop over
+        # depth levels was ~6x slower than scikit-learn on deep trees).
+        indices = decision_path_indices(leaves, self.parent, indptr)
         # int64 like scikit-learn: an int8 indicator silently overflows in
         # products such as ``P.T @ P`` (rows shared by two nodes).
         data = np.ones(indices.shape[0], dtype=np.int64)

@@ -291,6 +291,13 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # The theory prior exp(-3 D0 |pi(T)|) is deliberately conservative: on
+        # small samples it keeps most of the mass on very small subtrees.
+        tags.classifier_tags.poor_score = self.prior == "theory"
+        return tags
+
     def _check_params(self):
         if self.prior not in PRIORS:
             raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}.")
@@ -461,8 +468,8 @@ class HSVoteClassifier(_SubtreeClassifier):
     def _check_params(self):
         if self.n_classes_ != 2:
             raise ValueError(
-                f"HSVoteClassifier is binary only (it needs regression estimates in [0, 1] per node); "
-                f"y has {self.n_classes_} classes."
+                "Only binary classification is supported: HSVoteClassifier (HS-vote) is binary only, "
+                f"it needs regression estimates in [0, 1] per node; y has {self.n_classes_} classes."
             )
 
     def _fixed_lambdas(self):

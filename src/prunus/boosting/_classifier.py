@@ -207,7 +207,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             err = float(w[incorrect].sum() / w.sum())
             if callback is not None:
                 callback(t, dict(w=w.copy(), order=order.copy(), train=train, feats=feats, grown=grown,
-                                 incorrect=incorrect, Xb=Xb, y=y_codes, n_bins=binning.n_bins))
+                                 incorrect=incorrect, pred=pred, Xb=Xb, y=y_codes, n_bins=binning.n_bins))
             trees.append(tr)
             labels.append(grown.leaf_labels)
             errors.append(err)

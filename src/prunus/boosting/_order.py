@@ -4,7 +4,8 @@ Section 2 of Aziz, Anderton & Aslam: after a boosting round every correctly
 classified example keeps its weight and every misclassified one is multiplied
 by the same factor, so each group stays sorted and one merge restores the full
 order. Ties are broken by example index, so the result equals
-``np.argsort(-w, kind="stable")`` without sorting.
+``np.argsort(-w, kind="stable")`` without a full sort (only groups of equal
+weights are put back in id order).
 """
 
 import numpy as np
@@ -62,4 +63,20 @@ def merge_weight_order(order, weight, incorrect):
         else:
             out[i] = run_good[ig]
             ig += 1
+    # Rounding can make two different old weights equal after the update (or
+    # two mathematically equal weights reached by different paths differ);
+    # the merged sequence is still non-increasing, so equal weights form
+    # contiguous groups: put each group in id order, as a stable sort would.
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or weight[out[i]] != weight[out[start]]:
+            if i - start > 1:
+                ordered = True
+                for j in range(start + 1, i):
+                    if out[j] < out[j - 1]:
+                        ordered = False
+                        break
+                if not ordered:
+                    out[start:i] = np.sort(out[start:i])
+            start = i
     return out

@@ -133,8 +133,13 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
 
 
 @njit(cache=True)
-def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls):
-    """Feature-level ``LB()``, ``UB()`` and ``bestStump()`` (lowest threshold on ties)."""
+def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
+             tie):
+    """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
+
+    ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
+    the minimum: values that differ only by rounding count as ties.
+    """
     C = node_tot.shape[0]
     for c in range(C):
         v = node_tot[c] - seen_tot[slot, c]
@@ -147,9 +152,12 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     for t in range(nb - 1):
         if L[t] < lb:
             lb = L[t]
-            tb = t
         if U[t] < ub:
             ub = U[t]
+    for t in range(nb - 1):
+        if L[t] <= lb + tie:
+            tb = t
+            break
     return lb, ub, tb
 
 
@@ -235,10 +243,13 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     Zp, node_tot = node_stats(yn, wn, C)
     Zn = Zp[n]
     lg_c = _lg_classes(node_tot)
-    # Pruning slack: a feature is discarded only when its lower bound beats the
-    # incumbent by more than accumulated rounding, so exact ties are resolved
-    # on fully assessed (bit-identical) values, as exhaustive search does.
-    tol = 1e-10 * Zn * (1.0 + lg_c)
+    # Values within ``tie`` count as equal (rounding differs with summation
+    # order), so ties go to the lowest feature, then the lowest threshold.
+    # A feature is pruned only when its lower bound exceeds the incumbent by
+    # more than ``tol >= tie``: every feature that could tie is then fully
+    # assessed, and the final choice is made on bit-identical exact values.
+    tie = 1e-10 * Zn
+    tol = 2e-10 * Zn * (1.0 + lg_c)
     for s in range(S):
         for b in range(nbins[s]):
             for c in range(C):
@@ -260,14 +271,15 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot)
             mk[s] = n
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls)
+                                           L, U, left, right, unseen_cls, tie)
     elif strategy == 2:
+        gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         m0 = _first_index(Zp, 0.5 * Zn)
         for s in range(S):
             _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls)
+                                           lg_c, L, U, left, right, unseen_cls, tie)
         while True:
             # a = argmin UB; b = the challenger with the smallest LB that is
             # not yet ruled out (both fully assessed means both are exact).
@@ -285,20 +297,23 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                     b = s
             if b < 0:
                 break
-            gap = ub[a] - lb[b]
+            # Batch weight = the gap (error: one unit of weight moves a bound by
+            # at most one unit). Entropy values are in bits * weight, so the
+            # gap is converted back to weight by the maximal entropy lg|Y|.
+            gap = (ub[a] - lb[b]) * gscale
             if mk[a] < n:
                 m = _advance(Zp, mk[a], gap, n)
                 _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot)
                 mk[a] = m
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls)
-                gap = ub[a] - lb[b]
+                                               lg_c, L, U, left, right, unseen_cls, tie)
+                gap = (ub[a] - lb[b]) * gscale
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n)
                 _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot)
                 mk[b] = m
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls)
+                                               lg_c, L, U, left, right, unseen_cls, tie)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:
@@ -307,14 +322,14 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot)
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls)
+                                           L, U, left, right, unseen_cls, tie)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):
             _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls)
+                                           lg_c, L, U, left, right, unseen_cls, tie)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):
@@ -327,7 +342,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot)
         mk[first] = n
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
-                                                   lg_c, L, U, left, right, unseen_cls)
+                                                   lg_c, L, U, left, right, unseen_cls, tie)
         incumbent = lb[first]
         for r in range(1, S):
             s = order[r]
@@ -340,17 +355,22 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot)
                 mk[s] = m
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls)
+                                               lg_c, L, U, left, right, unseen_cls, tie)
             if mk[s] == n and lb[s] < incumbent:
                 incumbent = lb[s]
 
     # Exact value among fully assessed features; lowest slot (= feature id) on ties.
+    vmin = np.inf
+    for s in range(S):
+        if mk[s] == n and tb[s] >= 0 and lb[s] < vmin:
+            vmin = lb[s]
     best_slot = -1
     best_value = np.inf
     for s in range(S):
-        if mk[s] == n and tb[s] >= 0 and lb[s] < best_value:
+        if mk[s] == n and tb[s] >= 0 and lb[s] <= vmin + tie:
             best_value = lb[s]
             best_slot = s
+            break
     best_t = tb[best_slot] if best_slot >= 0 else -1
     return best_slot, best_t, best_value
 
@@ -370,7 +390,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     right = np.empty(C)
     unseen_cls = np.empty(C)
     lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
-                             unseen_cls)
+                             unseen_cls, 0.0)
     return lbv
 
 

@@ -1,0 +1,153 @@
+"""One node: the three strategies against each other, brute force and the bounds."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prunus.boosting import fit_binning
+from prunus.boosting._grow import SplitWorkspace
+from prunus.boosting._split import (
+    CRITERIA,
+    STRATEGIES,
+    node_stats,
+    search_split,
+    threshold_bounds,
+    weight_order_bound,
+)
+
+from .conftest import brute_force_stump
+
+
+def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4):
+    n_classes = int(y.max()) + 1
+    b = fit_binning(X)
+    Xb = b.transform(X)
+    feats = np.flatnonzero(b.n_bins >= 2).astype(np.int64)
+    nbins = b.n_bins[feats]
+    order = np.argsort(-w, kind="stable").astype(np.int64)
+    yn, wn = y[order].astype(np.int64), w[order]
+    work = SplitWorkspace(len(feats), int(nbins.max()), n_classes)
+    slot, t, value = search_split(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion],
+                                  STRATEGIES[strategy], quick_init, quick_batches, work.hist,
+                                  work.seen_tot, work.mk, work.lb, work.ub, work.tb)
+    lbwo = weight_order_bound(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion], slot, value,
+                              work.B)
+    feature = int(feats[slot])
+    return dict(feature=feature, threshold=float(b.thresholds[feature][t]), value=value,
+                assessments=int(work.mk[:len(feats)].sum()), n_feats=len(feats), lbwo=int(lbwo),
+                mk=work.mk[:len(feats)].copy())
+
+
+def random_problem(seed, n, k, n_classes, n_values):
+    rng = np.random.RandomState(seed)
+    X = rng.randint(0, n_values, size=(n, k)).astype(float)
+    y = rng.randint(0, n_classes, size=n)
+    y[:n_classes] = np.arange(n_classes)
+    # Informative feature 0 so the best split is not always a tie at the top.
+    y = np.where(rng.rand(n) < 0.5, (X[:, 0] > n_values / 2).astype(int) % n_classes, y)
+    w = rng.exponential(size=n) ** 3 if seed % 2 else np.ones(n)
+    return X, y, w / w.sum()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 80), k=st.integers(1, 6), n_classes=st.integers(2, 4),
+       n_values=st.integers(2, 6), criterion=st.sampled_from(["error", "entropy"]))
+def test_strategies_agree_with_brute_force(seed, n, k, n_classes, n_values, criterion):
+    X, y, w = random_problem(seed, n, k, n_classes, n_values)
+    if np.all(X == X[0]):
+        return
+    value, feature, thr, _, _ = brute_force_stump(X, y, w, n_classes, criterion)
+    res = {s: run_node(X, y, w, criterion, s) for s in STRATEGIES}
+    for s, r in res.items():
+        assert (r["feature"], r["threshold"]) == (feature, thr), s
+        assert r["value"] == pytest.approx(value, rel=1e-9, abs=1e-12)
+    exhaustive = res["exhaustive"]["assessments"]
+    assert exhaustive == n * res["exhaustive"]["n_feats"]
+    for s in ("quick", "adaptive"):
+        assert res[s]["lbwo"] <= res[s]["assessments"] <= exhaustive
+        # the returned feature is always assessed on every example
+        assert res[s]["mk"].max() == n
+
+
+def test_strategies_agree_on_real_node(small_problems):
+    for name, (X, y) in small_problems.items():
+        w = np.random.RandomState(3).exponential(size=len(y)) ** 2
+        w /= w.sum()
+        for criterion in ("error", "entropy"):
+            res = {s: run_node(X, y, w, criterion, s) for s in STRATEGIES}
+            assert len({(r["feature"], r["threshold"], r["value"]) for r in res.values()}) == 1, name
+            exact_bins = max(len(np.unique(col)) for col in X.T) <= 256
+            if exact_bins:  # else binning is approximate and brute force over raw values differs
+                value, feature, thr, _, _ = brute_force_stump(X, y, w, int(y.max()) + 1, criterion)
+                assert res["adaptive"]["feature"] == feature and res["adaptive"]["threshold"] == thr
+                assert res["adaptive"]["value"] == pytest.approx(value, rel=1e-9)
+            for s in ("quick", "adaptive"):
+                assert res[s]["lbwo"] <= res[s]["assessments"] <= res["exhaustive"]["assessments"]
+
+
+def true_values(bins, y, w, nb, n_classes, criterion):
+    out = np.empty(nb - 1)
+    for t in range(nb - 1):
+        v = 0.0
+        for side in (bins <= t, bins > t):
+            cnt = np.bincount(y[side], weights=w[side], minlength=n_classes)
+            if criterion == "error":
+                v += cnt.sum() - cnt.max()
+            else:
+                nz = cnt[cnt > 0]
+                v += -np.sum(nz * np.log2(nz / cnt.sum())) if cnt.sum() > 0 else 0.0
+        out[t] = v
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(2, 60), n_classes=st.integers(2, 5), nb=st.integers(2, 8),
+       criterion=st.sampled_from(["error", "entropy"]))
+def test_intervals_contain_true_value_for_every_stump_and_m(seed, n, n_classes, nb, criterion):
+    """L_m <= E_n <= U_m for every threshold and every prefix m (error and Appendix B)."""
+    rng = np.random.RandomState(seed)
+    bins = rng.randint(0, nb, size=n)
+    y = rng.randint(0, n_classes, size=n)
+    w = rng.exponential(size=n) ** 2
+    w /= w.sum()
+    order = np.argsort(-w, kind="stable")
+    bins, y, w = bins[order], y[order], w[order]
+    truth = true_values(bins, y, w, nb, n_classes, criterion)
+    node_tot = np.bincount(y, weights=w, minlength=n_classes)
+    present = np.count_nonzero(node_tot)
+    lg_c = np.log2(present) if present > 1 else 0.0
+    L, U = np.empty(nb), np.empty(nb)
+    for m in range(n + 1):
+        h = np.zeros((nb, n_classes))
+        np.add.at(h, (bins[:m], y[:m]), w[:m])
+        seen = h.sum(axis=0)
+        unseen_cls = np.maximum(node_tot - seen, 0.0)
+        threshold_bounds(h, nb, seen, unseen_cls, max(w[m:].sum(), 0.0), CRITERIA[criterion], lg_c, L, U,
+                         np.empty(n_classes), np.empty(n_classes))
+        tol = 1e-12
+        assert np.all(L[:nb - 1] <= truth + tol), m
+        assert np.all(truth <= U[:nb - 1] + tol), m
+        if m == n:  # the interval collapses to the exact value
+            np.testing.assert_allclose(L[:nb - 1], truth, atol=1e-12)
+            np.testing.assert_allclose(U[:nb - 1], truth, atol=1e-12)
+
+
+def test_weight_order_bound_brute_force():
+    """LB_wo equals the prefix scan done by hand with the brute-force error."""
+    X, y, w = random_problem(7, 40, 4, 2, 5)
+    r = run_node(X, y, w, "error", "adaptive")
+    order = np.argsort(-w, kind="stable")
+    best = r["value"]
+    expected = len(y)
+    for k in range(X.shape[1]):
+        if k == r["feature"]:
+            continue
+        vals = np.unique(X[:, k])
+        for m in range(len(y) + 1):
+            sub = order[:m]
+            lb = min(true_values(np.searchsorted(vals, X[sub, k]), y[sub], w[sub], len(vals), 2, "error"))
+            if lb >= best:
+                expected += m
+                break
+    assert r["lbwo"] == expected

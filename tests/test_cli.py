@@ -165,3 +165,17 @@ def test_reproduce_all_writes_an_index(fake_papers, capsys, tmp_path, monkeypatc
     index = (tmp_path / "rep" / "report.md").read_text()
     assert "- [alpha](alpha/report.md)" in index and "- [beta](beta/report.md)" in index
     assert "index:" in capsys.readouterr().out
+
+
+def test_reproduce_missing_optional_dependency_is_a_clean_error(capsys, monkeypatch, tmp_path):
+    module = types.ModuleType("prunus_test_fake_needs_torch")
+
+    def run(mode="quick", out=None, progress=True):
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    module.run = run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(prunus.experiments, "PAPERS", {"lm": module.__name__})
+    assert cli.main(["reproduce", "lm", "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("prunus: error: No module named 'torch'") and "prunus[all]" in err

@@ -111,6 +111,11 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("\n[prunus] interrupted", file=sys.stderr)
         return 130
+    except ImportError as exc:
+        # e.g. a paper needing an optional extra (torch): a message, not a traceback.
+        print(f"prunus: error: {exc} (is an optional dependency missing? try: pip install 'prunus[all]')",
+              file=sys.stderr)
+        return 1
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"prunus: error: {exc}", file=sys.stderr)
         return 1

@@ -171,6 +171,11 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must not sum to zero.")
+        # Zero-weight examples keep zero weight in every round, so they carry
+        # no information; they are left out so that they do not shape the bins.
+        keep = w > 0
+        if not keep.all():
+            X, y_codes, w = X[keep], y_codes[keep], w[keep]
         w = w / w.sum()
         n, n_features = X.shape
         strategy = STRATEGIES[self.split_search]
@@ -252,16 +257,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
 
     def _to_decision(self, votes, norm):
-        votes = votes / norm
-        if self.n_classes_ == 2:
-            return votes[:, 1] - votes[:, 0]
-        return votes
+        # SAMME's symmetric coding: a tree votes +alpha for its class and
+        # -alpha / (K - 1) for the others (scikit-learn's AdaBoostClassifier).
+        K = self.n_classes_
+        coded = (votes * K - norm) / (K - 1) / norm
+        if K == 2:
+            return coded[:, 1] - coded[:, 0]
+        return coded
 
     def decision_function(self, X):
         """SAMME decision function, as scikit-learn's ``AdaBoostClassifier``.
 
-        Returns ``sum_t alpha_t 1{h_t(x) = k} / sum_t alpha_t`` per class,
-        or for two classes the vote of class 1 minus that of class 0.
+        Returns ``sum_t alpha_t c_t(x, k) / sum_t alpha_t`` per class with
+        ``c_t = 1`` if ``h_t(x) = k`` else ``-1 / (K - 1)``; for two classes
+        the score of class 1 minus that of class 0.
         """
         pred = self._tree_predictions(X)
         return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_),

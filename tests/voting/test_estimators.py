@@ -187,3 +187,24 @@ def test_bad_input():
     est = PACBayesTreeClassifier("kd", lambda1=1.0, lambda2=1.0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("cls", [PACBayesTreeClassifier, PenalizedTreeClassifier, HSVoteClassifier])
+def test_empty_cells_option(cls):
+    X, y = _data(200, n_classes=2)
+    y = 1 - y  # make class 1 the majority near the empty cells' parents
+    kw = {"lambda1": 1.0, "lambda2": 0.5} if cls is PACBayesTreeClassifier else {"lam": 0.5}
+    zero = cls("dyadic", **kw).fit(X, y)
+    par = cls("dyadic", empty_cells="parent", **kw).fit(X, y)
+    tree = zero.tree_
+    empty = zero.node_counts_.sum(axis=1) == 0
+    assert empty.any()
+    assert np.all(zero.node_label_[empty] == 0)
+    for node in np.flatnonzero(empty):
+        assert par.node_label_[node] == par.node_label_[tree.parent[node]]
+    if cls is HSVoteClassifier:
+        for node in np.flatnonzero(empty):
+            assert par.node_value_[node] == par.node_value_[tree.parent[node]]
+            assert zero.node_value_[node] == 0
+    with pytest.raises(ValueError, match="empty_cells"):
+        cls(empty_cells="nearest", **kw).fit(X, y)

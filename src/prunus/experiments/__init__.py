@@ -11,6 +11,7 @@ import importlib
 #: paper key -> module implementing ``run``; later papers add themselves here.
 PAPERS = {
     "cart": "prunus.experiments.cart",
+    "pacbayes": "prunus.experiments.pacbayes",
 }
 
 

@@ -35,6 +35,7 @@ from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, p
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
+    EMPTY_CELLS,
     PRIORS,
     NodeStats,
     _check_lambda,
@@ -77,6 +78,8 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             pass
         elif self.partition not in PARTITIONS:
             raise ValueError(f"partition must be one of {PARTITIONS} or a prunus Tree, got {self.partition!r}.")
+        if self.empty_cells not in EMPTY_CELLS:
+            raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {self.empty_cells!r}.")
         if self.max_depth is not None and (
             isinstance(self.max_depth, bool) or not isinstance(self.max_depth, numbers.Integral) or self.max_depth < 0
         ):
@@ -106,7 +109,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y, sw, train, test, seed):
         tree = self._build_tree(X[train], y[train], sw[train], seed)
         counts = tree.node_counts(X[train], y[train], self.n_classes_, sw[train])
-        stats = NodeStats(tree, counts)
+        stats = NodeStats(tree, counts, self.empty_cells)
         leaves = tree.apply(X[test]) if test is not None else None
         y_test = y[test] if test is not None else None
         sw_test = sw[test] if test is not None else None
@@ -253,6 +256,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     prior : {"practical", "theory"}
     delta : float in (0, 1)
         Confidence level of the theory version.
+    empty_cells : {"class0", "parent"}
+        Label ``l(A)`` of a cell without training data: class 0 (the paper's
+        Corollary 1; default) or the label of its nearest ancestor with data.
+        Only dyadic trees (and fixed trees with counts from another sample)
+        have such cells.
     cv : int or CV splitter
     n_jobs : int or None
         Folds are processed in parallel threads.
@@ -279,8 +287,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     _lambda_names = ("lambda1", "lambda2")
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
-                 prior="practical", delta=0.05, cv=2, n_jobs=None, random_state=None):
+                 prior="practical", delta=0.05, empty_cells="class0", cv=2, n_jobs=None, random_state=None):
         self.partition = partition
+        self.empty_cells = empty_cells
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.lambda1 = lambda1
@@ -360,6 +369,8 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     penalty : {"leaves", "sn"}
     lam : float >= 0 or None
         ``None``: chosen by CV.
+    empty_cells : {"class0", "parent"}
+        As in :class:`PACBayesTreeClassifier`.
 
     Attributes
     ----------
@@ -379,8 +390,9 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     _lambda_names = ("lam",)
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
-                 cv=2, n_jobs=None, random_state=None):
+                 empty_cells="class0", cv=2, n_jobs=None, random_state=None):
         self.partition = partition
+        self.empty_cells = empty_cells
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.penalty = penalty
@@ -417,12 +429,14 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         self._eff_node = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
 
     def predict_proba(self, X):
-        """Class frequencies in the pruned tree's leaf (one-hot class 0 for an empty cell)."""
+        """Class frequencies in the pruned tree's leaf (one-hot ``node_label_`` for an empty cell)."""
         leaves = self._leaves(X)
-        counts = self.node_counts_[self._eff_node[leaves]]
+        nodes = self._eff_node[leaves]
+        counts = self.node_counts_[nodes]
         total = counts.sum(axis=1, keepdims=True)
         proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
-        proba[total[:, 0] == 0, 0] = 1.0
+        empty = np.flatnonzero(total[:, 0] == 0)
+        proba[empty, self.node_label_[nodes[empty]]] = 1.0
         return proba
 
 
@@ -439,6 +453,9 @@ class HSVoteClassifier(_SubtreeClassifier):
         As in :class:`PACBayesTreeClassifier`.
     lam : float >= 0 or None
         ``None``: chosen by CV.
+    empty_cells : {"class0", "parent"}
+        An empty cell's estimate is 0 (votes class 0) or its nearest
+        ancestor's estimate.
 
     Attributes
     ----------
@@ -450,9 +467,10 @@ class HSVoteClassifier(_SubtreeClassifier):
 
     _lambda_names = ("lam",)
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, cv=2, n_jobs=None,
-                 random_state=None):
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="class0",
+                 cv=2, n_jobs=None, random_state=None):
         self.partition = partition
+        self.empty_cells = empty_cells
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.lam = lam
@@ -485,14 +503,17 @@ class HSVoteClassifier(_SubtreeClassifier):
         _, log_w, log_z = self._weights(fold, lam)
         value = getattr(fold, "_eta", None)
         if value is None:
-            value = fold._eta = hs_eta(fold.stats.counts)
+            value = fold._eta = self._eta(fold)
         return hs_errors(fold.leaves, fold.y, fold.sw, fold.tree.parent, value, np.exp(log_w - log_z))
 
     def _fit_final(self, full, lam):
         self.lam_ = float(lam["lam"])
         self.log_phi_, self.log_weight_, self.log_partition_ = self._weights(full, lam)
         self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
-        self.node_value_ = hs_eta(full.stats.counts)
+        self.node_value_ = self._eta(full)
+
+    def _eta(self, fold):
+        return hs_eta(fold.stats.counts, fold.tree.parent if self.empty_cells == "parent" else None)
 
     def predict_proba(self, X):
         """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate."""

@@ -67,11 +67,27 @@ def hs_errors(leaves, y, sw, parent, node_value, node_weight):
     return total
 
 
-def hs_eta(counts):
-    """Regression estimate per node: fraction of class 1 (0 for an empty cell)."""
+def hs_eta(counts, parent=None):
+    """Regression estimate per node: fraction of class 1.
+
+    An empty cell gets 0 (votes for class 0), or, when ``parent`` is given,
+    its nearest ancestor's estimate (the ``empty_cells="parent"`` option).
+    """
     counts = np.asarray(counts, dtype=np.float64)
     tot = counts.sum(axis=1)
-    return np.divide(counts[:, 1], tot, out=np.zeros_like(tot), where=tot > 0)
+    eta = np.divide(counts[:, 1], tot, out=np.zeros_like(tot), where=tot > 0)
+    if parent is not None:
+        eta = _inherit_value(eta, tot > 0, parent)
+    return eta
+
+
+@njit(cache=True)
+def _inherit_value(value, has_data, parent):
+    out = value.copy()
+    for node in range(1, value.shape[0]):
+        if not has_data[node]:
+            out[node] = out[parent[node]]
+    return out
 
 
 def hs_vote_weights(tree, counts, lam):

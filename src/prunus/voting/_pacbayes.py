@@ -26,6 +26,7 @@ import numpy as np
 from numba import njit
 
 PRIORS = ("practical", "theory")
+EMPTY_CELLS = ("class0", "parent")
 
 
 @njit(cache=True, nogil=True)
@@ -146,11 +147,13 @@ class NodeStats:
     Attributes
     ----------
     n_node : total weight per node; ``has_data`` : ``n_node > 0``;
-    label : majority class per node (lowest code on ties, class 0 when empty);
+    label : majority class per node (lowest code on ties); a node without
+    data gets class 0 (``empty_cells="class0"``, Corollary 1 of the paper and
+    the default) or its nearest ancestor's label (``"parent"``, an option);
     err : weight of the rows of the node not of its label.
     """
 
-    def __init__(self, tree, counts):
+    def __init__(self, tree, counts, empty_cells="class0"):
         counts = np.asarray(counts, dtype=np.float64)
         if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:
             raise ValueError(f"counts must have shape ({tree.n_nodes}, n_classes), got {counts.shape}.")
@@ -163,6 +166,20 @@ class NodeStats:
         self.has_data = self.n_node > 0
         self.label = np.argmax(counts, axis=1).astype(np.int64)
         self.err = self.n_node - counts.max(axis=1)
+        if empty_cells == "parent":
+            self.label = _inherit_label(self.label, self.has_data, tree.parent)
+        elif empty_cells != "class0":
+            raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {empty_cells!r}.")
+
+
+@njit(cache=True)
+def _inherit_label(label, has_data, parent):
+    """Give every node without data the label of its nearest ancestor with data."""
+    out = label.copy()
+    for node in range(1, label.shape[0]):
+        if not has_data[node]:
+            out[node] = out[parent[node]]
+    return out
 
 
 def _check_lambda(value, name):

@@ -1,0 +1,97 @@
+"""Benchmark: PAC-Bayes tree on Letter (18000 training rows) against the targets
+of issue 3 and against scikit-learn, in one process.
+
+    python benchmarks/bench_pacbayes.py [--repeats 5]
+
+Targets (section 7 of the issue): T0 + counts + one DP <= 0.5 s; a fully
+CV-tuned fit <= 15 s; predicting 2000 rows <= 20 ms. Anchor: scikit-learn's
+DecisionTreeClassifier (fit of the full CART tree; GridSearchCV over
+``ccp_alpha`` with 2 folds and 10 values, the usual way to tune a pruned tree;
+predict). Times are medians over ``--repeats`` runs after one warm-up run
+(numba compilation excluded).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier
+
+from prunus import datasets
+from prunus.tree import grow_dyadic, grow_kd
+from prunus.voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier, pac_bayes_weights
+
+
+def timeit(fn, repeats):
+    fn()  # warm-up (numba compilation, caches)
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args(argv)
+    data = datasets.load("letter")
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(data.X.shape[0])
+    train, test = perm[:18000], perm[18000:20000]
+    X, y, Xt, yt = data.X[train], data.y[train], data.X[test], data.y[test]
+    L = int(y.max()) + 1
+    r = args.repeats
+
+    rows = []
+
+    def report(name, seconds, target=None, anchor=None):
+        ok = "" if target is None else ("PASS" if seconds <= target else "MISS")
+        ratio = "" if anchor is None else f"{seconds / anchor:6.2f}x sklearn"
+        tgt = "" if target is None else f"<= {target:g} s"
+        rows.append((name, seconds, tgt, ok, ratio))
+        print(f"{name:<48} {seconds * 1000:9.1f} ms  {tgt:<10} {ok:<4} {ratio}", flush=True)
+
+    sk_fit = timeit(lambda: DecisionTreeClassifier(random_state=0).fit(X, y), r)
+    report("sklearn DecisionTreeClassifier.fit (anchor)", sk_fit)
+    alphas = np.logspace(-5, -1, 10)
+    sk_cv = timeit(lambda: GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": alphas}, cv=2)
+                   .fit(X, y), max(1, r // 2))
+    report("sklearn GridSearchCV(ccp_alpha x10, cv=2) (anchor)", sk_cv)
+    sk = DecisionTreeClassifier(random_state=0).fit(X, y)
+    sk_pred = timeit(lambda: sk.predict(Xt), r * 4)
+    report("sklearn predict 2000 rows (anchor)", sk_pred)
+
+    for part, grow in (("dyadic", grow_dyadic), ("kd", grow_kd)):
+        def one_dp():
+            tree = grow(X)
+            counts = tree.node_counts(X, y, L)
+            return pac_bayes_weights(tree, counts, 1.0, 1.0)
+
+        report(f"{part}: T0 + counts + one DP", timeit(one_dp, r), 0.5, sk_fit)
+        est = PACBayesTreeClassifier(part, random_state=0)
+        report(f"{part}: PACBayesTreeClassifier CV-tuned fit", timeit(lambda: est.fit(X, y), max(1, r // 2)),
+               15.0, sk_cv)
+        err = np.mean(est.predict(Xt) != yt)
+        report(f"{part}: PACBayesTreeClassifier.predict 2000 rows", timeit(lambda: est.predict(Xt), r * 4),
+               0.020, sk_pred)
+        pen = PenalizedTreeClassifier(part, random_state=0)
+        report(f"{part}: PenalizedTreeClassifier CV-tuned fit", timeit(lambda: pen.fit(X, y), max(1, r // 2)),
+               None, sk_cv)
+        print(f"    test error: PAC-Bayes {err:.4f}, default pruning {np.mean(pen.predict(Xt) != yt):.4f} "
+              f"(lambda1={est.lambda1_:.4g}, lambda2={est.lambda2_:.4g}, lam={pen.lam_:.4g}; "
+              f"|T0|={est.tree_.n_nodes})")
+
+    # HS-vote is binary: time it on the 'A vs rest' problem of the same rows.
+    yb = (y == 0).astype(int)
+    hs = HSVoteClassifier("kd", random_state=0)
+    report("kd: HSVoteClassifier CV-tuned fit (binary A vs rest)", timeit(lambda: hs.fit(X, yb), max(1, r // 2)))
+    return rows
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""The label tree: a complete M-ary tree of depth D whose leaf slots hold labels.
+
+Internal nodes are numbered breadth first (node 0 is the root, every child id
+is larger than its parent's, as in :class:`prunus.tree.Tree`); the node at depth
+``d`` and position ``p`` (0 <= p < M**d) has id ``(M**d - 1) / (M - 1) + p`` and
+children at positions ``p * M + j``. A label sits in one of the ``M**D`` leaf
+slots, so the path of a label (eq. 3 of the paper) is determined by its slot:
+at depth ``d`` it goes through node ``offset[d] + slot // M**(D - d)`` and takes
+child ``(slot // M**(D - d - 1)) % M``. A node at depth ``d`` has room for
+``M**(D - d)`` labels (the capacity constraint of Algorithm 2).
+
+The tree is plain numpy (no torch), so it can be built, inspected and
+re-assigned without the torch extra's runtime.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+
+def _check_int(value, name, low):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
+    return int(value)
+
+
+def default_arity(n_labels, depth):
+    """Smallest M with M**depth >= n_labels (25 for 10k labels at depth 3)."""
+    n_labels = _check_int(n_labels, "n_labels", 2)
+    depth = _check_int(depth, "depth", 1)
+    m = max(2, int(np.ceil(n_labels ** (1.0 / depth))) - 1)
+    while m ** depth < n_labels:
+        m += 1
+    return m
+
+
+class LabelTree:
+    """Assignment of ``n_labels`` labels to the leaves of a complete M-ary tree.
+
+    Parameters
+    ----------
+    n_labels : int
+        K, the number of labels.
+    arity : int or None
+        M; ``None`` picks the smallest M with ``M**depth >= n_labels``.
+    depth : int
+        D, the number of internal levels (a label's path has D steps).
+    leaf_of_label : array of shape (n_labels,), optional
+        Slot (0 <= slot < M**D) of every label, all distinct. Defaults to
+        label i in slot ``i * M**D // K`` (labels spread evenly over the slots).
+
+    Attributes
+    ----------
+    path_nodes : int64 array (n_labels, depth)
+        ``c^l_{d,1}`` of eq. 3: internal node id at every depth of a label's path.
+    path_children : int64 array (n_labels, depth)
+        ``c^l_{d,2}``: which child (0..M-1) the path takes there.
+    child_mask : bool array (n_internal, arity)
+        True where the child has at least one label below it; empty children get
+        probability zero in :class:`TreeSoftmax` so that the K label
+        probabilities sum to one.
+    """
+
+    def __init__(self, n_labels, arity=None, depth=3, leaf_of_label=None):
+        self.n_labels = _check_int(n_labels, "n_labels", 2)
+        self.depth = _check_int(depth, "depth", 1)
+        self.arity = default_arity(self.n_labels, self.depth) if arity is None else _check_int(arity, "arity", 2)
+        if self.arity ** self.depth < self.n_labels:
+            raise ValueError(f"arity**depth = {self.arity ** self.depth} leaves cannot hold "
+                             f"n_labels = {self.n_labels} labels; increase arity or depth.")
+        m, d = self.arity, self.depth
+        self.offsets = np.array([(m ** k - 1) // (m - 1) for k in range(d + 1)], dtype=np.int64)
+        self.n_internal = int(self.offsets[d])
+        self.n_slots = m ** d
+        if leaf_of_label is None:
+            leaf_of_label = (np.arange(self.n_labels, dtype=np.int64) * self.n_slots) // self.n_labels
+        self.set_leaves(leaf_of_label)
+
+    # ------------------------------------------------------------------ builders
+    @classmethod
+    def random(cls, n_labels, arity=None, depth=3, random_state=None):
+        """Labels in uniformly random, distinct slots (the paper's random tree).
+
+        Labels are first spread evenly over the slots and then permuted, so every
+        node at depth d holds about K / M**d labels (no child is left empty
+        while another one is full).
+        """
+        tree = cls(n_labels, arity, depth)
+        rng = check_random_state(random_state)
+        tree.set_leaves(tree.leaf_of_label[rng.permutation(tree.n_labels)])
+        return tree
+
+    @classmethod
+    def frequency_balanced(cls, frequencies, arity=None, depth=3):
+        """Top-down assignment that balances label frequency mass across children.
+
+        At every node the labels (most frequent first) go to the child with the
+        least mass so far that still has room, so each node's children receive
+        similar probability p_j (the balance half of J_n's optimum, Lemma 3).
+        """
+        freq = np.asarray(frequencies, dtype=np.float64)
+        if freq.ndim != 1 or not np.all(np.isfinite(freq)) or np.any(freq < 0):
+            raise ValueError("frequencies must be a 1-D array of finite non-negative numbers.")
+        tree = cls(freq.shape[0], arity, depth)
+        m = tree.arity
+        order = np.argsort(-freq, kind="stable")
+        groups = [order]
+        for level in range(tree.depth):
+            cap = m ** (tree.depth - level - 1)
+            new_groups = []
+            for labels in groups:
+                mass = np.zeros(m)
+                fill = np.zeros(m, dtype=np.int64)
+                members = [[] for _ in range(m)]
+                for i in labels:
+                    room = fill < cap
+                    j = int(np.flatnonzero(room)[np.argmin(mass[room])])
+                    members[j].append(i)
+                    mass[j] += freq[i]
+                    fill[j] += 1
+                new_groups.extend(np.asarray(g, dtype=np.int64) for g in members)
+            groups = new_groups
+        leaf = np.empty(tree.n_labels, dtype=np.int64)
+        for slot, labels in enumerate(groups):
+            if labels.size:
+                leaf[labels[0]] = slot
+        tree.set_leaves(leaf)
+        return tree
+
+    # ------------------------------------------------------------------ structure
+    def set_leaves(self, leaf_of_label):
+        """Place the labels (validated: distinct slots in range)."""
+        leaf = np.asarray(leaf_of_label)
+        if leaf.shape != (self.n_labels,) or not np.issubdtype(leaf.dtype, np.integer):
+            raise ValueError(f"leaf_of_label must be an integer array of shape ({self.n_labels},).")
+        leaf = leaf.astype(np.int64)
+        if leaf.min() < 0 or leaf.max() >= self.n_slots:
+            raise ValueError(f"leaf_of_label must lie in [0, {self.n_slots}).")
+        if np.unique(leaf).size != self.n_labels:
+            raise ValueError("leaf_of_label must put every label in its own slot.")
+        self.leaf_of_label = leaf
+        self.label_of_leaf = np.full(self.n_slots, -1, dtype=np.int64)
+        self.label_of_leaf[leaf] = np.arange(self.n_labels)
+        m, d = self.arity, self.depth
+        powers = m ** (d - np.arange(d, dtype=np.int64))  # M**(D-k), k = 0..D-1
+        self.path_nodes = self.offsets[:d][None, :] + leaf[:, None] // powers[None, :]
+        self.path_children = (leaf[:, None] // (powers[None, :] // m)) % m
+        mask = np.zeros((self.n_internal, m), dtype=bool)
+        mask[self.path_nodes, self.path_children] = True
+        self.child_mask = mask
+        return self
+
+    def capacity(self, depth):
+        """Number of labels a node at ``depth`` can hold: M**(D - depth)."""
+        return self.arity ** (self.depth - depth)
+
+    def node_depth(self, node):
+        return int(np.searchsorted(self.offsets, node, side="right") - 1)
+
+    def labels_under(self, node):
+        """Labels whose path goes through internal ``node`` (sorted by slot)."""
+        d = self.node_depth(node)
+        hits = np.flatnonzero(self.path_nodes[:, d] == node)
+        return hits[np.argsort(self.leaf_of_label[hits])]
+
+    def leaves(self):
+        """Lists of labels under each node at depth D-1 (the 'leaves' of Table 2)."""
+        d = self.depth - 1
+        groups = {}
+        for node in range(int(self.offsets[d]), int(self.offsets[d + 1])):
+            labels = self.labels_under(node)
+            if labels.size:
+                groups[node] = labels
+        return groups
+
+    def copy(self):
+        return LabelTree(self.n_labels, self.arity, self.depth, self.leaf_of_label.copy())
+
+    def __eq__(self, other):
+        return (isinstance(other, LabelTree) and self.arity == other.arity and self.depth == other.depth
+                and np.array_equal(self.leaf_of_label, other.leaf_of_label))
+
+    def __repr__(self):
+        return f"LabelTree(n_labels={self.n_labels}, arity={self.arity}, depth={self.depth})"

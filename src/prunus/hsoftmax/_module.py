@@ -1,0 +1,253 @@
+"""TreeSoftmax: the M-ary tree-structured output layer (eqs. 5 and 11) as a torch module."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ._assign import node_objectives, reassign_kernel
+from ._label_tree import LabelTree
+
+
+class TreeSoftmax(nn.Module):
+    """Tree-structured softmax over the labels of a :class:`LabelTree`.
+
+    Every internal node n has a softmax over its M children,
+    ``g_n(h) = softmax(W_n h + b_n)``, and
+    ``log p(y | h) = sum_d log g_{c_{d,1}}(h)[c_{d,2}]`` (eq. 5 / eq. 11). The node
+    parameters are stored batched, ``weight`` of shape (n_internal, M, in_features)
+    and ``bias`` (n_internal, M), so a batch is scored with one gather and one
+    batched product over (batch, depth): O(D * M * in_features) per example.
+    Children with no label below them are masked out (probability 0), so the
+    K label probabilities always sum to one.
+
+    While training, the forward pass accumulates Algorithm 1's node statistics
+    (lines 8-9) ``SumProbas`` and ``Counts`` from the probabilities it already
+    computed; :meth:`reassign` then re-builds the tree with Algorithm 2.
+
+    Parameters
+    ----------
+    in_features : int
+    label_tree : LabelTree
+    criterion : {"loglik", "class"}
+        Greedy criterion of Algorithm 2: dJ_n/dlog p_{j|i} (eq. 12, the paper's
+        language-model variant) or dJ_n/dp_{j|i} (eq. 10).
+    exchange : bool
+        After the greedy pass, apply improving label exchanges between children
+        (eq. 15 in the proof of Lemma 1). ``False`` is the bare Algorithm 2.
+    track_stats : bool
+        Accumulate node statistics in the forward pass when in training mode.
+    sparse : bool
+        Sparse gradients for the node parameters (only the D nodes on each
+        example's path are touched); use with ``torch.optim.Adagrad`` / ``SGD``
+        / ``SparseAdam`` to make the update cost O(B D M F) instead of O(N M F).
+
+    Attributes
+    ----------
+    weight : Parameter (n_internal, M * in_features)
+        Row n holds W_n (M x in_features) flattened; see :meth:`node_weight`.
+    bias : Parameter (n_internal, M)
+    """
+
+    def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
+                 sparse=False):
+        super().__init__()
+        if not isinstance(label_tree, LabelTree):
+            raise TypeError(f"label_tree must be a LabelTree, got {type(label_tree).__name__}.")
+        if criterion not in ("loglik", "class"):
+            raise ValueError(f"criterion must be 'loglik' or 'class', got {criterion!r}.")
+        self.in_features = int(in_features)
+        self.tree = label_tree
+        self.criterion = criterion
+        self.exchange = bool(exchange)
+        self.track_stats = bool(track_stats)
+        self.sparse = bool(sparse)
+        t = label_tree
+        # 2-D so that rows can be gathered with F.embedding (sparse gradients).
+        self.weight = nn.Parameter(torch.empty(t.n_internal, t.arity * self.in_features))
+        self.bias = nn.Parameter(torch.zeros(t.n_internal, t.arity))
+        nn.init.normal_(self.weight, std=1.0 / np.sqrt(self.in_features))
+        self.register_buffer("sum_probas", torch.zeros(t.n_labels, t.depth, t.arity, dtype=torch.float64))
+        self.register_buffer("counts", torch.zeros(t.n_labels, t.depth, dtype=torch.float64))
+        self._sync_tree()
+
+    # ------------------------------------------------------------ tree buffers
+    def _sync_tree(self):
+        t = self.tree
+        device = self.bias.device
+        self.register_buffer("path_nodes", torch.as_tensor(t.path_nodes, device=device), persistent=False)
+        self.register_buffer("path_children", torch.as_tensor(t.path_children, device=device), persistent=False)
+        mask = torch.as_tensor(t.child_mask, device=device)
+        # A node with no label below it is never on a path; leave its children
+        # unmasked so full_log_prob stays finite there (its own log-prob is -inf).
+        mask = mask | ~mask.any(dim=1, keepdim=True)
+        self.register_buffer("child_mask", mask, persistent=False)
+        self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device), persistent=False)
+        self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
+
+    def extra_repr(self):
+        t = self.tree
+        return f"in_features={self.in_features}, n_labels={t.n_labels}, arity={t.arity}, depth={t.depth}"
+
+    # ------------------------------------------------------------ scoring
+    def _check_h(self, h):
+        if not isinstance(h, torch.Tensor) or h.dim() != 2 or h.shape[1] != self.in_features:
+            raise ValueError(f"h must be a tensor of shape (batch, {self.in_features}).")
+
+    def _check_y(self, y, batch):
+        if not isinstance(y, torch.Tensor) or y.dim() != 1 or y.shape[0] != batch:
+            raise ValueError(f"y must be a 1-D tensor of {batch} label ids.")
+        if y.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"y must hold integer label ids, got {y.dtype}.")
+        if batch and (int(y.min()) < 0 or int(y.max()) >= self.tree.n_labels):
+            raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
+
+    def node_weight(self):
+        """W as a (n_internal, M, in_features) view."""
+        return self.weight.view(self.tree.n_internal, self.tree.arity, self.in_features)
+
+    def node_log_probs(self, h, nodes):
+        """log g_n(h) for node ids ``nodes`` of shape (B, L): a (B, L, M) tensor."""
+        b, length = nodes.shape
+        m = self.tree.arity
+        w = F.embedding(nodes, self.weight, sparse=self.sparse).view(b, length, m, self.in_features)
+        bias = F.embedding(nodes, self.bias, sparse=self.sparse)
+        # A broadcast multiply-and-sum, not einsum: einsum lowers this to a bmm of
+        # B tiny matrix-vector products, several times slower on CPU.
+        logits = (w * h[:, None, None, :]).sum(dim=-1) + bias
+        logits = logits.masked_fill(~self.child_mask[nodes], float("-inf"))
+        return F.log_softmax(logits, dim=-1)
+
+    def log_prob(self, h, y):
+        """log p(y | h) along each label's path (eq. 5), shape (B,).
+
+        Vectorized over batch and depth; in training mode with ``track_stats``
+        the node probabilities are added to SumProbas / Counts (Algorithm 1,
+        lines 8-9) at no extra cost.
+        """
+        self._check_h(h)
+        self._check_y(y, h.shape[0])
+        y = y.long()
+        nodes = self.path_nodes[y]  # (B, D)
+        # Every path starts at the root: one dense product there, gathers below.
+        m = self.tree.arity
+        root = F.linear(h, self.weight[0].view(m, self.in_features), self.bias[0])
+        root = F.log_softmax(root.masked_fill(~self.child_mask[0], float("-inf")), dim=-1)
+        if self.tree.depth > 1:
+            logp = torch.cat([root.unsqueeze(1), self.node_log_probs(h, nodes[:, 1:])], dim=1)
+        else:
+            logp = root.unsqueeze(1)  # (B, D, M)
+        if self.training and self.track_stats:
+            with torch.no_grad():
+                self.sum_probas.index_add_(0, y, logp.detach().exp().to(torch.float64))
+                self.counts.index_add_(0, y, torch.ones(y.shape[0], self.tree.depth, dtype=torch.float64,
+                                                         device=y.device))
+        return logp.gather(2, self.path_children[y].unsqueeze(2)).squeeze(2).sum(dim=1)
+
+    def forward(self, h, y):
+        """Same as :meth:`log_prob`."""
+        return self.log_prob(h, y)
+
+    def loss(self, h, y):
+        """Mean negative log-likelihood of a batch."""
+        return -self.log_prob(h, y).mean()
+
+    def full_log_prob(self, h):
+        """log p(k | h) for all K labels, shape (B, K): level by level down the tree."""
+        self._check_h(h)
+        t = self.tree
+        b = h.shape[0]
+        acc = h.new_zeros(b, 1)
+        for d in range(t.depth):
+            lo, hi = int(t.offsets[d]), int(t.offsets[d + 1])
+            logits = torch.einsum("nmf,bf->bnm", self.node_weight()[lo:hi], h) + self.bias[lo:hi]
+            logits = logits.masked_fill(~self.child_mask[lo:hi], float("-inf"))
+            acc = (acc.unsqueeze(2) + F.log_softmax(logits, dim=-1)).reshape(b, -1)
+        return acc[:, self.leaf_of_label]
+
+    @torch.no_grad()
+    def predict(self, h, method="greedy"):
+        """Label predictions: ``"greedy"`` follows the most likely child at every
+        node (O(D M F), eq. 4's decision functions); ``"exact"`` is the argmax of
+        :meth:`full_log_prob`."""
+        self._check_h(h)
+        if method == "exact":
+            return self.full_log_prob(h).argmax(dim=1)
+        if method != "greedy":
+            raise ValueError(f"method must be 'greedy' or 'exact', got {method!r}.")
+        t = self.tree
+        pos = torch.zeros(h.shape[0], dtype=torch.long, device=h.device)
+        for d in range(t.depth):
+            nodes = int(t.offsets[d]) + pos
+            logp = self.node_log_probs(h, nodes.unsqueeze(1)).squeeze(1)
+            pos = pos * t.arity + logp.argmax(dim=1)
+        return self.label_of_leaf[pos]
+
+    # ------------------------------------------------------------ Algorithm 2
+    def reset_stats(self):
+        self.sum_probas.zero_()
+        self.counts.zero_()
+
+    def node_objectives(self):
+        """J_n (eq. 6) of every internal node from the current statistics (NaN if unvisited)."""
+        return node_objectives(self.sum_probas.cpu().numpy(), self.counts.cpu().numpy(),
+                               self.tree.path_nodes, self.tree.n_internal)
+
+    @torch.no_grad()
+    def reassign(self):
+        """Re-build the label tree with Algorithm 2 from the accumulated statistics.
+
+        Top-down, every node sends its labels to children greedily by
+        dJ_n/dlog p_{j|i} (eq. 12) or dJ_n/dp_{j|i} (eq. 10) under the capacity
+        M**(D-d-1) per child; labels without statistics at a node keep their
+        previous child index when there is room.
+
+        Node parameters are kept as they are. A label moves to the child whose
+        decision function already routes its examples with probability above
+        average, so the learned g_n stays the right starting point; children
+        that lose all their labels are masked out (and no longer receive
+        gradient), children that gain labels start from their current weights.
+        Statistics of a label stay valid at the nodes it still reaches and are
+        reset at the nodes it now reaches for the first time.
+
+        Returns
+        -------
+        dict with ``J`` (J_n per node before re-assignment, eq. 6), ``moved``
+        (number of labels whose leaf changed) and ``seconds``.
+        """
+        start = time.perf_counter()
+        t = self.tree
+        sp = self.sum_probas.cpu().numpy()
+        cnt = self.counts.cpu().numpy()
+        j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
+        old_nodes = t.path_nodes.copy()
+        new_leaf = reassign_kernel(old_nodes, t.path_children, sp, cnt, t.arity, t.depth,
+                                   self.criterion == "loglik", self.exchange)
+        moved = int(np.count_nonzero(new_leaf != t.leaf_of_label))
+        t.set_leaves(new_leaf)
+        stale = torch.as_tensor(t.path_nodes != old_nodes, device=self.counts.device)
+        self.counts.masked_fill_(stale, 0.0)
+        self.sum_probas.masked_fill_(stale.unsqueeze(2), 0.0)
+        self._sync_tree()
+        return dict(J=j_before, moved=moved, seconds=time.perf_counter() - start)
+
+
+class ReassignSchedule:
+    """When to call :meth:`TreeSoftmax.reassign` (Algorithm 1).
+
+    The tree is re-built ``per_epoch`` times per epoch (every R = n_batches //
+    per_epoch batches, at the start of a batch as in line 16) during the first
+    ``tree_epochs`` epochs; afterwards the tree is fixed and only the parameters
+    are fine-tuned.
+    """
+
+    def __init__(self, n_batches, per_epoch=20, tree_epochs=1):
+        self.every = max(1, n_batches // max(1, int(per_epoch)))
+        self.tree_epochs = int(tree_epochs)
+
+    def due(self, epoch, batch):
+        return epoch < self.tree_epochs and batch > 0 and batch % self.every == 0

@@ -49,7 +49,20 @@ def _ref_dyadic(X, max_depth, max_nodes):
                 box.append((c_lo, c_hi))
                 new_level.append(child)
         level = new_level
-    return Tree(left, right, feat, thr, X.shape[1])
+    # number the nodes depth-first (preorder), as grow_dyadic does
+    order = []
+
+    def visit(a):
+        order.append(a)
+        if left[a] != -1:
+            visit(left[a])
+            visit(right[a])
+
+    visit(0)
+    new = {a: i for i, a in enumerate(order)}
+    return Tree([new[left[a]] if left[a] != -1 else -1 for a in order],
+                [new[right[a]] if right[a] != -1 else -1 for a in order],
+                [feat[a] for a in order], [thr[a] for a in order], X.shape[1])
 
 
 def _ref_kd(X, max_depth, min_samples_leaf):

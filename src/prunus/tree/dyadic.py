@@ -49,8 +49,8 @@ def grow_dyadic(X, max_depth=None, max_nodes=None):
     Returns
     -------
     Tree
-        Splits on coordinate ``coords[depth mod D]`` at the midpoint of the
-        cell, in raw units. ``coords`` are the non-constant coordinates in
+        Nodes numbered depth-first (preorder). Splits on coordinate
+        ``coords[depth mod D]`` at the midpoint of the cell, in raw units. ``coords`` are the non-constant coordinates in
         increasing order (a constant coordinate cannot be halved usefully:
         every row would fall on one side).
     """
@@ -67,14 +67,54 @@ def grow_dyadic(X, max_depth=None, max_nodes=None):
     max_nodes = _check_int(max_nodes, "max_nodes", 1)
     if coords.shape[0] == 0:
         max_depth = 0
-    # Identical rows can never be separated: the kernel checks min == max of
-    # a row id per cell instead of comparing rows.
-    _, row_id = np.unique(X[:, coords], axis=0, return_inverse=True)
-    row_id = np.ascontiguousarray(row_id.reshape(-1), dtype=np.int64)
     left, right, feature, threshold = _grow_dyadic_kernel(
-        X, row_id, coords, lo, hi, max_depth, max_nodes
+        X, _row_ids(X[:, coords]), coords, lo, hi, max_depth, max_nodes
     )
-    return Tree(left, right, feature, threshold, n_features)
+    # The tree is grown level by level; numbering it depth-first instead puts
+    # every left child right after its parent, which makes routing rows down
+    # the deep dyadic tree several times faster (fewer cache misses).
+    order = _preorder(left, right)
+    new_id = np.empty_like(order)
+    new_id[order] = np.arange(order.shape[0])
+    left, right = left[order], right[order]
+    left = np.where(left >= 0, new_id[np.maximum(left, 0)], -1)
+    right = np.where(right >= 0, new_id[np.maximum(right, 0)], -1)
+    return Tree(left, right, feature[order], threshold[order], n_features)
+
+
+def _row_ids(Z):
+    """Integer id per row, equal iff the rows are identical (lexsort, faster than unique(axis=0))."""
+    n = Z.shape[0]
+    if Z.shape[1] == 0:
+        return np.zeros(n, dtype=np.int64)
+    order = np.lexsort(Z.T[::-1])
+    s = Z[order]
+    new_row = np.empty(n, dtype=np.int64)
+    new_row[0] = 0
+    new_row[1:] = np.any(s[1:] != s[:-1], axis=1)
+    ids = np.empty(n, dtype=np.int64)
+    ids[order] = np.cumsum(new_row)
+    return ids
+
+
+@njit(cache=True)
+def _preorder(left, right):
+    """Node ids in depth-first preorder (left branch first)."""
+    n = left.shape[0]
+    order = np.empty(n, dtype=np.int64)
+    stack = np.empty(n, dtype=np.int64)
+    stack[0] = 0
+    top, k = 1, 0
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        order[k] = node
+        k += 1
+        if left[node] != -1:
+            stack[top] = right[node]
+            stack[top + 1] = left[node]
+            top += 2
+    return order
 
 
 @njit(cache=True)

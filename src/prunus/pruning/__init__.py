@@ -1,0 +1,7 @@
+"""Choosing ONE subtree of a fixed tree: Breiman's cost-complexity path and
+the selection rules of Gey's paper (hold-out M1/M2, CV, 1-SE, slope heuristic,
+sub-additive penalties)."""
+
+from .path import CostComplexityPath, cost_complexity_path, node_labels
+
+__all__ = ["CostComplexityPath", "cost_complexity_path", "node_labels"]

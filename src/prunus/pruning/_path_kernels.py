@@ -1,0 +1,148 @@
+"""Numba kernels for Breiman's minimal cost-complexity pruning.
+
+The pruning sequence is computed without simulating the weakest-link loop.
+For a branch T_t let C_t(a) = min over pruned subtrees T of T_t of
+R(T) + a |T|: a concave, piecewise-linear function of the temperature a.
+Node t is a leaf of the smallest minimiser T_a (section 2.3 of Gey's paper)
+iff R(t) + a <= C_l(a) + C_r(a); the gap D_t(a) = C_l(a) + C_r(a) - R(t) - a
+is increasing (slope >= 1) and non-positive at a = 0, so it has one root
+beta_t, and
+
+    t is collapsed in T_a  <=>  a >= beta_t.
+
+Each C_t is kept as a max-heap of its breakpoints (a leftist heap, mergeable
+in O(log n)) plus its top linear piece. The root beta_t is found by walking
+down from +inf, popping breakpoints above it; popped breakpoints never come
+back, so the whole tree costs O(n log n).
+
+Every breakpoint stores the change of the piece's constant and slope as it is
+crossed (integers for unit weights), so the constants are sums of exact
+risks, and beta_t is one correctly rounded division of exact numbers: two
+weakest links tied in exact arithmetic get bit-identical temperatures and are
+pruned in the same step, as Table 1 of the paper requires.
+"""
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _merge(a, b, key, left, right, rank, stack):
+    """Merge two leftist max-heaps (roots ``a``, ``b``; -1 is empty)."""
+    if a == -1:
+        return b
+    if b == -1:
+        return a
+    if key[a] < key[b]:
+        a, b = b, a
+    root = a
+    depth = 0
+    cur = a
+    other = b
+    # Walk down the right spines (O(log n) long), splicing the larger key in.
+    while True:
+        stack[depth] = cur
+        depth += 1
+        r = right[cur]
+        if r == -1:
+            right[cur] = other
+            break
+        if key[r] < key[other]:
+            right[cur] = other
+            other = r
+        cur = right[cur]
+    # Restore the leftist property on the way back up.
+    for i in range(depth - 1, -1, -1):
+        node = stack[i]
+        lft = left[node]
+        rgt = right[node]
+        rank_l = rank[lft] if lft != -1 else 0
+        rank_r = rank[rgt] if rgt != -1 else 0
+        if rank_l < rank_r:
+            left[node] = rgt
+            right[node] = lft
+            rank_r = rank_l
+        rank[node] = rank_r + 1
+    return root
+
+
+@njit(cache=True)
+def collapse_temperatures(children_left, children_right, node_risk, total_weight):
+    """beta_t for every internal node (``inf`` at leaves).
+
+    Parameters
+    ----------
+    children_left, children_right : int64 arrays
+        Tree structure; children have larger ids than parents.
+    node_risk : float64 array
+        R(t): misclassified weight of node t when it is a leaf (unnormalised).
+    total_weight : float
+        Weight of the whole sample: temperatures are returned per unit of it,
+        in one division so that they stay correctly rounded.
+
+    Returns
+    -------
+    beta : float64 array
+        Temperature (risk per leaf, risk = misclassified weight / total
+        weight) from which collapsing t into a leaf is optimal within its
+        branch.
+    """
+    n = children_left.shape[0]
+    key = np.empty(n, dtype=np.float64)
+    d_const = np.empty(n, dtype=np.float64)
+    d_slope = np.empty(n, dtype=np.float64)
+    left = np.full(n, -1, dtype=np.int64)
+    right = np.full(n, -1, dtype=np.int64)
+    rank = np.zeros(n, dtype=np.int64)
+    stack = np.empty(n + 1, dtype=np.int64)
+    heap = np.full(n, -1, dtype=np.int64)
+    top_const = np.empty(n, dtype=np.float64)
+    top_slope = np.empty(n, dtype=np.float64)
+    beta = np.full(n, np.inf)
+    for t in range(n - 1, -1, -1):
+        lc = children_left[t]
+        if lc == -1:
+            top_const[t] = node_risk[t]
+            top_slope[t] = 1.0
+            continue
+        rc = children_right[t]
+        h = _merge(heap[lc], heap[rc], key, left, right, rank, stack)
+        const = top_const[lc] + top_const[rc]
+        slope = top_slope[lc] + top_slope[rc]
+        while True:
+            cand = (node_risk[t] - const) / ((slope - 1.0) * total_weight)
+            if h == -1 or cand >= key[h]:
+                break
+            # The root lies below this breakpoint: cross it downwards.
+            const += d_const[h]
+            slope += d_slope[h]
+            h = _merge(left[h], right[h], key, left, right, rank, stack)
+        if cand < 0.0:  # only rounding can push it below 0 (D_t(0) <= 0)
+            cand = 0.0
+        beta[t] = cand
+        # C_t = C_l + C_r below beta_t and R(t) + a above it: one new breakpoint.
+        key[t] = cand
+        d_const[t] = const - node_risk[t]
+        d_slope[t] = slope - 1.0
+        left[t] = -1
+        right[t] = -1
+        rank[t] = 1
+        heap[t] = _merge(h, t, key, left, right, rank, stack)
+        top_const[t] = node_risk[t]
+        top_slope[t] = 1.0
+    return beta
+
+
+@njit(cache=True)
+def effective_temperatures(beta, parent):
+    """A(t) = min(beta_t, A(parent)): the temperature at which node t stops
+    being an internal node of the pruned sequence (top-down pass)."""
+    n = beta.shape[0]
+    out = np.empty(n, dtype=np.float64)
+    for t in range(n):
+        p = parent[t]
+        if p == -1:
+            out[t] = beta[t]
+        else:
+            out[t] = min(beta[t], out[p])
+    return out

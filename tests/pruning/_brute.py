@@ -1,0 +1,106 @@
+"""Independent brute force for pruned subtrees, in exact rational arithmetic."""
+
+from fractions import Fraction
+
+import numpy as np
+
+from prunus.tree import Tree
+
+
+def random_tree(rng, n_leaves, n_features=3):
+    """A random binary tree grown by splitting random leaves (children get new, larger ids)."""
+    left, right = [-1], [-1]
+    leaves = [0]
+    while len(leaves) < n_leaves:
+        t = leaves.pop(rng.randint(len(leaves)))
+        a, b = len(left), len(left) + 1
+        left[t], right[t] = a, b
+        left += [-1, -1]
+        right += [-1, -1]
+        leaves += [a, b]
+    n = len(left)
+    feature = rng.randint(n_features, size=n)
+    threshold = rng.random_sample(n)
+    return Tree(left, right, feature, threshold, n_features)
+
+
+def counts_from_leaves(tree, leaf_counts):
+    """Node counts whose internal rows are the sums of their leaves' rows."""
+    counts = np.zeros((tree.n_nodes, leaf_counts.shape[1]), dtype=np.float64)
+    counts[tree.is_leaf] = leaf_counts
+    for node in range(tree.n_nodes - 1, 0, -1):
+        counts[tree.parent[node]] += counts[node]
+    return counts
+
+
+def exact_node_risk(counts_row):
+    """R(t) unnormalised: weight minus majority weight, as a Fraction."""
+    vals = [Fraction(v) for v in counts_row]
+    return sum(vals) - max(vals)
+
+
+def all_pruned_subtrees(tree):
+    """Every pruned subtree of ``tree`` as a frozenset of its leaves."""
+    def rec(t):
+        if tree.children_left[t] == -1:
+            return [frozenset([t])]
+        below = [a | b for a in rec(tree.children_left[t]) for b in rec(tree.children_right[t])]
+        return [frozenset([t])] + below
+    return rec(0)
+
+
+def smallest_minimiser(tree, counts, alpha, subtrees=None):
+    """T_alpha by exhaustive search: argmin R(T) + alpha |T|, smallest on ties.
+
+    ``alpha`` is a Fraction in unnormalised units (weight per leaf).
+    """
+    subtrees = all_pruned_subtrees(tree) if subtrees is None else subtrees
+    risk = [exact_node_risk(row) for row in counts]
+    best = None
+    for leaves in subtrees:
+        crit = sum(risk[t] for t in leaves) + alpha * len(leaves)
+        key = (crit, len(leaves))
+        if best is None or key < best[0]:
+            best = (key, leaves)
+    return best[1]
+
+
+def breiman_weakest_link_alphas(tree, counts):
+    """Exact alpha_k by the textbook weakest-link loop of Table 1 (Fractions, unnormalised)."""
+    risk = [exact_node_risk(row) for row in counts]
+    leaves = smallest_minimiser(tree, counts, Fraction(0))
+    alphas = [Fraction(0)]
+    while len(leaves) > 1:
+        internal = set()
+        for t in leaves:
+            p = tree.parent[t]
+            while p != -1:
+                internal.add(p)
+                p = tree.parent[p]
+        def branch_leaves(t):
+            out = []
+            stack = [t]
+            while stack:
+                u = stack.pop()
+                if u in leaves:
+                    out.append(u)
+                else:
+                    stack += [tree.children_left[u], tree.children_right[u]]
+            return out
+        def removed(t, current):
+            # True when an ancestor of t was pruned earlier in this step.
+            p = tree.parent[t]
+            while p != -1:
+                if p in current:
+                    return True
+                p = tree.parent[p]
+            return False
+
+        g = {t: (risk[t] - sum(risk[u] for u in branch_leaves(t))) / (len(branch_leaves(t)) - 1)
+             for t in internal}
+        a = min(g.values())
+        for t in sorted(internal, key=lambda u: tree.depth[u]):
+            if g[t] == a and not removed(t, leaves):
+                leaves = (leaves - set(branch_leaves(t))) | {t}
+        alphas.append(a)
+    return alphas

@@ -184,3 +184,23 @@ def test_any_tree_can_be_voted_over():
     res = pac_bayes_weights(tree, NodeStats(tree, counts), 1.0, 0.5)
     _, _, w, _ = _brute(tree, counts, 1.0, 0.5, "practical")
     np.testing.assert_allclose(res["node_weight"], w, rtol=1e-9, atol=1e-300)
+
+
+@pytest.mark.parametrize("prior", ["practical", "theory"])
+def test_no_overflow_at_n_1e7_on_the_grid_extremes(prior):
+    """Counts of 10^7 rows on a deep random tree: every weight finite, every path sums to 1."""
+    rng = np.random.default_rng(3)
+    tree = random_tree(rng, 300)
+    counts = random_counts(rng, tree, 5, empty_prob=0.1, scale=10**6)
+    counts *= 1e7 / counts[0].sum()
+    for lam in (2.0**-8, 2.0**6, 2.0**7):
+        res = pac_bayes_weights(tree, counts, lam, None if prior == "theory" else lam, prior=prior)
+        assert np.isfinite(res["log_weight"]).all() and np.isfinite(res["log_partition"])
+        w = res["node_weight"]
+        assert np.isfinite(w).all()
+        for leaf in np.flatnonzero(tree.is_leaf)[:50]:
+            total, node = 0.0, leaf
+            while node != -1:
+                total += w[node]
+                node = tree.parent[node]
+            assert total == pytest.approx(1.0, rel=1e-6)

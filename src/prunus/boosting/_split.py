@@ -133,6 +133,37 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
 
 
 @njit(cache=True)
+def _error_scan(hist, slot, nb, seen_tot, L, U):
+    """Error criterion fast path of :func:`threshold_bounds`: fills ``L``, returns ``min L``.
+
+    The best-labelling error of threshold ``t`` is
+    ``Z_seen - max_y left_y(t) - max_y right_y(t)``. The loop runs class by
+    class so each running sum stays in a register; ``L`` and ``U`` hold the
+    running maxima of the left and right class weights.
+    """
+    C = seen_tot.shape[1]
+    T = nb - 1
+    total = 0.0
+    for t in range(T):
+        L[t] = 0.0
+        U[t] = 0.0
+    for c in range(C):
+        tot_c = seen_tot[slot, c]
+        total += tot_c
+        run = 0.0
+        for t in range(T):
+            run += hist[slot, t, c]
+            L[t] = max(L[t], run)
+            U[t] = max(U[t], tot_c - run)
+    lb = np.inf
+    for t in range(T):
+        e = max(total - L[t] - U[t], 0.0)
+        L[t] = e
+        lb = min(lb, e)
+    return lb
+
+
+@njit(cache=True)
 def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
              tie):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
@@ -140,20 +171,25 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
     the minimum: values that differ only by rounding count as ties.
     """
-    C = node_tot.shape[0]
-    for c in range(C):
-        v = node_tot[c] - seen_tot[slot, c]
-        unseen_cls[c] = v if v > 0.0 else 0.0
     nb = nbins[slot]
-    threshold_bounds(hist[slot], nb, seen_tot[slot], unseen_cls, unseen, criterion, lg_c, L, U, left, right)
-    lb = np.inf
-    ub = np.inf
+    if criterion == 0:
+        lb = _error_scan(hist, slot, nb, seen_tot, L, U)
+        ub = lb + unseen
+    else:
+        C = node_tot.shape[0]
+        for c in range(C):
+            v = node_tot[c] - seen_tot[slot, c]
+            unseen_cls[c] = v if v > 0.0 else 0.0
+        threshold_bounds(hist[slot], nb, seen_tot[slot], unseen_cls, unseen, criterion, lg_c, L, U, left,
+                         right)
+        lb = np.inf
+        ub = np.inf
+        for t in range(nb - 1):
+            if L[t] < lb:
+                lb = L[t]
+            if U[t] < ub:
+                ub = U[t]
     tb = -1
-    for t in range(nb - 1):
-        if L[t] < lb:
-            lb = L[t]
-        if U[t] < ub:
-            ub = U[t]
     for t in range(nb - 1):
         if L[t] <= lb + tie:
             tb = t
@@ -207,7 +243,7 @@ def _lg_classes(node_tot):
 
 @njit(cache=True)
 def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
-                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb):
+                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5):
     """Best stump of one node under one strategy.
 
     Parameters
@@ -274,7 +310,8 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                                            L, U, left, right, unseen_cls, tie)
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
-        m0 = _first_index(Zp, 0.5 * Zn)
+        floor = batch_floor * Zn
+        m0 = _first_index(Zp, adaptive_init * Zn)
         for s in range(S):
             _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
             mk[s] = m0
@@ -300,14 +337,14 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             # Batch weight = the gap (error: one unit of weight moves a bound by
             # at most one unit). Entropy values are in bits * weight, so the
             # gap is converted back to weight by the maximal entropy lg|Y|.
-            gap = (ub[a] - lb[b]) * gscale
+            gap = max((ub[a] - lb[b]) * gscale, floor)
             if mk[a] < n:
                 m = _advance(Zp, mk[a], gap, n)
                 _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot)
                 mk[a] = m
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
                                                lg_c, L, U, left, right, unseen_cls, tie)
-                gap = (ub[a] - lb[b]) * gscale
+                gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n)
                 _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot)

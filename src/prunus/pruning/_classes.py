@@ -1,0 +1,297 @@
+"""CARTClassifier: grow T_max, prune it (Table 1), select one subtree."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from . import selection as sel
+
+_METHODS = ("M1", "M2")
+_SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
+
+
+class CARTClassifier(ClassifierMixin, BaseEstimator):
+    """CART with Breiman's misclassification pruning and a choice of final selection.
+
+    Implements the procedure analysed in Gey, *Risk bounds for CART
+    classifiers under a margin condition*: T_max is grown by impurity
+    reduction, pruned into the nested sequence T_1 > ... > T_K by the
+    cost-complexity algorithm on misclassification cost (Table 1), and one
+    T_k is selected.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "log_loss"}, default="gini"
+        Impurity used to grow T_max.
+    max_depth : int or None, default=None
+    min_samples_leaf : int or float, default=1
+        Growing limits of T_max (by default its leaves are pure).
+    method : {"M2", "M1"}, default="M2"
+        Section 3.1. "M2": grow and prune on the learning sample L. "M1":
+        split L in two halves, grow T_max on L1 and take every pruning
+        statistic (risks, leaf labels) from L2.
+    selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
+        "holdout": eq. (10), the T_k with the least error on a test sample of
+        ``test_size`` (kept out of L). "cv": rpart-style cross-validation, each
+        fold's path evaluated at the geometric means of consecutive alphas of
+        the full path. "cv-1se": the smallest tree within one standard error of
+        the CV minimum. "slope": slope heuristic, penalty 2 c_min |T|/n with
+        c_min the slope of R(T_k) against |T_k|/n over the largest trees (no
+        held-out data). "penalty": the sub-additive penalty
+        ``penalty_c * (|T|/n)^(kappa/(2 kappa - 1))`` (section 4 remarks;
+        ``penalty_c=None`` calibrates it by the slope heuristic on that shape).
+        "alpha": T_alpha for the given ``alpha``.
+    test_size : float in (0, 1), default=0.1
+        Fraction of the sample held out as test sample for "holdout".
+    cv : int >= 2, CV splitter or iterable of (train, test) splits, default=10
+        Folds for "cv" and "cv-1se" (an int gives shuffled, stratified folds
+        when every class has at least ``cv`` members).
+    alpha : float >= 0 or None, default=None
+        Temperature for "alpha", in scikit-learn's ``ccp_alpha`` units.
+    kappa : float >= 1, default=1.0
+        Margin exponent of the "penalty" (and "slope") selection; kappa = 1 is
+        the linear penalty valid under MA(1).
+    penalty_c : float >= 0 or None, default=None
+        Constant of the "penalty" selection.
+    n_jobs : int or None, default=None
+        Folds run in parallel with joblib.
+    random_state : int, RandomState or None, default=None
+
+    Attributes
+    ----------
+    tree_ : Tree
+        T_max.
+    path_ : CostComplexityPath
+        The pruning sequence of T_max.
+    selected_index_ : int
+        k-hat.
+    alpha_ : float
+        alpha_{k-hat}.
+    pruned_tree_ : Tree
+        T_{k-hat}.
+    pruned_counts_ : ndarray, shape (pruned_tree_.n_nodes, n_classes)
+        Class weights of the pruning sample in the nodes of ``pruned_tree_``.
+    classes_ : ndarray
+    n_features_in_ : int
+    cv_results_ : dict or None
+        For CV selections: ``alpha`` (evaluation temperatures), ``n_leaves``,
+        ``mean_risk``, ``std_risk`` (across folds), ``se_risk`` (rpart's SE).
+    test_risk_ : ndarray or None
+        For "holdout": test error of every T_k.
+    pruning_indices_ : ndarray of int
+        Rows of X whose counts gave the pruning risks and leaf labels (the
+        learning sample for M2, its half L2 for M1).
+    penalty_c_ : float
+        For "slope" and "penalty": the penalty constant used.
+    """
+
+    def __init__(
+        self,
+        criterion="gini",
+        max_depth=None,
+        min_samples_leaf=1,
+        method="M2",
+        selection="holdout",
+        test_size=0.1,
+        cv=10,
+        alpha=None,
+        kappa=1.0,
+        penalty_c=None,
+        n_jobs=None,
+        random_state=None,
+    ):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.method = method
+        self.selection = selection
+        self.test_size = test_size
+        self.cv = cv
+        self.alpha = alpha
+        self.kappa = kappa
+        self.penalty_c = penalty_c
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+
+    # ------------------------------------------------------------ checks
+    def _check_params(self, n_samples):
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}.")
+        if self.selection not in _SELECTIONS:
+            raise ValueError(f"selection must be one of {_SELECTIONS}, got {self.selection!r}.")
+        if self.selection == "holdout":
+            ts = self.test_size
+            if not isinstance(ts, numbers.Real) or not 0.0 < ts < 1.0:
+                raise ValueError(f"test_size must be a float in (0, 1), got {ts!r}.")
+            n_test = int(np.ceil(ts * n_samples))
+            n_learn = n_samples - n_test
+            if n_test < 1 or n_learn < 1:
+                raise ValueError(
+                    f"selection='holdout' with test_size={ts} leaves {n_learn} learning and {n_test} "
+                    f"test samples out of n_samples = {n_samples}; both need at least one sample."
+                )
+        else:
+            n_learn = n_samples
+        if self.method == "M1" and n_learn < 2:
+            raise ValueError(
+                f"method='M1' splits the learning sample in two halves and needs at least 2 learning "
+                f"samples; got {n_learn} (n_samples = {n_samples})."
+            )
+        if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral):
+            if self.cv < 2:
+                raise ValueError(f"cv must be an integer >= 2, a CV splitter or an iterable of splits, got {self.cv!r}.")
+            if self.cv > n_samples:
+                raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
+        if self.selection == "alpha":
+            a = self.alpha
+            if a is None or not isinstance(a, numbers.Real) or not np.isfinite(a) or a < 0:
+                raise ValueError(f"selection='alpha' needs alpha, a finite float >= 0; got {a!r}.")
+        if self.selection in ("penalty", "slope"):
+            sel.penalty_exponent(self.kappa)
+        if self.penalty_c is not None:
+            c = self.penalty_c
+            if not isinstance(c, numbers.Real) or not np.isfinite(c) or c < 0:
+                raise ValueError(f"penalty_c must be a finite float >= 0 or None, got {c!r}.")
+
+    # --------------------------------------------------------------- fit
+    def fit(self, X, y, sample_weight=None):
+        """Grow, prune and select.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), optional
+            Non-negative weights, used for growing, pruning risks and every
+            selection criterion.
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_, y_enc = np.unique(y, return_inverse=True)
+        if self.classes_.shape[0] < 2:
+            raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
+        y_enc = y_enc.astype(np.int64)
+        if sample_weight is not None:
+            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        n = X.shape[0]
+        self._check_params(n)
+        n_classes = self.classes_.shape[0]
+        rng = check_random_state(self.random_state)
+        # Drawn first, so every tree of this fit (and of a refit with the same
+        # random_state on other rows) is grown with the same feature order.
+        grow_seed = rng.randint(2**31 - 1)
+        grow = dict(criterion=self.criterion, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
+
+        self.cv_results_ = None
+        self.test_risk_ = None
+        learn = np.arange(n)
+        if self.selection == "holdout":
+            perm = rng.permutation(n)
+            n_test = int(np.ceil(self.test_size * n))
+            test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
+        w_learn = None if sample_weight is None else sample_weight[learn]
+        path, prune_idx = sel.build_path(X[learn], y_enc[learn], w_learn, n_classes, self.method, grow, grow_seed, rng)
+        self.pruning_indices_ = learn[prune_idx]
+        n_prune = prune_idx.shape[0]
+
+        if self.selection == "holdout":
+            w_test = None if sample_weight is None else sample_weight[test]
+            test_counts = path.tree.node_counts(X[test], y_enc[test], n_classes, w_test)
+            k, self.test_risk_ = sel.select_holdout(path, test_counts)
+        elif self.selection in ("cv", "cv-1se"):
+            k = self._select_cv(X, y_enc, sample_weight, n_classes, grow, grow_seed, path, rng)
+        elif self.selection == "alpha":
+            k = path.index(self.alpha)
+        else:
+            kappa = 1.0 if self.selection == "slope" else self.kappa
+            c = self.penalty_c if self.selection == "penalty" else None
+            if c is None:
+                c = 2.0 * sel.minimal_penalty_constant(path, n_prune, kappa)
+            self.penalty_c_ = c
+            k = sel.select_penalty(path, n_prune, c, kappa)
+
+        self.path_ = path
+        self.tree_ = path.tree
+        self.selected_index_ = int(k)
+        self.alpha_ = float(path.alphas[k])
+        self.pruned_tree_, index = path.subtree(k, return_index=True)
+        self.pruned_counts_ = path.counts[index]
+        self._leaf_label = path.label[index]
+        self._leaf_proba = _node_proba(self.pruned_tree_, self.pruned_counts_)
+        return self
+
+    def _select_cv(self, X, y, sample_weight, n_classes, grow, grow_seed, path, rng):
+        folds = self._folds(X, y, n_classes, rng)
+        betas = sel.cv_temperatures(path.alphas)
+        wrong, weight = sel.cv_risks(
+            X, y, sample_weight, folds, n_classes, self.method, grow, grow_seed, betas, rng, self.n_jobs
+        )
+        mean, std, se = sel.cv_summary(wrong, weight, X.shape[0])
+        self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
+        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+
+    def _folds(self, X, y, n_classes, rng):
+        """(train, test) index pairs from ``cv``: a fold count (stratified
+        when every class has a member per fold), a splitter or the splits."""
+        if isinstance(self.cv, numbers.Integral):
+            min_class = np.bincount(y, minlength=n_classes).min()
+            splitter_cls = StratifiedKFold if min_class >= self.cv else KFold
+            splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
+            return list(splitter.split(X, y))
+        splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
+        n = X.shape[0]
+        for pair in splits:
+            if len(pair) != 2:
+                raise ValueError("cv must yield (train, test) index pairs.")
+            train, test = (np.asarray(idx) for idx in pair)
+            if train.size == 0 or test.size == 0 or train.min() < 0 or test.min() < 0 or max(train.max(), test.max()) >= n:
+                raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
+        if len(splits) < 2:
+            raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
+        return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+
+    # ----------------------------------------------------------- predict
+    def _check_X(self, X):
+        check_is_fitted(self, "pruned_tree_")
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def apply(self, X):
+        """Leaf of the selected tree reached by each row."""
+        X = self._check_X(X)
+        return self.pruned_tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse indicator of the nodes of the selected tree each row visits."""
+        X = self._check_X(X)
+        return self.pruned_tree_.decision_path(X)
+
+    def predict_proba(self, X):
+        """Class frequencies of the pruning sample in the leaf of each row."""
+        leaves = self.apply(X)
+        return self._leaf_proba[leaves]
+
+    def predict(self, X):
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        leaves = self.apply(X)
+        return self.classes_[self._leaf_label[leaves]]
+
+
+def _node_proba(tree, counts):
+    """Per-node class frequencies; empty nodes take their parent's."""
+    total = counts.sum(axis=1, keepdims=True)
+    proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
+    for node in range(1, tree.n_nodes):
+        if total[node, 0] <= 0:
+            proba[node] = proba[tree.parent[node]]
+    return proba

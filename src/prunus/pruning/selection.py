@@ -1,0 +1,182 @@
+"""Final selection of one tree of the pruning sequence (section 2.3 and 4 of
+Gey's paper): test sample (eq. 10), cross-validation as in rpart, the 1-SE
+rule, the slope heuristic and sub-additive penalties.
+
+Every function takes a :class:`~prunus.pruning.CostComplexityPath` and
+returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ..tree import grow_cart
+from .path import cost_complexity_path
+
+#: Any temperature above 1 prunes to the root: alpha_k <= R(root) <= 1.
+ROOT_TEMPERATURE = 2.0
+
+
+def _last_argmin(values):
+    """Index of the minimum, the last one on ties (the smallest tree)."""
+    values = np.asarray(values)
+    return int(values.shape[0] - 1 - np.argmin(values[::-1]))
+
+
+def select_holdout(path, test_counts):
+    """k-hat of eq. (10): the T_k with the least misclassified test weight.
+
+    Parameters
+    ----------
+    path : CostComplexityPath
+    test_counts : ndarray, shape (n_nodes, n_classes)
+        Class weights of the test sample per node of T_max.
+
+    Returns
+    -------
+    k : int
+    test_risk : ndarray, shape (K,)
+        P_{n_t}(f_{T_k}) for every k.
+    """
+    wrong = path.misclassified(test_counts)
+    total = float(np.asarray(test_counts)[0].sum())
+    risk = wrong / total if total > 0 else wrong
+    return _last_argmin(risk), risk
+
+
+def cv_temperatures(alphas):
+    """rpart's evaluation points: geometric means of consecutive alphas.
+
+    T_k is optimal on [alpha_k, alpha_{k+1}); its representative temperature
+    is sqrt(alpha_k alpha_{k+1}), and the root's is :data:`ROOT_TEMPERATURE`.
+    """
+    alphas = np.asarray(alphas, dtype=np.float64)
+    betas = np.empty_like(alphas)
+    betas[:-1] = np.sqrt(alphas[:-1] * alphas[1:])
+    betas[-1] = ROOT_TEMPERATURE
+    return betas
+
+
+def build_path(X, y, sample_weight, n_classes, method, grow_params, grow_seed, rng):
+    """Grow T_max and prune it by method M1 or M2 (section 3.1).
+
+    M2 grows and prunes on the whole learning sample. M1 splits it in two
+    halves at random, grows T_max on the first and computes every pruning
+    statistic (risks, leaf labels) from the second only.
+
+    ``grow_seed`` fixes scikit-learn's feature order, so the same seed grows
+    the same tree from the same rows; ``rng`` draws the M1 halves.
+
+    Returns
+    -------
+    path : CostComplexityPath
+    prune_idx : ndarray of int
+        Rows of ``X`` forming the pruning sample (all rows for M2, L2 for M1).
+    """
+    n = X.shape[0]
+    if method == "M2":
+        grow_idx = prune_idx = np.arange(n)
+    else:
+        perm = rng.permutation(n)
+        half = n // 2
+        grow_idx, prune_idx = np.sort(perm[:half]), np.sort(perm[half:])
+    w = None if sample_weight is None else sample_weight[grow_idx]
+    tree = grow_cart(X[grow_idx], y[grow_idx], sample_weight=w, random_state=grow_seed, **grow_params)
+    w = None if sample_weight is None else sample_weight[prune_idx]
+    counts = tree.node_counts(X[prune_idx], y[prune_idx], n_classes, w)
+    return cost_complexity_path(tree, counts), prune_idx
+
+
+def _fold_misclassified(X, y, sample_weight, train, test, n_classes, method, grow_params, grow_seed, seed, betas):
+    rng = np.random.RandomState(seed)
+    w_train = None if sample_weight is None else sample_weight[train]
+    path, _ = build_path(X[train], y[train], w_train, n_classes, method, grow_params, grow_seed, rng)
+    w_test = None if sample_weight is None else sample_weight[test]
+    test_counts = path.tree.node_counts(X[test], y[test], n_classes, w_test)
+    return path.misclassified(test_counts, betas), float(test_counts[0].sum())
+
+
+def cv_risks(X, y, sample_weight, folds, n_classes, method, grow_params, grow_seed, betas, rng, n_jobs=None):
+    """Held-out misclassified weight of every fold's pruned trees at ``betas``.
+
+    One tree and one path per fold, each evaluated at every temperature from
+    the counts of the fold's held-out part: no refit per alpha.
+
+    Returns
+    -------
+    wrong : ndarray, shape (n_folds, len(betas))
+    weight : ndarray, shape (n_folds,)
+        Held-out weight of each fold.
+    """
+    seeds = rng.randint(2**31 - 1, size=len(folds))
+    results = Parallel(n_jobs=n_jobs)(
+        delayed(_fold_misclassified)(
+            X, y, sample_weight, train, test, n_classes, method, grow_params, grow_seed, seed, betas
+        )
+        for (train, test), seed in zip(folds, seeds)
+    )
+    wrong = np.array([r[0] for r in results])
+    weight = np.array([r[1] for r in results])
+    return wrong, weight
+
+
+def cv_summary(wrong, weight, n_samples):
+    """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
+
+    The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
+    the pooled held-out risk.
+    """
+    mean = wrong.sum(axis=0) / weight.sum()
+    per_fold = wrong / np.where(weight > 0, weight, 1.0)[:, None]
+    std = per_fold.std(axis=0)
+    se = np.sqrt(mean * (1.0 - mean) / n_samples)
+    return mean, std, se
+
+
+def select_cv(mean_risk, se_risk=None, one_se=False):
+    """argmin of the CV risk, or with ``one_se`` the smallest tree whose risk
+    is within one standard error of the minimum (the 1-SE rule)."""
+    best = _last_argmin(mean_risk)
+    if not one_se:
+        return best
+    bound = mean_risk[best] + se_risk[best]
+    return int(np.flatnonzero(mean_risk <= bound).max())
+
+
+def penalty_exponent(kappa):
+    """kappa / (2 kappa - 1): the exponent of |T|/n under MA(MT) (section 4)."""
+    kappa = float(kappa)
+    if not np.isfinite(kappa) or kappa < 1.0:
+        raise ValueError(f"kappa must be a finite number >= 1, got {kappa}.")
+    return kappa / (2.0 * kappa - 1.0)
+
+
+def minimal_penalty_constant(path, n, kappa=1.0, fraction=0.5):
+    """Slope heuristic: the minimal penalty constant c_min.
+
+    Over the largest trees of the sequence (those with at least ``fraction``
+    of the leaves of T_1, and at least the two largest) the empirical risk
+    decreases linearly in the penalty shape (|T|/n)^p; minus the slope of a
+    least-squares fit is c_min (Birgé-Massart; Arlot-Massart). The selected
+    penalty is then 2 c_min.
+    """
+    shape = (path.n_leaves / float(n)) ** penalty_exponent(kappa)
+    large = path.n_leaves >= fraction * path.n_leaves[0]
+    if large.sum() < 2:
+        large[: min(2, len(path))] = True
+    if large.sum() < 2:
+        return 0.0
+    slope = np.polyfit(shape[large], path.risks[large], 1)[0]
+    return max(-float(slope), 0.0)
+
+
+def select_penalty(path, n, c, kappa=1.0):
+    """argmin over the CART sequence of R(T_k) + c (|T_k| / n)^(kappa / (2 kappa - 1)).
+
+    For kappa > 1 the penalty is sub-additive, and its minimisers over all
+    pruned subtrees lie in the CART sequence (Scott; section 4 remarks), so
+    searching the sequence is exact.
+    """
+    shape = (path.n_leaves / float(n)) ** penalty_exponent(kappa)
+    return _last_argmin(path.risks + c * shape)

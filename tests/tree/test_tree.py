@@ -376,6 +376,14 @@ def test_routing_rejects_bad_X(X, argument):
             call(X)
 
 
+def test_node_counts_rejects_weights_in_the_n_classes_slot():
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
+    for bad in (np.array([1.0, 2.0, 3.0]), 2.5, 0, True):
+        with pytest.raises(TypeError, match="n_classes"):
+            tiny_tree().node_counts(X, [0, 1, 1], bad)
+    np.testing.assert_array_equal(tiny_tree().node_counts(X, [0, 1, 1], np.int32(3))[0], [1.0, 2.0, 0.0])
+
+
 @pytest.mark.parametrize("kwargs,argument", [
     (dict(y=[0, 1]), "y"),
     (dict(y=[0.0, 1.0, 1.0]), "y"),

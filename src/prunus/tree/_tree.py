@@ -158,6 +158,12 @@ class Tree:
             raise ValueError("y must hold non-negative class codes.")
         if n_classes is None:
             n_classes = int(y.max()) + 1 if y.size else 1
+        elif not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
+            # Also catches weights passed positionally where n_classes goes.
+            raise TypeError(
+                f"n_classes must be a positive integer, got {type(n_classes).__name__}; "
+                "pass sample_weight by keyword."
+            )
         elif y.size and y.max() >= n_classes:
             raise ValueError(f"y holds class code {y.max()} but n_classes={n_classes}.")
         weight = _check_weight(sample_weight, leaves.shape[0])

@@ -91,7 +91,9 @@ def test_data_fetch_failure_is_reported_not_raised(capsys, monkeypatch, tmp_path
     monkeypatch.setenv("PRUNUS_DATA", str(tmp_path))
     monkeypatch.setattr(_debian, "_run", lambda cmd, cwd: subprocess.CompletedProcess(cmd, 100, "", "E: no network"))
     assert cli.main(["data", "fetch", "letter"]) == 1
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
+    assert out == "letter: fetching (Debian package r-cran-mlbench, file " \
+        "/usr/lib/R/site-library/mlbench/data/LetterRecognition.rda) ...\n"
     assert "prunus: error: apt-get download r-cran-mlbench failed" in err and "no network" in err
 
 

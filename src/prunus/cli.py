@@ -44,6 +44,9 @@ def _cmd_data_fetch(args):
         if spec.fetch is None:
             print(f"{name}: {spec.kind}, nothing to fetch")
             continue
+        if args.force or not datasets.is_available(name):
+            # A download takes seconds: say what is happening before it starts.
+            print(f"{name}: fetching ({spec.source}) ...", flush=True)
         path = datasets.fetch(name, force=args.force)
         print(f"{name}: {path}")
     return 0

@@ -31,6 +31,21 @@ def check_ids(ids, name, vocab_size, min_len=1):
     return arr.astype(np.int64)
 
 
+class _threads:
+    """Temporarily set torch's intra-op thread count."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __enter__(self):
+        self.old = torch.get_num_threads()
+        if self.n is not None:
+            torch.set_num_threads(int(self.n))
+
+    def __exit__(self, *exc):
+        torch.set_num_threads(self.old)
+
+
 class _HLBL(nn.Module):
     """r_x = sum_k R_k U_{w_{t-k}} (section 6) followed by an output layer."""
 
@@ -86,6 +101,10 @@ class TreeLanguageModel:
     pad_id : int or None
         Id used for the context before the first token; default: the last token
         of the training stream (``<eos>`` for PTB-style streams).
+    n_threads : int or None
+        torch intra-op threads while fitting / evaluating (restored after);
+        ``None`` leaves torch's setting. On a busy machine 1 thread is often
+        several times faster than oversubscribed ones.
     random_state : int, RandomState or None
     progress : bool
         tqdm bar over batches.
@@ -104,8 +123,8 @@ class TreeLanguageModel:
 
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
-                 criterion="loglik", tree_init="random", cutoffs=None, pad_id=None, random_state=None,
-                 progress=True):
+                 criterion="loglik", tree_init="random", cutoffs=None, pad_id=None, n_threads=None,
+                 random_state=None, progress=True):
         self.vocab_size = vocab_size
         self.context_size = context_size
         self.dim = dim
@@ -121,6 +140,7 @@ class TreeLanguageModel:
         self.tree_init = tree_init
         self.cutoffs = cutoffs
         self.pad_id = pad_id
+        self.n_threads = n_threads
         self.random_state = random_state
         self.progress = progress
 
@@ -194,6 +214,10 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
+        with _threads(self.n_threads):
+            return self._fit(train_ids, epochs, valid_ids)
+
+    def _fit(self, train_ids, epochs=4, valid_ids=None):
         """Train with Adagrad for ``epochs`` passes over ``train_ids`` (shuffled positions).
 
         ``valid_ids`` may be an id array or a dict name -> ids; the perplexity of
@@ -273,9 +297,13 @@ class TreeLanguageModel:
         if not hasattr(self, "module_"):
             raise RuntimeError("This TreeLanguageModel is not fitted yet; call fit first.")
 
-    @torch.no_grad()
     def log_prob(self, ids, batch_size=4096):
         """log p(w_t | w_{t-T..t-1}) of every token of ``ids`` (exactly normalized)."""
+        with _threads(self.n_threads):
+            return self._log_prob_ids(ids, batch_size)
+
+    @torch.no_grad()
+    def _log_prob_ids(self, ids, batch_size):
         self._check_fitted()
         ids = check_ids(ids, "ids", self.vocab_size)
         self.module_.eval()

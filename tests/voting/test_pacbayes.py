@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp
 
-from prunus.tree import Tree, grow_dyadic
+from prunus.tree import Tree
 from prunus.voting import NodeStats, PACBayesTreeClassifier, pac_bayes_weights, vote_proba
 
 from ._subtrees import enumerate_subtrees, leaf_on_path, random_counts, random_tree

@@ -149,14 +149,14 @@ def _plot_rates(summary, settings):
 
     examples = list(EXAMPLES)
     fig, axes = plt.subplots(len(settings.qs), len(examples), figsize=(6 * len(examples), 3.6 * len(settings.qs)),
-                             squeeze=False, sharex=True)
+                             squeeze=False)
     for i, q in enumerate(settings.qs):
         for j, example in enumerate(examples):
             ax = axes[i, j]
             for method, style in (("M2", "-"), ("M1", "--")):
-                for rule in RULES:
+                for c, rule in enumerate(RULES):
                     ys = [summary[(example, q, n, method, rule)][0] for n in settings.sizes]
-                    ax.plot(settings.sizes, ys, style, marker="o", ms=3, label=f"{method} {rule}")
+                    ax.plot(settings.sizes, ys, style, color=f"C{c}", marker="o", ms=3, label=f"{method} {rule}")
             ns = np.asarray(settings.sizes, float)
             ref = summary[(example, q, settings.sizes[0], "M2", "holdout")][0] * ns[0] / ns
             ax.plot(ns, ref, ":", color="k", label="1/n reference")

@@ -76,7 +76,7 @@ class GrownTree:
 
 
 def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, criterion, strategy,
-              quick_init, quick_batches, work, track_bounds=False, batch_floor=0.0, adaptive_init=0.5):
+              quick_init, quick_batches, work, track_bounds=False, batch_floor=0.0, adaptive_init=0.5, min_batch=1):
     """Grow one exact greedy tree on the examples ``idx`` (decreasing weight order).
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
@@ -111,7 +111,7 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, cri
             continue
         slot, t, value = search_split(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                                       quick_init, quick_batches, work.hist, work.seen_tot, work.mk,
-                                      work.lb, work.ub, work.tb, batch_floor, adaptive_init)
+                                      work.lb, work.ub, work.tb, batch_floor, adaptive_init, min_batch)
         mk = work.mk[:S]
         assessments += int(mk.sum())
         exhaustive += nidx.shape[0] * S

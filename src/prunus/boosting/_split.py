@@ -28,14 +28,26 @@ CRITERIA = {"error": ERROR, "entropy": ENTROPY}
 
 
 @njit(cache=True)
-def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot):
-    """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature ``feat``."""
+def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange):
+    """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature ``feat``.
+
+    ``brange[slot]`` tracks the lowest and highest bin seen: thresholds outside
+    that range leave every seen example on one side and need no scan.
+    """
+    lo = brange[slot, 0]
+    hi = brange[slot, 1]
     for i in range(start, stop):
         b = Xb[feat, idx[i]]
         c = yn[i]
         w = wn[i]
         hist[slot, b, c] += w
         seen_tot[slot, c] += w
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    brange[slot, 0] = lo
+    brange[slot, 1] = hi
 
 
 @njit(cache=True)
@@ -133,39 +145,104 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
 
 
 @njit(cache=True)
-def _error_scan(hist, slot, nb, seen_tot, L, U):
-    """Error criterion fast path of :func:`threshold_bounds`: fills ``L``, returns ``min L``.
+def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie):
+    """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
 
-    The best-labelling error of threshold ``t`` is
-    ``Z_seen - max_y left_y(t) - max_y right_y(t)``. The loop runs class by
-    class so each running sum stays in a register; ``L`` and ``U`` hold the
-    running maxima of the left and right class weights.
+    The best-labelling error of threshold ``t`` on the seen examples is
+    ``Z_seen - max_y left_y(t) - max_y right_y(t)``. Only thresholds inside
+    the seen bin range are scanned (outside it every seen example is on one
+    side: the constant value ``Z_seen - max_y Z_seen^y``), only over the
+    classes present in the node, class by class so each running sum stays in
+    a register while ``L`` and ``U`` collect the left and right maxima.
     """
-    C = seen_tot.shape[1]
     T = nb - 1
     total = 0.0
-    for t in range(T):
-        L[t] = 0.0
-        U[t] = 0.0
-    for c in range(C):
-        tot_c = seen_tot[slot, c]
-        total += tot_c
-        run = 0.0
-        for t in range(T):
-            run += hist[slot, t, c]
-            L[t] = max(L[t], run)
-            U[t] = max(U[t], tot_c - run)
+    top = 0.0
+    for ci in range(present.shape[0]):
+        v = seen_tot[slot, present[ci]]
+        total += v
+        top = max(top, v)
+    const = max(total - top, 0.0)
+    lo = brange[slot, 0]
+    hi = min(brange[slot, 1], T)  # thresholds t in [lo, hi) split the seen examples
     lb = np.inf
-    for t in range(T):
-        e = max(total - L[t] - U[t], 0.0)
-        L[t] = e
-        lb = min(lb, e)
-    return lb
+    if lo > 0 or hi < T:
+        lb = const
+    if lo < hi:
+        for t in range(lo, hi):
+            L[t] = 0.0
+            U[t] = 0.0
+        P = present.shape[0]
+        ci = 0
+        # Four classes per pass: four independent running sums hide the
+        # floating-point add latency that a single prefix-sum chain exposes.
+        while ci + 4 <= P:
+            c0 = present[ci]
+            c1 = present[ci + 1]
+            c2 = present[ci + 2]
+            c3 = present[ci + 3]
+            t0 = seen_tot[slot, c0]
+            t1 = seen_tot[slot, c1]
+            t2 = seen_tot[slot, c2]
+            t3 = seen_tot[slot, c3]
+            r0 = 0.0
+            r1 = 0.0
+            r2 = 0.0
+            r3 = 0.0
+            for t in range(lo):
+                r0 += hist[slot, t, c0]
+                r1 += hist[slot, t, c1]
+                r2 += hist[slot, t, c2]
+                r3 += hist[slot, t, c3]
+            for t in range(lo, hi):
+                r0 += hist[slot, t, c0]
+                r1 += hist[slot, t, c1]
+                r2 += hist[slot, t, c2]
+                r3 += hist[slot, t, c3]
+                L[t] = max(L[t], max(max(r0, r1), max(r2, r3)))
+                U[t] = max(U[t], max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3)))
+            ci += 4
+        while ci + 2 <= P:
+            c0 = present[ci]
+            c1 = present[ci + 1]
+            t0 = seen_tot[slot, c0]
+            t1 = seen_tot[slot, c1]
+            r0 = 0.0
+            r1 = 0.0
+            for t in range(lo):
+                r0 += hist[slot, t, c0]
+                r1 += hist[slot, t, c1]
+            for t in range(lo, hi):
+                r0 += hist[slot, t, c0]
+                r1 += hist[slot, t, c1]
+                L[t] = max(L[t], max(r0, r1))
+                U[t] = max(U[t], max(t0 - r0, t1 - r1))
+            ci += 2
+        if ci < P:
+            c0 = present[ci]
+            t0 = seen_tot[slot, c0]
+            r0 = 0.0
+            for t in range(lo):
+                r0 += hist[slot, t, c0]
+            for t in range(lo, hi):
+                r0 += hist[slot, t, c0]
+                L[t] = max(L[t], r0)
+                U[t] = max(U[t], t0 - r0)
+        for t in range(lo, hi):
+            e = max(total - L[t] - U[t], 0.0)
+            L[t] = e
+            lb = min(lb, e)
+    if lo > 0 and const <= lb + tie:
+        return lb, 0
+    for t in range(lo, hi):
+        if L[t] <= lb + tie:
+            return lb, t
+    return lb, max(hi, 0)
 
 
 @njit(cache=True)
 def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
-             tie):
+             tie, brange, present):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
 
     ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
@@ -173,22 +250,20 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     """
     nb = nbins[slot]
     if criterion == 0:
-        lb = _error_scan(hist, slot, nb, seen_tot, L, U)
-        ub = lb + unseen
-    else:
-        C = node_tot.shape[0]
-        for c in range(C):
-            v = node_tot[c] - seen_tot[slot, c]
-            unseen_cls[c] = v if v > 0.0 else 0.0
-        threshold_bounds(hist[slot], nb, seen_tot[slot], unseen_cls, unseen, criterion, lg_c, L, U, left,
-                         right)
-        lb = np.inf
-        ub = np.inf
-        for t in range(nb - 1):
-            if L[t] < lb:
-                lb = L[t]
-            if U[t] < ub:
-                ub = U[t]
+        lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie)
+        return lb, lb + unseen, tb
+    C = node_tot.shape[0]
+    for c in range(C):
+        v = node_tot[c] - seen_tot[slot, c]
+        unseen_cls[c] = v if v > 0.0 else 0.0
+    threshold_bounds(hist[slot], nb, seen_tot[slot], unseen_cls, unseen, criterion, lg_c, L, U, left, right)
+    lb = np.inf
+    ub = np.inf
+    for t in range(nb - 1):
+        if L[t] < lb:
+            lb = L[t]
+        if U[t] < ub:
+            ub = U[t]
     tb = -1
     for t in range(nb - 1):
         if L[t] <= lb + tie:
@@ -198,12 +273,12 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
 
 
 @njit(cache=True)
-def _advance(Zp, m, gap, n):
-    """Smallest index m' > m with ``Z_{m'} >= Z_m + gap`` (Algorithm 1's batch end)."""
+def _advance(Zp, m, gap, n, min_batch):
+    """Smallest index m' >= m + min_batch with ``Z_{m'} >= Z_m + gap`` (Algorithm 1's batch end)."""
     target = Zp[m] + (gap if gap > 0.0 else 0.0)
     j = np.searchsorted(Zp, target)
-    if j <= m:
-        j = m + 1
+    if j < m + min_batch:
+        j = m + min_batch
     if j > n:
         j = n
     return j
@@ -243,7 +318,7 @@ def _lg_classes(node_tot):
 
 @njit(cache=True)
 def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
-                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5):
+                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5, min_batch=1):
     """Best stump of one node under one strategy.
 
     Parameters
@@ -301,22 +376,27 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     left = np.empty(C)
     right = np.empty(C)
     unseen_cls = np.empty(C)
+    brange = np.empty((S, 2), dtype=np.int64)
+    for s in range(S):
+        brange[s, 0] = B
+        brange[s, 1] = -1
+    present = np.flatnonzero(node_tot > 0.0)
 
     if strategy == 0:
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange)
             mk[s] = n
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie)
+                                           L, U, left, right, unseen_cls, tie, brange, present)
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         floor = batch_floor * Zn
         m0 = _first_index(Zp, adaptive_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present)
         while True:
             # a = argmin UB; b = the challenger with the smallest LB that is
             # not yet ruled out (both fully assessed means both are exact).
@@ -339,34 +419,34 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             # gap is converted back to weight by the maximal entropy lg|Y|.
             gap = max((ub[a] - lb[b]) * gscale, floor)
             if mk[a] < n:
-                m = _advance(Zp, mk[a], gap, n)
-                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot)
+                m = _advance(Zp, mk[a], gap, n, min_batch)
+                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange)
                 mk[a] = m
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
                 gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
-                m = _advance(Zp, mk[b], gap, n)
-                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot)
+                m = _advance(Zp, mk[b], gap, n, min_batch)
+                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange)
                 mk[b] = m
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:
                 a = s
         if mk[a] < n:
-            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot)
+            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange)
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie)
+                                           L, U, left, right, unseen_cls, tie, brange, present)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):
@@ -376,10 +456,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 ends[j] = _first_index(Zp, Zp[m0] + (j + 1) * (Zn - Zp[m0]) / quick_batches)
         order = np.argsort(lb[:S], kind="mergesort")
         first = order[0]
-        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot)
+        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange)
         mk[first] = n
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
-                                                   lg_c, L, U, left, right, unseen_cls, tie)
+                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present)
         incumbent = lb[first]
         for r in range(1, S):
             s = order[r]
@@ -389,10 +469,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                     if ends[j] > mk[s]:
                         m = ends[j]
                         break
-                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot)
+                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot, brange)
                 mk[s] = m
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
             if mk[s] == n and lb[s] < incumbent:
                 incumbent = lb[s]
 
@@ -418,7 +498,11 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     C = node_tot.shape[0]
     hist = np.zeros((1, B, C))
     seen_tot = np.zeros((1, C))
-    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot)
+    brange = np.empty((1, 2), dtype=np.int64)
+    brange[0, 0] = B
+    brange[0, 1] = -1
+    present = np.flatnonzero(node_tot > 0.0)
+    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange)
     nbins = np.empty(1, dtype=np.int64)
     nbins[0] = nb
     L = np.empty(B)
@@ -427,7 +511,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     right = np.empty(C)
     unseen_cls = np.empty(C)
     lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
-                             unseen_cls, 0.0)
+                             unseen_cls, 0.0, brange, present)
     return lbv
 
 

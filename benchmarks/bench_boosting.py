@@ -1,0 +1,131 @@
+"""Adaptive-Pruning Boost vs Quick Boost vs exhaustive vs scikit-learn, in one process.
+
+Two parts:
+
+1. Wall time on satimage (source train/test split) at the same number of
+   rounds: prunus ``ExactBoostClassifier`` with each split search against
+   scikit-learn ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=3))``.
+   Each fit is timed ``--repeat`` times after a warm-up (numba compilation
+   excluded) and the best time is kept; both test errors are printed.
+   Targets (issue 4): adaptive <= 0.5x scikit-learn; quick and adaptive
+   faster than exhaustive.
+2. Assessments on satimage, spam, letter and digits (depth 3): adaptive vs
+   quick (target: >= 15% fewer on average) and vs LB_wo (target: within 3%),
+   listing every dataset where adaptive > quick.
+
+Usage: ``python benchmarks/bench_boosting.py [--rounds 100] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from sklearn.ensemble import AdaBoostClassifier
+from sklearn.tree import DecisionTreeClassifier
+
+from prunus.boosting import ExactBoostClassifier
+from prunus.datasets import load
+
+
+def split(name, seed=0):
+    data = load(name)
+    if data.train_index is not None:
+        return data.X[data.train_index], data.y[data.train_index], data.X[data.test_index], data.y[data.test_index]
+    rng = np.random.RandomState(seed)
+    perm = rng.permutation(len(data.y))
+    cut = int(0.7 * len(perm))
+    return data.X[perm[:cut]], data.y[perm[:cut]], data.X[perm[cut:]], data.y[perm[cut:]]
+
+
+def best_time(make, X, y, repeat):
+    best, est = np.inf, None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        est = make().fit(X, y)
+        best = min(best, time.perf_counter() - t0)
+    return best, est
+
+
+CONFIGS = {
+    "exhaustive": dict(split_search="exhaustive"),
+    "quick": dict(split_search="quick"),  # defaults: quick_init=0.9, quick_batches=20
+    "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
+    "adaptive": dict(split_search="adaptive"),  # Algorithm 1, min_batch=1
+    "adaptive(min_batch=8)": dict(split_search="adaptive", min_batch=8),
+}
+
+
+def wall_time(rounds, repeat, depth=3):
+    Xtr, ytr, Xte, yte = split("satimage")
+    ExactBoostClassifier(n_estimators=3).fit(Xtr[:300], ytr[:300])  # compile outside the timings
+    for cfg in CONFIGS.values():
+        ExactBoostClassifier(n_estimators=2, **cfg).fit(Xtr[:300], ytr[:300])
+    rows = []
+    times = {}
+    for name, cfg in CONFIGS.items():
+        t, est = best_time(lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **cfg),
+                           Xtr, ytr, repeat)
+        times[name] = t
+        rows.append((f"prunus {name}", t, len(est.estimators_), 1 - est.score(Xte, yte),
+                     int(est.assessments_.sum())))
+    t, sk = best_time(lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=rounds,
+                                                 random_state=0), Xtr, ytr, repeat)
+    times["sklearn"] = t
+    rows.append(("sklearn AdaBoost(DT depth 3)", t, len(sk.estimators_), 1 - sk.score(Xte, yte), -1))
+    print(f"\n== wall time, satimage train 4435 x 36, {rounds} rounds, depth {depth}, best of {repeat} ==")
+    print(f"{'method':32s} {'seconds':>8s} {'ms/tree':>8s} {'trees':>6s} {'test err':>9s} {'assessments':>12s}")
+    for name, t, k, err, a in rows:
+        print(f"{name:32s} {t:8.3f} {1000 * t / k:8.2f} {k:6d} {err:9.4f} {a if a >= 0 else '':>12}")
+    ex = times["exhaustive"]
+    print(f"ratio adaptive / sklearn    = {times['adaptive'] / times['sklearn']:.3f}  (target <= 0.5)")
+    for name in CONFIGS:
+        if name != "exhaustive":
+            print(f"ratio {name} / exhaustive = {times[name] / ex:.3f}  (target < 1)")
+    return times
+
+
+def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits")):
+    print(f"\n== assessments, {rounds} rounds, depth {depth} ==")
+    print(f"{'dataset':10s} {'exhaustive':>11s} {'QB(0.5,10)':>11s} {'QB':>11s} {'AP':>11s} {'LB_wo':>11s} "
+          f"{'AP vs QB':>9s} {'vs QB(.5)':>9s} {'AP/LB_wo':>9s} {'QB/LB_wo':>9s}")
+    improvements, improvements_weak, worse, gaps = [], [], [], []
+    for name in datasets:
+        Xtr, ytr, _, _ = split(name)
+        res = {}
+        for key in ("quick", "quick(0.5,10)", "adaptive"):
+            est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, track_bounds=(key == "adaptive"),
+                                       **CONFIGS[key]).fit(Xtr, ytr)
+            res[key] = est.assessments_.sum()
+            if key == "adaptive":
+                lbwo = est.weight_order_bound_.sum()
+                ex = est.exhaustive_assessments_.sum()
+        ap, qb, qbw = res["adaptive"], res["quick"], res["quick(0.5,10)"]
+        improvements.append(1 - ap / qb)
+        improvements_weak.append(1 - ap / qbw)
+        gaps.append(ap / lbwo)
+        if ap > qb:
+            worse.append(f"{name} (vs QB)")
+        if ap > qbw:
+            worse.append(f"{name} (vs QB(0.5,10))")
+        print(f"{name:10s} {ex:11.3e} {qbw:11.3e} {qb:11.3e} {ap:11.3e} {lbwo:11.3e} "
+              f"{100 * (1 - ap / qb):8.1f}% {100 * (1 - ap / qbw):8.1f}% {ap / lbwo:9.3f} {qb / lbwo:9.3f}")
+    print(f"mean improvement of AP over QB (default 0.9/20): {100 * np.mean(improvements):.1f}%  (target >= 15%)")
+    print(f"mean improvement of AP over QB(0.5,10):          {100 * np.mean(improvements_weak):.1f}%")
+    print(f"mean AP / LB_wo: {np.mean(gaps):.3f}  (target <= 1.03)")
+    print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--assess-rounds", type=int, default=100)
+    args = parser.parse_args(argv)
+    wall_time(args.rounds, args.repeat)
+    assessments(args.assess_rounds)
+
+
+if __name__ == "__main__":
+    main()

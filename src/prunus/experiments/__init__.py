@@ -10,6 +10,7 @@ import importlib
 
 #: paper key -> module implementing ``run``; later papers add themselves here.
 PAPERS = {
+    "boosting": "prunus.experiments.boosting",
     "cart": "prunus.experiments.cart",
     "pacbayes": "prunus.experiments.pacbayes",
 }

@@ -11,6 +11,11 @@ _LAZY = {
     "grow_cart": "prunus.tree",
     "CARTClassifier": "prunus.pruning",
     "cost_complexity_path": "prunus.pruning",
+    "grow_dyadic": "prunus.tree",
+    "grow_kd": "prunus.tree",
+    "PACBayesTreeClassifier": "prunus.voting",
+    "PenalizedTreeClassifier": "prunus.voting",
+    "HSVoteClassifier": "prunus.voting",
 }
 
 

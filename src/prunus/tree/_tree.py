@@ -306,7 +306,8 @@ def _check_structure(left, right, feature, threshold, n_features):
             "children_left / children_right: every child id must be larger than its parent's "
             "and below n_nodes."
         )
-    if np.unique(children).shape[0] != children.shape[0]:
+    # Children are in 1 .. n-1 here, so a count per id is a linear-time duplicate check.
+    if children.size and np.bincount(children, minlength=n).max() > 1:
         raise ValueError("children_left / children_right: a node cannot be the child of two nodes.")
     if children.shape[0] != n - 1:
         raise ValueError(

@@ -13,6 +13,7 @@ PAPERS = {
     "boosting": "prunus.experiments.boosting",
     "cart": "prunus.experiments.cart",
     "pacbayes": "prunus.experiments.pacbayes",
+    "lm": "prunus.experiments.lm",
 }
 
 

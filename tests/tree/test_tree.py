@@ -593,3 +593,11 @@ def test_plot_does_not_switch_the_callers_backend():
     finally:
         plt.close("all")
         plt.switch_backend(before)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_grow_cart_rejects_non_finite_X(bad):
+    X = np.arange(8.0).reshape(4, 2)
+    X[1, 0] = bad
+    with pytest.raises(ValueError, match="X contains NaN or infinity"):
+        grow_cart(X, [0, 1, 0, 1])

@@ -63,15 +63,7 @@ def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
         if shutil.which(tool) is None:
             raise RuntimeError(f"Fetching {spec.name!r} needs {tool!r} (a Debian-based system).")
     with tempfile.TemporaryDirectory(prefix="prunus-fetch-") as tmp:
-        result = _run(["apt-get", "download", opts["package"]], cwd=tmp)
-        if result.returncode != 0:
-            _run(["apt-get", "update"], cwd=tmp)
-            result = _run(["apt-get", "download", opts["package"]], cwd=tmp)
-        debs = sorted(Path(tmp).glob(f"{opts['package']}_*.deb"))
-        if result.returncode != 0 or not debs:
-            raise RuntimeError(
-                f"apt-get download {opts['package']} failed:\n{result.stderr.strip()}"
-            )
+        debs = _download_deb(opts["package"], force)
         extracted = Path(tmp) / "root"
         result = _run(["dpkg-deb", "-x", str(debs[0]), str(extracted)], cwd=tmp)
         if result.returncode != 0:
@@ -97,6 +89,26 @@ def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
             shutil.copyfile(source, partial)
             partial.replace(member_target)
     return target
+
+
+def _download_deb(package: str, force: bool) -> list:
+    """The package's .deb, kept in the cache so that several datasets of one
+    package (letter and satimage in r-cran-mlbench) cost one download."""
+    deb_dir = data_home() / "debian" / "_debs"
+    deb_dir.mkdir(parents=True, exist_ok=True)
+    debs = sorted(deb_dir.glob(f"{package}_*.deb"))
+    if debs and not force:
+        return debs
+    for old in debs:
+        old.unlink()
+    result = _run(["apt-get", "download", package], cwd=deb_dir)
+    if result.returncode != 0:
+        _run(["apt-get", "update"], cwd=deb_dir)
+        result = _run(["apt-get", "download", package], cwd=deb_dir)
+    debs = sorted(deb_dir.glob(f"{package}_*.deb"))
+    if result.returncode != 0 or not debs:
+        raise RuntimeError(f"apt-get download {package} failed:\n{result.stderr.strip()}")
+    return debs
 
 
 def _require(spec: DatasetSpec) -> Path:

@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..tree._kernels import fill_from_parent
 from . import selection as sel
 
 _METHODS = ("M1", "M2")
@@ -291,7 +292,4 @@ def _node_proba(tree, counts):
     """Per-node class frequencies; empty nodes take their parent's."""
     total = counts.sum(axis=1, keepdims=True)
     proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
-    for node in range(1, tree.n_nodes):
-        if total[node, 0] <= 0:
-            proba[node] = proba[tree.parent[node]]
-    return proba
+    return fill_from_parent(proba, total[:, 0] <= 0, tree.parent)

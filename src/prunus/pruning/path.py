@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..tree import Tree
+from ..tree._kernels import fill_from_parent
 from ._path_kernels import collapse_temperatures, effective_temperatures
 
 
@@ -20,13 +21,8 @@ def node_labels(tree: Tree, counts: np.ndarray) -> np.ndarray:
     A node that received no weight takes its parent's label, so an empty
     leaf predicts like the smallest non-empty region containing it.
     """
-    label = np.argmax(counts, axis=1).astype(np.int64)
-    empty = counts.sum(axis=1) <= 0
-    if empty.any():
-        for node in range(1, tree.n_nodes):
-            if empty[node]:
-                label[node] = label[tree.parent[node]]
-    return label
+    label = np.argmax(counts, axis=1).astype(np.int64)[:, None]
+    return fill_from_parent(label, counts.sum(axis=1) <= 0, tree.parent)[:, 0]
 
 
 def _check_counts(tree, counts):

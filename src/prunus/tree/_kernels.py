@@ -98,3 +98,26 @@ def decision_path_indices(leaves, parent, indptr):
             pos -= 1
             node = parent[node]
     return indices
+
+
+@njit(cache=True)
+def removed_below(collapse, parent):
+    """Nodes with a strict ancestor in the boolean mask ``collapse`` (top-down)."""
+    n = parent.shape[0]
+    removed = np.zeros(n, dtype=np.bool_)
+    for node in range(1, n):
+        p = parent[node]
+        removed[node] = removed[p] or collapse[p]
+    return removed
+
+
+@njit(cache=True)
+def fill_from_parent(values, mask, parent):
+    """Rows of ``values`` (2-D) where ``mask`` holds take their parent's row, top-down
+    (so a chain of masked nodes inherits from the nearest unmasked ancestor)."""
+    for node in range(1, values.shape[0]):
+        if mask[node]:
+            p = parent[node]
+            for k in range(values.shape[1]):
+                values[node, k] = values[p, k]
+    return values

@@ -18,6 +18,7 @@ from ._kernels import (
     decision_path_indices,
     depth_and_parent,
     leaf_counts_to_node_counts,
+    removed_below,
     scatter_counts,
 )
 
@@ -91,10 +92,8 @@ class Tree:
 
     def leaves_below(self) -> np.ndarray:
         """Number of leaves of the branch rooted at each node."""
-        n_leaves = self.is_leaf.astype(np.int64)
-        for node in range(self.n_nodes - 1, 0, -1):
-            n_leaves[self.parent[node]] += n_leaves[node]
-        return n_leaves
+        n_leaves = self.is_leaf.astype(np.float64)[:, None]
+        return leaf_counts_to_node_counts(n_leaves, self.parent)[:, 0].astype(np.int64)
 
     # -------------------------------------------------------------- routing
     def _check_X(self, X) -> np.ndarray:
@@ -208,11 +207,7 @@ class Tree:
                 f"'collapse' must be a boolean mask of shape ({self.n_nodes},); "
                 "use prune() to collapse a list of node ids."
             )
-        removed = np.zeros(self.n_nodes, dtype=bool)
-        for node in range(1, self.n_nodes):
-            p = self.parent[node]
-            removed[node] = removed[p] or collapse[p]
-        return ~removed
+        return ~removed_below(collapse, self.parent)
 
     def subtree(self, keep, return_index=False):
         """The rooted subtree made of the nodes in the boolean mask ``keep``."""

@@ -36,6 +36,9 @@ def grow_cart(
     -------
     Tree
     """
+    # scikit-learn's builder routes NaN itself, but a prunus Tree cannot: refuse it here.
+    if not np.isfinite(np.asarray(X, dtype=np.float64)).all():
+        raise ValueError("X contains NaN or infinity; grow_cart needs finite inputs.")
     builder = DecisionTreeClassifier(
         criterion=criterion,
         max_depth=max_depth,

@@ -38,10 +38,10 @@ def bench_path(n_rows, repeat):
     y = ((X[:, 0] + X[:, 1] > 1.0) ^ (rng.random_sample(n_rows) < 0.3)).astype(np.int64)
     sk = DecisionTreeClassifier(random_state=0).fit(X, y)
     tree = Tree.from_sklearn(sk)
-    counts = tree.node_counts(X, y, 2)
+    counts = tree.node_counts(X, y, n_classes=2)
     cost_complexity_path(tree, counts)  # compile
     t_prunus, path = best_of(lambda: cost_complexity_path(tree, counts), repeat)
-    t_counts, _ = best_of(lambda: tree.node_counts(X, y, 2), repeat)
+    t_counts, _ = best_of(lambda: tree.node_counts(X, y, n_classes=2), repeat)
     t_sklearn, sk_path = best_of(lambda: ccp_pruning_path(sk.tree_), 1)
     print(f"[path] T_max: {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.max_depth}")
     print(f"[path] prunus cost_complexity_path: {t_prunus * 1e3:.1f} ms (K={len(path)}); "

@@ -69,7 +69,7 @@ def main(argv=None):
     for part, grow in (("dyadic", grow_dyadic), ("kd", grow_kd)):
         def one_dp():
             tree = grow(X)
-            counts = tree.node_counts(X, y, L)
+            counts = tree.node_counts(X, y, n_classes=L)
             return pac_bayes_weights(tree, counts, 1.0, 1.0)
 
         report(f"{part}: T0 + counts + one DP", timeit(one_dp, r), 0.5, sk_fit)

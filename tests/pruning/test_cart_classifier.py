@@ -51,7 +51,7 @@ def test_m2_prunes_with_the_learning_sample():
     X, y = _problem()
     est = CARTClassifier(selection="alpha", alpha=0.0, random_state=0).fit(X, y)
     assert np.array_equal(est.pruning_indices_, np.arange(X.shape[0]))
-    counts = est.tree_.node_counts(X, y, 2)
+    counts = est.tree_.node_counts(X, y, n_classes=2)
     ref = cost_complexity_path(est.tree_, counts)
     assert np.array_equal(est.path_.alphas, ref.alphas)
 
@@ -66,7 +66,7 @@ def test_m1_uses_only_l2_counts_for_labels_and_risks():
     grown = grow_cart(X[l1], y[l1], random_state=np.random.RandomState(3).randint(2**31 - 1))
     assert grown == est.tree_
     # ... and every pruning statistic comes from L2's counts.
-    ref = cost_complexity_path(est.tree_, est.tree_.node_counts(X[l2], y[l2], 2))
+    ref = cost_complexity_path(est.tree_, est.tree_.node_counts(X[l2], y[l2], n_classes=2))
     assert np.array_equal(est.path_.alphas, ref.alphas)
     assert np.array_equal(est.path_.risks, ref.risks)
     assert np.array_equal(est.path_.label, ref.label)
@@ -74,7 +74,7 @@ def test_m1_uses_only_l2_counts_for_labels_and_risks():
     # recompute from the same tree and L2.
     y_flipped = y.copy()
     y_flipped[l1] = 1 - y_flipped[l1]
-    ref2 = cost_complexity_path(est.tree_, est.tree_.node_counts(X[l2], y_flipped[l2], 2))
+    ref2 = cost_complexity_path(est.tree_, est.tree_.node_counts(X[l2], y_flipped[l2], n_classes=2))
     assert np.array_equal(ref.alphas, ref2.alphas)
 
 
@@ -147,7 +147,7 @@ def test_subadditive_penalty_minimiser_lies_in_the_sequence(seed):
     X = rng.random_sample((60, 2))
     y = (rng.random_sample(60) < 0.3 + 0.4 * (X[:, 0] > 0.5)).astype(int)
     tree = grow_cart(X, y, max_depth=4, random_state=0)
-    counts = tree.node_counts(X, y, 2)
+    counts = tree.node_counts(X, y, n_classes=2)
     path = cost_complexity_path(tree, counts)
     risk = [float(exact_node_risk(r)) / 60 for r in counts]
     subtrees = all_pruned_subtrees(tree)

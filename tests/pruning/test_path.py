@@ -110,9 +110,9 @@ def test_path_on_grown_tree_and_heldout_counts():
     X = rng.random_sample((400, 3))
     y = ((X[:, 0] > 0.5) ^ (rng.random_sample(400) < 0.2)).astype(int)
     tree = grow_cart(X[:200], y[:200], random_state=0)
-    path = cost_complexity_path(tree, tree.node_counts(X[200:], y[200:], 2))
+    path = cost_complexity_path(tree, tree.node_counts(X[200:], y[200:], n_classes=2))
     # Held-out evaluation through sum_over_leaves equals predicting row by row.
-    wrong = path.misclassified(tree.node_counts(X[200:], y[200:], 2))
+    wrong = path.misclassified(tree.node_counts(X[200:], y[200:], n_classes=2))
     for k in range(len(path)):
         sub, index = path.subtree(k, return_index=True)
         pred = path.label[index[sub.apply(X[200:])]]
@@ -125,7 +125,7 @@ def test_units_match_sklearn_ccp_alpha_convention():
     X = np.array([[0.0], [0.0], [1.0], [1.0], [1.0]])
     y = np.array([0, 0, 1, 1, 1])
     tree = Tree.from_sklearn(DecisionTreeClassifier().fit(X, y))
-    path = cost_complexity_path(tree, tree.node_counts(X, y, 2))
+    path = cost_complexity_path(tree, tree.node_counts(X, y, n_classes=2))
     assert path.alphas.tolist() == [0.0, 2 / 5]
     assert path.risks.tolist() == [0.0, 2 / 5]
 

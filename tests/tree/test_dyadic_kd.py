@@ -135,7 +135,7 @@ def test_kd_matches_reference(seed, n, d, discrete, depth, msl):
     X = _sample(seed, n, d, discrete)
     tree = grow_kd(X, max_depth=depth, min_samples_leaf=msl)
     assert tree == _ref_kd(X, depth, msl)
-    counts = tree.node_counts(X, np.zeros(n, dtype=int), 1)[:, 0]
+    counts = tree.node_counts(X, np.zeros(n, dtype=int), n_classes=1)[:, 0]
     assert counts.min() >= 1 and counts[tree.is_leaf].min() >= min(msl, n)
     assert tree.n_nodes <= 2 * n - 1
 
@@ -174,7 +174,7 @@ def test_dyadic_properties_and_defaults():
     internal = ~tree.is_leaf
     np.testing.assert_array_equal(tree.feature[internal], tree.depth[internal] % 2)
     # a leaf is empty, holds identical rows, or sits on the last level
-    counts = tree.node_counts(X, np.arange(1000) % 2, 2).sum(1)
+    counts = tree.node_counts(X, np.arange(1000) % 2, n_classes=2).sum(1)
     last = tree.max_depth
     for leaf in np.flatnonzero(tree.is_leaf):
         assert counts[leaf] <= 1 or tree.depth[leaf] >= last - 1

@@ -213,8 +213,8 @@ def test_routing_and_counts_match_brute_force(case):
     np.testing.assert_array_equal(dp.toarray(), dense)
     for i, path in enumerate(paths):  # CSR rows list the path root first, like scikit-learn
         np.testing.assert_array_equal(dp.indices[dp.indptr[i]:dp.indptr[i + 1]], path)
-    np.testing.assert_allclose(tree.node_counts(X, y, n_classes, sample_weight=w), counts, atol=1e-12)
-    np.testing.assert_allclose(tree.node_counts(X, y, n_classes), unweighted, atol=1e-12)
+    np.testing.assert_allclose(tree.node_counts(X, y, sample_weight=w, n_classes=n_classes), counts, atol=1e-12)
+    np.testing.assert_allclose(tree.node_counts(X, y, n_classes=n_classes), unweighted, atol=1e-12)
     for node in range(n):
         assert tree.depth[node] == len(brute_path_to(arrays, node)) - 1
 
@@ -264,7 +264,7 @@ def test_prune_subtree_keep_mask_match_brute_force(case, data):
         np.testing.assert_array_equal(index[pruned.apply(X)], np.array(expected, dtype=np.int64))
         # Counts of the pruned tree are the original counts of the kept nodes.
         np.testing.assert_allclose(
-            pruned.node_counts(X, y, n_classes, w), tree.node_counts(X, y, n_classes, w)[index], atol=1e-12
+            pruned.node_counts(X, y, w, n_classes=n_classes), tree.node_counts(X, y, w, n_classes=n_classes)[index], atol=1e-12
         )
         # Every node of a pruned tree has the parent id invariant.
         assert np.all(pruned.parent[1:] < np.arange(1, pruned.n_nodes))
@@ -376,12 +376,14 @@ def test_routing_rejects_bad_X(X, argument):
             call(X)
 
 
-def test_node_counts_rejects_weights_in_the_n_classes_slot():
+def test_node_counts_signature_weights_third_n_classes_keyword():
     X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
-    for bad in (np.array([1.0, 2.0, 3.0]), 2.5, 0, True):
+    w = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(tiny_tree().node_counts(X, [0, 1, 1], w)[0], [1.0, 5.0])
+    np.testing.assert_array_equal(tiny_tree().node_counts(X, [0, 1, 1], n_classes=np.int32(3))[0], [1.0, 2.0, 0.0])
+    for bad in (2.5, 0, True, np.array([3])):
         with pytest.raises(TypeError, match="n_classes"):
-            tiny_tree().node_counts(X, [0, 1, 1], bad)
-    np.testing.assert_array_equal(tiny_tree().node_counts(X, [0, 1, 1], np.int32(3))[0], [1.0, 2.0, 0.0])
+            tiny_tree().node_counts(X, [0, 1, 1], n_classes=bad)
 
 
 @pytest.mark.parametrize("kwargs,argument", [

@@ -180,7 +180,7 @@ def test_any_tree_can_be_voted_over():
     tree = Tree.from_sklearn(sk)
     X2 = rng.normal(size=(100, 3))
     y2 = (X2[:, 0] > 0).astype(int)
-    counts = tree.node_counts(X2, y2, 2)
+    counts = tree.node_counts(X2, y2, n_classes=2)
     res = pac_bayes_weights(tree, NodeStats(tree, counts), 1.0, 0.5)
     _, _, w, _ = _brute(tree, counts, 1.0, 0.5, "practical")
     np.testing.assert_allclose(res["node_weight"], w, rtol=1e-9, atol=1e-300)

@@ -62,7 +62,7 @@ def _make_estimator(method, rule, cv, seed):
 
 def _disagreement_per_k(path, X_mc, bayes_mc):
     """P(f_{T_k} != f*) for every tree of the sequence, on Monte Carlo inputs."""
-    counts = path.tree.node_counts(X_mc, bayes_mc, path.counts.shape[1])
+    counts = path.tree.node_counts(X_mc, bayes_mc, n_classes=path.counts.shape[1])
     return path.misclassified(counts) / X_mc.shape[0]
 
 

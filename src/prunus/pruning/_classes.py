@@ -208,7 +208,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
         if self.selection == "holdout":
             w_test = None if sample_weight is None else sample_weight[test]
-            test_counts = path.tree.node_counts(X[test], y_enc[test], n_classes, w_test)
+            test_counts = path.tree.node_counts(X[test], y_enc[test], w_test, n_classes=n_classes)
             k, self.test_risk_ = sel.select_holdout(path, test_counts)
         elif self.selection in ("cv", "cv-1se"):
             k = self._select_cv(X, y_enc, sample_weight, n_classes, grow, grow_seed, path, rng)

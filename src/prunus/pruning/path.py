@@ -168,7 +168,7 @@ def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
         T_max.
     counts : array-like, shape (n_nodes, n_classes)
         Weighted class counts of the pruning sample per node, e.g.
-        ``tree.node_counts(X, y, n_classes, sample_weight)``.
+        ``tree.node_counts(X, y, sample_weight, n_classes=n_classes)``.
 
     Returns
     -------

@@ -84,7 +84,7 @@ def build_path(X, y, sample_weight, n_classes, method, grow_params, grow_seed, r
     w = None if sample_weight is None else sample_weight[grow_idx]
     tree = grow_cart(X[grow_idx], y[grow_idx], sample_weight=w, random_state=grow_seed, **grow_params)
     w = None if sample_weight is None else sample_weight[prune_idx]
-    counts = tree.node_counts(X[prune_idx], y[prune_idx], n_classes, w)
+    counts = tree.node_counts(X[prune_idx], y[prune_idx], w, n_classes=n_classes)
     return cost_complexity_path(tree, counts), prune_idx
 
 
@@ -93,7 +93,7 @@ def _fold_misclassified(X, y, sample_weight, train, test, n_classes, method, gro
     w_train = None if sample_weight is None else sample_weight[train]
     path, _ = build_path(X[train], y[train], w_train, n_classes, method, grow_params, grow_seed, rng)
     w_test = None if sample_weight is None else sample_weight[test]
-    test_counts = path.tree.node_counts(X[test], y[test], n_classes, w_test)
+    test_counts = path.tree.node_counts(X[test], y[test], w_test, n_classes=n_classes)
     return path.misclassified(test_counts, betas), float(test_counts[0].sum())
 
 

@@ -128,7 +128,7 @@ class Tree:
         data = np.ones(indices.shape[0], dtype=np.int64)
         return sparse.csr_matrix((data, indices, indptr), shape=(leaves.shape[0], self.n_nodes))
 
-    def node_counts(self, X, y, n_classes=None, sample_weight=None) -> np.ndarray:
+    def node_counts(self, X, y, sample_weight=None, *, n_classes=None) -> np.ndarray:
         """Weighted class counts of a sample routed down the tree.
 
         Parameters
@@ -136,9 +136,9 @@ class Tree:
         X : array-like, shape (n_samples, n_features)
         y : array-like of int, shape (n_samples,)
             Class codes in ``0 .. n_classes - 1``.
-        n_classes : int, optional
-            Defaults to ``y.max() + 1``.
         sample_weight : array-like, shape (n_samples,), optional
+        n_classes : int, optional (keyword only)
+            Defaults to ``y.max() + 1``.
 
         Returns
         -------
@@ -158,11 +158,7 @@ class Tree:
         if n_classes is None:
             n_classes = int(y.max()) + 1 if y.size else 1
         elif not isinstance(n_classes, (int, np.integer)) or isinstance(n_classes, bool) or n_classes < 1:
-            # Also catches weights passed positionally where n_classes goes.
-            raise TypeError(
-                f"n_classes must be a positive integer, got {type(n_classes).__name__}; "
-                "pass sample_weight by keyword."
-            )
+            raise TypeError(f"n_classes must be a positive integer, got {n_classes!r}.")
         elif y.size and y.max() >= n_classes:
             raise ValueError(f"y holds class code {y.max()} but n_classes={n_classes}.")
         weight = _check_weight(sample_weight, leaves.shape[0])

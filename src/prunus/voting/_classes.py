@@ -108,7 +108,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _prepare(self, X, y, sw, train, test, seed):
         tree = self._build_tree(X[train], y[train], sw[train], seed)
-        counts = tree.node_counts(X[train], y[train], self.n_classes_, sw[train])
+        counts = tree.node_counts(X[train], y[train], sw[train], n_classes=self.n_classes_)
         stats = NodeStats(tree, counts, self.empty_cells)
         leaves = tree.apply(X[test]) if test is not None else None
         y_test = y[test] if test is not None else None

@@ -72,7 +72,102 @@ class GrownTree:
     assessments: int
     exhaustive_assessments: int
     weight_order_bound: int      # -1 unless tracked
-    node_assessments: list       # per split node: (node id, n_node, {feature: m_k})
+
+
+@njit(cache=True)
+def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init,
+                quick_batches, hist, seen_tot, mk, lb, ub, tb, track_bounds, batch_floor, adaptive_init,
+                min_batch):
+    """Breadth-first growth of one tree; node ids are assigned in creation order.
+
+    Every node owns a slice of one buffer of example ids, kept in decreasing
+    weight order by a stable partition. Returns the node arrays and the
+    counters (assessments, exhaustive assessments, LB_wo).
+    """
+    # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)
+    max_nodes = 2 * idx.shape[0] - 1
+    if max_depth < 40 and 2 ** (max_depth + 1) - 1 < max_nodes:
+        max_nodes = 2 ** (max_depth + 1) - 1
+    left = np.full(max_nodes, -1, dtype=np.int64)
+    right = np.full(max_nodes, -1, dtype=np.int64)
+    feature = np.full(max_nodes, -2, dtype=np.int64)
+    tbin = np.full(max_nodes, -1, dtype=np.int64)
+    label = np.zeros(max_nodes, dtype=np.int64)
+    start = np.zeros(max_nodes, dtype=np.int64)
+    stop = np.zeros(max_nodes, dtype=np.int64)
+    depth = np.zeros(max_nodes, dtype=np.int64)
+    buf = idx.copy()
+    scratch = np.empty(idx.shape[0], dtype=np.int64)
+    S = feats.shape[0]
+    B = hist.shape[1]
+    stop[0] = idx.shape[0]
+    n_nodes = 1
+    assessments = 0
+    exhaustive = 0
+    lbwo = 0
+    node = 0
+    while node < n_nodes:
+        a = start[node]
+        b = stop[node]
+        n = b - a
+        # A fresh contiguous copy: the search kernels are then compiled for
+        # C-contiguous ids, and the partition below may overwrite the buffer.
+        nidx = buf[a:b].copy()
+        yn = np.empty(n, dtype=np.int64)
+        wn = np.empty(n)
+        for i in range(n):
+            yn[i] = y[nidx[i]]
+            wn[i] = w[nidx[i]]
+        Zp, node_tot = node_stats(yn, wn, n_classes)
+        label[node] = np.argmax(node_tot)
+        present = 0
+        for c in range(n_classes):
+            if node_tot[c] > 0.0:
+                present += 1
+        if depth[node] >= max_depth or n < 2 or S == 0 or present < 2:
+            node += 1
+            continue
+        slot, t, value = search_split(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, strategy,
+                                      quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb,
+                                      batch_floor, adaptive_init, min_batch)
+        for s in range(S):
+            assessments += mk[s]
+        exhaustive += n * S
+        if track_bounds:
+            lbwo += weight_order_bound(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, slot, value, B)
+        if slot < 0:
+            node += 1
+            continue
+        f = feats[slot]
+        nl = 0
+        nr = 0
+        for i in range(n):
+            j = nidx[i]
+            if Xb[f, j] <= t:
+                buf[a + nl] = j
+                nl += 1
+            else:
+                scratch[nr] = j
+                nr += 1
+        for i in range(nr):
+            buf[a + nl + i] = scratch[i]
+        if nl == 0 or nr == 0:
+            node += 1
+            continue
+        left[node] = n_nodes
+        start[n_nodes] = a
+        stop[n_nodes] = a + nl
+        depth[n_nodes] = depth[node] + 1
+        right[node] = n_nodes + 1
+        start[n_nodes + 1] = a + nl
+        stop[n_nodes + 1] = b
+        depth[n_nodes + 1] = depth[node] + 1
+        n_nodes += 2
+        feature[node] = f
+        tbin[node] = t
+        node += 1
+    return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], tbin[:n_nodes], label[:n_nodes], assessments,
+            exhaustive, lbwo)
 
 
 def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, criterion, strategy,
@@ -84,54 +179,12 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, cri
     to one side (no threshold separates its examples). Leaves take the
     weighted-majority label (lowest class code on ties).
     """
-    n_total_features = Xb.shape[0]
-    left_l, right_l, feat_l, thr_l, tbin_l, label_l = [], [], [], [], [], []
-    assessments = 0
-    exhaustive = 0
-    lbwo = 0
-    node_info = []
-    S = feats.shape[0]
-    queue = [(idx, 0)]
-    head = 0
-    while head < len(queue):
-        nidx, depth = queue[head]
-        node = head
-        head += 1
-        yn = y[nidx]
-        wn = w[nidx]
-        _, node_tot = node_stats(yn, wn, n_classes)
-        label = int(np.argmax(node_tot))
-        left_l.append(-1)
-        right_l.append(-1)
-        feat_l.append(-2)
-        thr_l.append(-2.0)
-        tbin_l.append(-1)
-        label_l.append(label)
-        if depth >= max_depth or nidx.shape[0] < 2 or S == 0 or np.count_nonzero(node_tot) < 2:
-            continue
-        slot, t, value = search_split(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, strategy,
-                                      quick_init, quick_batches, work.hist, work.seen_tot, work.mk,
-                                      work.lb, work.ub, work.tb, batch_floor, adaptive_init, min_batch)
-        mk = work.mk[:S]
-        assessments += int(mk.sum())
-        exhaustive += nidx.shape[0] * S
-        node_info.append((node, nidx.shape[0], mk.copy()))
-        if track_bounds:
-            lbwo += int(weight_order_bound(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, slot,
-                                           value, work.B))
-        if slot < 0:
-            continue
-        f = int(feats[slot])
-        li, ri = _partition(Xb, f, t, nidx)
-        if li.shape[0] == 0 or ri.shape[0] == 0:
-            continue
-        left_l[node] = len(queue)
-        queue.append((li, depth + 1))
-        right_l[node] = len(queue)
-        queue.append((ri, depth + 1))
-        feat_l[node] = f
-        thr_l[node] = float(thresholds[f][t])
-        tbin_l[node] = int(t)
-    tree = Tree(np.array(left_l), np.array(right_l), np.array(feat_l), np.array(thr_l), n_total_features)
-    return GrownTree(tree, np.array(label_l, dtype=np.int64), np.array(tbin_l, dtype=np.int64),
-                     assessments, exhaustive, lbwo if track_bounds else -1, node_info)
+    left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
+        Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init, quick_batches,
+        work.hist, work.seen_tot, work.mk, work.lb, work.ub, work.tb, bool(track_bounds), batch_floor,
+        adaptive_init, min_batch)
+    threshold = np.full(left.shape[0], -2.0)
+    for node in np.flatnonzero(left >= 0):
+        threshold[node] = thresholds[feature[node]][tbin[node]]
+    tree = Tree(left, right, feature, threshold, Xb.shape[0])
+    return GrownTree(tree, label, tbin, int(assessments), int(exhaustive), int(lbwo) if track_bounds else -1)

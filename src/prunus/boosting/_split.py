@@ -144,6 +144,98 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
                     right, unseen_cls, unseen, lg_c)
 
 
+@njit(cache=True, inline="always")
+def _scan2(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+    c0, c1 = cls[0], cls[1]
+    t0, t1 = seen_tot[slot, c0], seen_tot[slot, c1]
+    r0 = 0.0
+    r1 = 0.0
+    for t in range(lo):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+    for t in range(lo, hi):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+        ml = max(r0, r1)
+        mr = max(t0 - r0, t1 - r1)
+        if first:
+            L[t] = ml
+            U[t] = mr
+        else:
+            L[t] = max(L[t], ml)
+            U[t] = max(U[t], mr)
+
+
+@njit(cache=True, inline="always")
+def _scan4(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+    c0, c1, c2, c3 = cls[0], cls[1], cls[2], cls[3]
+    t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    for t in range(lo):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+        r2 += hist[slot, t, c2]
+        r3 += hist[slot, t, c3]
+    for t in range(lo, hi):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+        r2 += hist[slot, t, c2]
+        r3 += hist[slot, t, c3]
+        ml = max(max(r0, r1), max(r2, r3))
+        mr = max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3))
+        if first:
+            L[t] = ml
+            U[t] = mr
+        else:
+            L[t] = max(L[t], ml)
+            U[t] = max(U[t], mr)
+
+
+@njit(cache=True, inline="always")
+def _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+    c0, c1, c2, c3, c4, c5, c6, c7 = cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], cls[7]
+    t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
+    t4, t5, t6, t7 = seen_tot[slot, c4], seen_tot[slot, c5], seen_tot[slot, c6], seen_tot[slot, c7]
+    r0 = 0.0
+    r1 = 0.0
+    r2 = 0.0
+    r3 = 0.0
+    r4 = 0.0
+    r5 = 0.0
+    r6 = 0.0
+    r7 = 0.0
+    for t in range(lo):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+        r2 += hist[slot, t, c2]
+        r3 += hist[slot, t, c3]
+        r4 += hist[slot, t, c4]
+        r5 += hist[slot, t, c5]
+        r6 += hist[slot, t, c6]
+        r7 += hist[slot, t, c7]
+    for t in range(lo, hi):
+        r0 += hist[slot, t, c0]
+        r1 += hist[slot, t, c1]
+        r2 += hist[slot, t, c2]
+        r3 += hist[slot, t, c3]
+        r4 += hist[slot, t, c4]
+        r5 += hist[slot, t, c5]
+        r6 += hist[slot, t, c6]
+        r7 += hist[slot, t, c7]
+        ml = max(max(max(r0, r1), max(r2, r3)), max(max(r4, r5), max(r6, r7)))
+        mr = max(max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3)),
+                 max(max(t4 - r4, t5 - r5), max(t6 - r6, t7 - r7)))
+        if first:
+            L[t] = ml
+            U[t] = mr
+        else:
+            L[t] = max(L[t], ml)
+            U[t] = max(U[t], mr)
+
+
 @njit(cache=True)
 def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie):
     """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
@@ -169,65 +261,22 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie):
     if lo > 0 or hi < T:
         lb = const
     if lo < hi:
-        for t in range(lo, hi):
-            L[t] = 0.0
-            U[t] = 0.0
         P = present.shape[0]
-        ci = 0
-        # Four classes per pass: four independent running sums hide the
-        # floating-point add latency that a single prefix-sum chain exposes.
-        while ci + 4 <= P:
-            c0 = present[ci]
-            c1 = present[ci + 1]
-            c2 = present[ci + 2]
-            c3 = present[ci + 3]
-            t0 = seen_tot[slot, c0]
-            t1 = seen_tot[slot, c1]
-            t2 = seen_tot[slot, c2]
-            t3 = seen_tot[slot, c3]
-            r0 = 0.0
-            r1 = 0.0
-            r2 = 0.0
-            r3 = 0.0
-            for t in range(lo):
-                r0 += hist[slot, t, c0]
-                r1 += hist[slot, t, c1]
-                r2 += hist[slot, t, c2]
-                r3 += hist[slot, t, c3]
-            for t in range(lo, hi):
-                r0 += hist[slot, t, c0]
-                r1 += hist[slot, t, c1]
-                r2 += hist[slot, t, c2]
-                r3 += hist[slot, t, c3]
-                L[t] = max(L[t], max(max(r0, r1), max(r2, r3)))
-                U[t] = max(U[t], max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3)))
-            ci += 4
-        while ci + 2 <= P:
-            c0 = present[ci]
-            c1 = present[ci + 1]
-            t0 = seen_tot[slot, c0]
-            t1 = seen_tot[slot, c1]
-            r0 = 0.0
-            r1 = 0.0
-            for t in range(lo):
-                r0 += hist[slot, t, c0]
-                r1 += hist[slot, t, c1]
-            for t in range(lo, hi):
-                r0 += hist[slot, t, c0]
-                r1 += hist[slot, t, c1]
-                L[t] = max(L[t], max(r0, r1))
-                U[t] = max(U[t], max(t0 - r0, t1 - r1))
-            ci += 2
-        if ci < P:
-            c0 = present[ci]
-            t0 = seen_tot[slot, c0]
-            r0 = 0.0
-            for t in range(lo):
-                r0 += hist[slot, t, c0]
-            for t in range(lo, hi):
-                r0 += hist[slot, t, c0]
-                L[t] = max(L[t], r0)
-                U[t] = max(U[t], t0 - r0)
+        # Classes in groups of 8 (4 or 2 when fewer are present), padded by
+        # repeating a class, which changes no maximum: independent running
+        # sums hide the add latency of a prefix sum, and one pass over the
+        # thresholds per group keeps L and U in cache.
+        G = 8 if P > 4 else (4 if P > 2 else 2)
+        for g0 in range(0, P, G):
+            cls = np.empty(G, dtype=np.int64)
+            for j in range(G):
+                cls[j] = present[g0 + j] if g0 + j < P else present[g0]
+            if G == 2:
+                _scan2(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
+            elif G == 4:
+                _scan4(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
+            else:
+                _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
         for t in range(lo, hi):
             e = max(total - L[t] - U[t], 0.0)
             L[t] = e

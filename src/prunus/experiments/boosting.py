@@ -61,8 +61,8 @@ class Settings:
 
 
 QUICK = Settings(rounds=50, checkpoints=(10, 30, 50), depth_rounds=30, depth_datasets=("spam", "satimage"),
-                 fig1_rounds=30, fig1_every=5, fig1_data=(("breast_cancer", 300), ("spam", 300)),
-                 ilp_time_limit=2.0)
+                 fig1_rounds=30, fig1_every=10, fig1_data=(("breast_cancer", 200), ("spam", 200)),
+                 ilp_time_limit=1.0)
 FULL = Settings(rounds=500, checkpoints=(100, 300, 500), depth_rounds=500, depth_datasets=("spam", "satimage"),
                 fig1_rounds=200, fig1_every=10, fig1_data=(("breast_cancer", 569), ("spam", 1000)),
                 ilp_time_limit=10.0)

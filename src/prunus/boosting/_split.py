@@ -458,6 +458,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             for s in range(S):
                 if s == a or (mk[s] == n and mk[a] == n):
                     continue
+                # Once a is exact, a later feature that cannot beat it can at
+                # best tie, and ties go to the lower index: it is ruled out.
+                if mk[a] == n and s > a and lb[s] >= ub[a]:
+                    continue
                 if lb[s] <= ub[a] + tol and lb[s] < best:
                     best = lb[s]
                     b = s
@@ -510,9 +514,12 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
                                                    lg_c, L, U, left, right, unseen_cls, tie, brange, present)
         incumbent = lb[first]
+        inc_slot = first
         for r in range(1, S):
             s = order[r]
-            while mk[s] < n and lb[s] <= incumbent + tol:
+            # pruned: lower bound above the best full value, or (for a later
+            # feature) equal to it, since ties go to the lower feature index
+            while mk[s] < n and lb[s] <= incumbent + tol and not (s > inc_slot and lb[s] >= incumbent):
                 m = n
                 for j in range(quick_batches):
                     if ends[j] > mk[s]:
@@ -522,8 +529,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 mk[s] = m
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
                                                lg_c, L, U, left, right, unseen_cls, tie, brange, present)
-            if mk[s] == n and lb[s] < incumbent:
+            if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
                 incumbent = lb[s]
+                inc_slot = s
 
     # Exact value among fully assessed features; lowest slot (= feature id) on ties.
     vmin = np.inf

@@ -44,7 +44,7 @@ def test_learned_tree_is_learned_then_fixed():
     model.fit(ids, epochs=2)
     assert model.history_[0]["tree_learning"] and not model.history_[1]["tree_learning"]
     assert model.history_[1]["moved"] == 0
-    assert len(model.reassign_log_) == 9  # every R = 60 // 10 batches, not at batch 0
+    assert len(model.reassign_log_) == 10  # after every R = 60 // 10 batches of epoch 1
     assert sum(r["moved"] for r in model.reassign_log_) == model.history_[0]["moved"]
     tree = model.label_tree_
     assert np.unique(tree.leaf_of_label).size == 40

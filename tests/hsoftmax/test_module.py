@@ -108,12 +108,22 @@ def test_reassign_keeps_parameters_and_resets_moved_statistics():
         opt.zero_grad()
         (-layer.log_prob(h, y).mean()).backward()
         opt.step()
-    before_w = layer.weight.detach().clone()
+    before_w = layer.node_weight().detach().clone()
+    before_b = layer.bias.detach().clone()
+    old_leaf = layer.tree.leaf_of_label.copy()
     old_nodes = layer.tree.path_nodes.copy()
     counts_before = layer.counts.clone()
     sums_before = layer.sum_probas.clone()
     info = layer.reassign()
-    assert torch.equal(layer.weight.detach(), before_w)
+    # groups' rows are kept; a label's last-level row moves with it to its new leaf
+    last = int(tree.offsets[depth - 1])
+    assert torch.equal(layer.node_weight()[:last].detach(), before_w[:last])
+    new_leaf = layer.tree.leaf_of_label
+    assert info["moved"] == int(np.sum(new_leaf != old_leaf)) > 0
+    for label in range(k):
+        (po, co), (pn, cn) = [(last + s // m, s % m) for s in (old_leaf[label], new_leaf[label])]
+        assert torch.equal(layer.node_weight()[pn, cn].detach(), before_w[po, co])
+        assert layer.bias[pn, cn].item() == before_b[po, co].item()
     assert info["J"].shape == (tree.n_internal,)
     valid = info["J"][~np.isnan(info["J"])]
     assert np.all((valid >= -1e-12) & (valid <= 4 / m * (1 - 1 / m) + 1e-12))
@@ -128,6 +138,16 @@ def test_reassign_keeps_parameters_and_resets_moved_statistics():
     np.testing.assert_allclose(full.exp().sum(1).numpy(), 1.0, atol=1e-5)
     # the learned structure is at least as good for the training likelihood as random leaves would be
     assert info["moved"] >= 0
+
+
+def test_reassign_without_carry_keeps_every_parameter():
+    layer = _layer(20, 3, 3, seed=2, carry_leaf_rows=False)
+    h = torch.randn(200, 5)
+    y = torch.randint(0, 20, (200,))
+    layer.log_prob(h, y)
+    before = layer.weight.detach().clone()
+    assert layer.reassign()["moved"] > 0
+    assert torch.equal(layer.weight.detach(), before)
 
 
 def test_bad_input():

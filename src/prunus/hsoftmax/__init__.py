@@ -23,12 +23,12 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
 
 from ..datasets._text import Vocabulary
 from ._assign import j_star, node_objective, node_objectives
-from ._label_tree import LabelTree, default_arity
 from ._classifier import TreeSoftmaxClassifier
+from ._label_tree import LabelTree, default_arity
 from ._lm import TreeLanguageModel
 from ._module import ReassignSchedule, TreeSoftmax
 
 __all__ = [
-    "LabelTree", "ReassignSchedule", "TreeLanguageModel", "TreeSoftmax", "TreeSoftmaxClassifier", "Vocabulary", "default_arity", "j_star",
-    "node_objective", "node_objectives",
+    "LabelTree", "ReassignSchedule", "TreeLanguageModel", "TreeSoftmax", "TreeSoftmaxClassifier",
+    "Vocabulary", "default_arity", "j_star", "node_objective", "node_objectives",
 ]

@@ -69,11 +69,13 @@ def j_star(arity):
 
 # ------------------------------------------------------------- Algorithm 2
 @njit(cache=True)
-def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant):
+def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant, min_count=0.0):
     """dJ_n/dp_{j|i} (eq. 10) or dJ_n/dlog p_{j|i} (eq. 12) for the labels at ``node``.
 
     Labels whose statistics were gathered at another node (they just moved
-    here) have q_i = 0, hence a zero gradient.
+    here) have q_i = 0, hence a zero gradient. Labels seen fewer than
+    ``min_count`` times at the node count in p_j and q but get a zero gradient
+    too: their p_{j|i} is too noisy to move them (they keep their child).
     """
     m_labels = labels.shape[0]
     m = sum_probas.shape[2]
@@ -97,7 +99,7 @@ def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_va
         p0[j] /= total
     for a in range(m_labels):
         i = labels[a]
-        if old_nodes[i, d] != node or counts[i, d] <= 0:
+        if old_nodes[i, d] != node or counts[i, d] <= 0 or counts[i, d] < min_count:
             continue
         q = counts[i, d] / total
         w = 2.0 / m * q * (1.0 - q)
@@ -230,9 +232,11 @@ def _exchange(score, child, fill, cap, max_steps):
 
 
 @njit(cache=True)
-def assign_node(labels, node, d, old_nodes, old_children, sum_probas, counts, cap, log_variant, exchange):
+def assign_node(labels, node, d, old_nodes, old_children, sum_probas, counts, cap, log_variant, exchange,
+                min_count=0.0):
     """Children (0..M-1) for ``labels`` at ``node`` of depth ``d``; Algorithm 2 at one node."""
-    score, margin, pref = _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant)
+    score, margin, pref = _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant,
+                                  min_count)
     child, fill = _greedy(score, margin, pref, cap)
     if exchange:
         _exchange(score, child, fill, cap, 4 * labels.shape[0] + 16)
@@ -240,7 +244,8 @@ def assign_node(labels, node, d, old_nodes, old_children, sum_probas, counts, ca
 
 
 @njit(cache=True)
-def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, log_variant, exchange):
+def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, log_variant, exchange,
+                    min_count=0.0):
     """Algorithm 2 top-down over the whole tree (AssignLabels from the root).
 
     Returns the new leaf slot of every label.
@@ -260,7 +265,7 @@ def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, l
                 end += 1
             labels = order[start:end].copy()
             child = assign_node(labels, offset + p, d, old_nodes, old_children, sum_probas, counts,
-                                cap, log_variant, exchange)
+                                cap, log_variant, exchange, min_count)
             for a in range(end - start):
                 new_child[labels[a]] = child[a]
             start = end

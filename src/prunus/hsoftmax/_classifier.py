@@ -12,7 +12,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._label_tree import LabelTree
-from ._lm import _threads
+from ._lm import _carry_optimizer_state, _threads
 from ._module import ReassignSchedule, TreeSoftmax
 
 
@@ -144,8 +144,6 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             perm = torch.as_tensor(rng.permutation(n))
             total, moved = 0.0, 0
             for b in range(n_batches):
-                if learned and (schedule.due(epoch, b) or (n_batches == 1 and epoch > 0 and epoch < tree_epochs)):
-                    moved += head.reassign()["moved"]
                 idx = perm[b * bs:(b + 1) * bs]
                 lp = self._log_prob(body(Xt[idx]), yt[idx])
                 w = wt[idx]
@@ -154,6 +152,9 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 loss.backward()
                 opt.step()
                 total += loss.item() * idx.shape[0]
+                if learned and schedule.due_after(epoch, b):
+                    moved += head.reassign()["moved"]
+                    _carry_optimizer_state(opt, head)
             self.history_.append(dict(epoch=epoch + 1, loss=total / n, moved=moved))
         self.module_.eval()
 

@@ -46,6 +46,16 @@ class _threads:
         torch.set_num_threads(self.old)
 
 
+def _carry_optimizer_state(opt, head):
+    """Keep per-parameter optimizer state (Adagrad's sums) aligned with moved leaf rows."""
+    if not head.carry_leaf_rows:
+        return
+    for param in (head.weight, head.bias):
+        for value in opt.state.get(param, {}).values():
+            if isinstance(value, torch.Tensor) and value.shape == param.shape:
+                head.carry_rows(value)
+
+
 class _HLBL(nn.Module):
     """r_x = sum_k R_k U_{w_{t-k}} (section 6) followed by an output layer."""
 
@@ -93,6 +103,12 @@ class TreeLanguageModel:
         Re-builds of the tree per epoch while learning it (the paper: 20).
     criterion : {"loglik", "class"}
         Algorithm 2's greedy criterion, eq. 12 or eq. 10.
+    min_count : int
+        Labels seen fewer times at a node are not moved there by Algorithm 2
+        (their p_{j|i} estimate is too noisy); 0 moves every label.
+    stats : {"cumulative", "window"}
+        Node statistics summed since the start (Algorithm 1) or only since the
+        previous re-assignment.
     tree_init : {"random", "frequency"}
         Initial tree of ``"learned"`` (``"random"`` uses the same tree as the
         random baseline for a given ``random_state``).
@@ -123,7 +139,7 @@ class TreeLanguageModel:
 
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
-                 criterion="loglik", tree_init="random", cutoffs=None, pad_id=None, n_threads=None,
+                 criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None, pad_id=None, n_threads=None,
                  random_state=None, progress=True):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -137,6 +153,8 @@ class TreeLanguageModel:
         self.tree_epochs = tree_epochs
         self.reassign_per_epoch = reassign_per_epoch
         self.criterion = criterion
+        self.stats = stats
+        self.min_count = min_count
         self.tree_init = tree_init
         self.cutoffs = cutoffs
         self.pad_id = pad_id
@@ -156,6 +174,8 @@ class TreeLanguageModel:
             raise ValueError("vocab_size must be >= 2.")
         if not self.lr > 0:
             raise ValueError(f"lr must be > 0, got {self.lr!r}.")
+        if self.stats not in ("cumulative", "window"):
+            raise ValueError(f"stats must be 'cumulative' or 'window', got {self.stats!r}.")
         if self.tree_init not in ("random", "frequency"):
             raise ValueError(f"tree_init must be 'random' or 'frequency', got {self.tree_init!r}.")
 
@@ -258,13 +278,6 @@ class TreeLanguageModel:
             bar = tqdm(range(n_batches), desc=f"{self.output} epoch {epoch + 1}/{epochs}",
                        disable=not self.progress, leave=False, mininterval=1.0)
             for b in bar:
-                if learned and schedule.due(epoch, b):
-                    info = head.reassign()
-                    moved += info["moved"]
-                    self.reassign_seconds_ += info["seconds"]
-                    self.reassign_log_.append(dict(epoch=epoch, batch=b, moved=info["moved"],
-                                                   mean_J=float(np.nanmean(info["J"])),
-                                                   root_J=float(info["J"][0])))
                 pos = perm[b * bs:(b + 1) * bs]
                 start = time.perf_counter()
                 y = target[pos]
@@ -276,6 +289,14 @@ class TreeLanguageModel:
                 elapsed = time.perf_counter() - start
                 epoch_time += elapsed
                 total_nll += loss.item() * pos.shape[0]
+                if learned and schedule.due_after(epoch, b):
+                    info = head.reassign(reset_stats=self.stats == "window", min_count=self.min_count)
+                    _carry_optimizer_state(opt, head)
+                    moved += info["moved"]
+                    self.reassign_seconds_ += info["seconds"]
+                    self.reassign_log_.append(dict(epoch=epoch, batch=b, moved=info["moved"],
+                                                   mean_J=float(np.nanmean(info["J"])),
+                                                   root_J=float(info["J"][0])))
                 if b % 50 == 0:
                     bar.set_postfix(ppl=f"{math.exp(min(total_nll / ((b * bs) + pos.shape[0]), 50)):.1f}")
             bar.close()

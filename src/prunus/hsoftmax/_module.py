@@ -41,6 +41,9 @@ class TreeSoftmax(nn.Module):
         (eq. 15 in the proof of Lemma 1). ``False`` is the bare Algorithm 2.
     track_stats : bool
         Accumulate node statistics in the forward pass when in training mode.
+    carry_leaf_rows : bool
+        Whether :meth:`reassign` moves each label's last-level parameter row
+        with it (see there).
     sparse : bool
         Sparse gradients for the node parameters (only the D nodes on each
         example's path are touched); use with ``torch.optim.Adagrad`` / ``SGD``
@@ -54,7 +57,7 @@ class TreeSoftmax(nn.Module):
     """
 
     def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
-                 sparse=False):
+                 sparse=False, carry_leaf_rows=True):
         super().__init__()
         if not isinstance(label_tree, LabelTree):
             raise TypeError(f"label_tree must be a LabelTree, got {type(label_tree).__name__}.")
@@ -66,6 +69,7 @@ class TreeSoftmax(nn.Module):
         self.exchange = bool(exchange)
         self.track_stats = bool(track_stats)
         self.sparse = bool(sparse)
+        self.carry_leaf_rows = bool(carry_leaf_rows)
         t = label_tree
         # 2-D so that rows can be gathered with F.embedding (sparse gradients).
         self.weight = nn.Parameter(torch.empty(t.n_internal, t.arity * self.in_features))
@@ -188,6 +192,26 @@ class TreeSoftmax(nn.Module):
         return self.label_of_leaf[pos]
 
     # ------------------------------------------------------------ Algorithm 2
+    def _leaf_row(self, leaf):
+        """Index of the last-level (node, child) row of each slot in the (N * M) rows."""
+        t = self.tree
+        parent = t.offsets[t.depth - 1] + leaf // t.arity
+        return torch.as_tensor(parent * t.arity + leaf % t.arity, device=self.bias.device)
+
+    @torch.no_grad()
+    def carry_rows(self, tensor):
+        """Move the last-level rows of ``tensor`` (shaped like ``weight`` or ``bias``)
+        from each label's previous leaf to its new one, as done for the parameters
+        by the last :meth:`reassign`; call it on optimizer state (e.g. Adagrad's
+        ``sum``) to keep it aligned with the parameters."""
+        if getattr(self, "_leaf_rows", None) is None:
+            return tensor
+        dest, src = self._leaf_rows
+        t = self.tree
+        rows = tensor.view(t.n_internal * t.arity, -1)
+        rows[dest] = rows[src].clone()
+        return tensor
+
     def reset_stats(self):
         self.sum_probas.zero_()
         self.counts.zero_()
@@ -198,7 +222,7 @@ class TreeSoftmax(nn.Module):
                                self.tree.path_nodes, self.tree.n_internal)
 
     @torch.no_grad()
-    def reassign(self):
+    def reassign(self, reset_stats=False, min_count=0):
         """Re-build the label tree with Algorithm 2 from the accumulated statistics.
 
         Top-down, every node sends its labels to children greedily by
@@ -206,13 +230,24 @@ class TreeSoftmax(nn.Module):
         M**(D-d-1) per child; labels without statistics at a node keep their
         previous child index when there is room.
 
-        Node parameters are kept as they are. A label moves to the child whose
+        Node parameters. Above the last level a child stands for a group of
+        labels and its parameters are kept: a label moves to the child whose
         decision function already routes its examples with probability above
         average, so the learned g_n stays the right starting point; children
-        that lose all their labels are masked out (and no longer receive
-        gradient), children that gain labels start from their current weights.
+        that lose all their labels are masked out (and get no gradient),
+        children that gain labels start from their current weights. At the last
+        level a child is one label, and its row (W_n[j], b_n[j]) is that label's
+        output embedding: with ``carry_leaf_rows`` (default) the row moves with
+        the label to its new leaf (use :meth:`carry_rows` on optimizer state).
         Statistics of a label stay valid at the nodes it still reaches and are
         reset at the nodes it now reaches for the first time.
+
+        ``min_count``: labels seen fewer times at a node keep their child there
+        (their gradient estimate is treated as missing).
+
+        ``reset_stats=True`` clears all statistics afterwards, so the next
+        re-assignment only sees the examples of the current tree and
+        representation (a window instead of Algorithm 1's cumulative sums).
 
         Returns
         -------
@@ -226,12 +261,21 @@ class TreeSoftmax(nn.Module):
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
         new_leaf = reassign_kernel(old_nodes, t.path_children, sp, cnt, t.arity, t.depth,
-                                   self.criterion == "loglik", self.exchange)
-        moved = int(np.count_nonzero(new_leaf != t.leaf_of_label))
+                                   self.criterion == "loglik", self.exchange, float(min_count))
+        old_leaf = t.leaf_of_label.copy()
+        moved = int(np.count_nonzero(new_leaf != old_leaf))
         t.set_leaves(new_leaf)
+        # The last-level row (W_n[j], b_n[j]) of a leaf scores one label only: it
+        # is that label's output embedding. It travels with the label.
+        self._leaf_rows = (self._leaf_row(new_leaf), self._leaf_row(old_leaf))
+        if self.carry_leaf_rows and moved:
+            for param in (self.weight, self.bias):
+                self.carry_rows(param.data)
         stale = torch.as_tensor(t.path_nodes != old_nodes, device=self.counts.device)
         self.counts.masked_fill_(stale, 0.0)
         self.sum_probas.masked_fill_(stale.unsqueeze(2), 0.0)
+        if reset_stats:
+            self.reset_stats()
         self._sync_tree()
         return dict(J=j_before, moved=moved, seconds=time.perf_counter() - start)
 
@@ -239,15 +283,18 @@ class TreeSoftmax(nn.Module):
 class ReassignSchedule:
     """When to call :meth:`TreeSoftmax.reassign` (Algorithm 1).
 
-    The tree is re-built ``per_epoch`` times per epoch (every R = n_batches //
-    per_epoch batches, at the start of a batch as in line 16) during the first
-    ``tree_epochs`` epochs; afterwards the tree is fixed and only the parameters
-    are fine-tuned.
+    The tree is re-built ``per_epoch`` times per epoch, after every R =
+    n_batches // per_epoch batches (i.e. at the start of the next batch, line 16;
+    the last one closes the epoch), during the first ``tree_epochs`` epochs;
+    afterwards the tree is fixed and only the parameters are fine-tuned.
     """
 
     def __init__(self, n_batches, per_epoch=20, tree_epochs=1):
-        self.every = max(1, n_batches // max(1, int(per_epoch)))
+        self.per_epoch = max(1, int(per_epoch))
+        self.every = max(1, n_batches // self.per_epoch)
         self.tree_epochs = int(tree_epochs)
 
-    def due(self, epoch, batch):
-        return epoch < self.tree_epochs and batch > 0 and batch % self.every == 0
+    def due_after(self, epoch, batch):
+        """True when the tree is re-built after training batch ``batch`` of ``epoch``."""
+        done = batch + 1
+        return epoch < self.tree_epochs and done % self.every == 0 and done // self.every <= self.per_epoch

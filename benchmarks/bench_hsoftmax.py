@@ -1,0 +1,136 @@
+"""Benchmark: learned / random tree softmax vs a flat softmax vs torch's adaptive softmax.
+
+All in ONE process, same thread count, same epoch budget:
+
+1. one training step of the output layer alone (forward, backward, Adagrad) at
+   d = 100, V = 10,000, batch 256 — tree: depth 3, 25-ary, sparse gradients;
+2. Algorithm 2 re-building a depth-3 tree over 10k labels (target < 1 s);
+3. the HLBL language model on Penn Treebank: every output layer trained for the
+   same number of epochs on the same tokens (learned tree: tree learned in
+   epoch 1, fixed afterwards); exact test perplexity and ms per training batch.
+
+Usage::
+
+    python benchmarks/bench_hsoftmax.py                 # 200k training tokens, 2 epochs
+    python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+import torch
+from torch import nn
+
+from prunus import datasets
+from prunus.hsoftmax import LabelTree, TreeLanguageModel, TreeSoftmax
+
+warnings.filterwarnings("ignore", message="Sparse invariant checks")
+
+
+def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
+    torch.manual_seed(0)
+    h = torch.randn(batch, dim)
+    y = torch.randint(0, vocab, (batch,))
+    layers = {
+        "tree (25-ary, depth 3)": TreeSoftmax(dim, LabelTree.random(vocab, 25, 3, random_state=0), sparse=True),
+        "flat softmax": nn.Linear(dim, vocab),
+        "adaptive softmax": nn.AdaptiveLogSoftmaxWithLoss(dim, vocab, cutoffs=[2000, 5000], div_value=4.0),
+    }
+    out = {}
+    for name, layer in layers.items():
+        opt = torch.optim.Adagrad(layer.parameters(), lr=0.025)
+
+        def step():
+            if isinstance(layer, TreeSoftmax):
+                loss = -layer.log_prob(h, y).mean()
+            elif isinstance(layer, nn.Linear):
+                loss = nn.functional.cross_entropy(layer(h), y)
+            else:
+                loss = layer(h, y).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        for _ in range(5):
+            step()
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        out[name] = 1000 * float(np.median(times))
+    return out
+
+
+def bench_reassign(vocab=10000, arity=25, depth=3, repeats=5):
+    rng = np.random.RandomState(0)
+    layer = TreeSoftmax(100, LabelTree.random(vocab, arity, depth, random_state=0))
+    counts = torch.as_tensor(rng.randint(1, 50, size=(vocab, depth)).astype(float))
+    probs = torch.as_tensor(rng.dirichlet(np.full(arity, 0.3), size=(vocab, depth)))
+    times = []
+    for r in range(repeats + 1):
+        layer.counts.copy_(counts)
+        layer.sum_probas.copy_(probs * counts[:, :, None])
+        info = layer.reassign()
+        if r:  # the first call includes numba's (cached) compile / load
+            times.append(info["seconds"])
+    return float(np.median(times)), info["moved"]
+
+
+def bench_lm(tokens, epochs, threads):
+    data = datasets.load("ptb")
+    train = data.ids_train if not tokens else data.ids_train[:tokens]
+    test = data.ids_test
+    rows = {}
+    for output in ("learned", "random", "flat", "adaptive"):
+        model = TreeLanguageModel(len(data.vocabulary), context_size=3, dim=100, output=output, arity=25,
+                                  depth=3, batch_size=256, lr=0.025, tree_epochs=1, reassign_per_epoch=20,
+                                  pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0)
+        start = time.perf_counter()
+        model.fit(train, epochs=epochs)
+        fit_s = time.perf_counter() - start
+        rows[output] = dict(ppl=model.perplexity(test), ms=model.ms_per_batch_, fit_s=fit_s,
+                            reassign_ms=1000 * model.reassign_seconds_ / max(len(getattr(model, "reassign_log_", [])), 1))
+        print(f"  {output:9s} test ppl {rows[output]['ppl']:8.1f}   {rows[output]['ms']:7.1f} ms/batch   "
+              f"fit {fit_s:6.1f} s", flush=True)
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tokens", type=int, default=200_000, help="PTB training tokens (0 = all)")
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (same for every model)")
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {args.threads} thread(s)")
+
+    print("\n[1] output layer alone: one training step, d=100, V=10k, batch 256 (median)")
+    layers = bench_layers()
+    flat = layers["flat softmax"]
+    for name, ms in layers.items():
+        print(f"  {name:24s} {ms:7.2f} ms   flat/this = {flat / ms:5.2f}x")
+
+    print("\n[2] Algorithm 2: re-build a depth-3, 25-ary tree over 10k labels")
+    seconds, moved = bench_reassign()
+    print(f"  {1000 * seconds:.1f} ms per re-assignment ({moved} labels moved)   target < 1000 ms")
+
+    print(f"\n[3] HLBL language model on PTB: {args.tokens or 'all'} training tokens, {args.epochs} epochs each, "
+          "exact test perplexity")
+    rows = bench_lm(args.tokens, args.epochs, args.threads)
+    lt, rt, fl, ad = rows["learned"], rows["random"], rows["flat"], rows["adaptive"]
+    print("\n  ratios (targets from the issue)")
+    print(f"  learned vs random perplexity: {lt['ppl'] / rt['ppl']:.3f}  (target < 1: learned lower)")
+    print(f"  learned vs flat perplexity:   {lt['ppl'] / fl['ppl']:.3f}  (target <= 1.05)")
+    print(f"  flat / learned ms per batch:  {fl['ms'] / lt['ms']:.2f}x (target >= 2x)")
+    print(f"  flat / adaptive ms per batch: {fl['ms'] / ad['ms']:.2f}x (adaptive, side by side)")
+    print(f"  adaptive / learned ms/batch:  {ad['ms'] / lt['ms']:.2f}x (aim: learned as fast as adaptive)")
+    print(f"  re-assignment cost: {lt['reassign_ms']:.1f} ms each, 20 per epoch")
+
+
+if __name__ == "__main__":
+    main()

@@ -14,6 +14,9 @@ constant labellings (best-labelling lower bounds include them).
 
 from __future__ import annotations
 
+import contextlib
+import os
+import sys
 import warnings
 
 import numpy as np
@@ -24,6 +27,25 @@ from sklearn.utils import Bunch
 from ._binning import fit_binning
 from ._grow import SplitWorkspace
 from ._split import ERROR, EXHAUSTIVE, node_stats, prefix_lower_bound, search_split
+
+
+@contextlib.contextmanager
+def _quiet_stdout():
+    """Silence fd 1 while HiGHS runs: some versions print solver internals from C++."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    sys.stdout.flush()
+    saved = os.dup(fd)
+    try:
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), fd)
+            yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
 
 
 def _feature_ilp(bins, y, w, nb, best_value, time_limit):
@@ -44,9 +66,10 @@ def _feature_ilp(bins, y, w, nb, best_value, time_limit):
     # tiny relaxation keeps the full set feasible despite rounding; relaxing
     # can only lower the optimum, so the result stays a lower bound.
     A = sparse.csr_matrix(M * (w / best_value)[None, :])
-    res = milp(c=np.ones(n), integrality=np.ones(n), bounds=Bounds(0, 1),
-               constraints=LinearConstraint(A, lb=1.0 - 1e-9, ub=np.inf),
-               options={"time_limit": float(time_limit), "presolve": True})
+    with _quiet_stdout():
+        res = milp(c=np.ones(n), integrality=np.ones(n), bounds=Bounds(0, 1),
+                   constraints=LinearConstraint(A, lb=1.0 - 1e-9, ub=np.inf),
+                   options={"time_limit": float(time_limit), "presolve": True})
     if res.status == 0:
         return int(round(res.fun)), True
     bound = getattr(res, "mip_dual_bound", None)

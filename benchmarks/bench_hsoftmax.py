@@ -11,7 +11,7 @@ All in ONE process, same thread count, same epoch budget:
 
 Usage::
 
-    python benchmarks/bench_hsoftmax.py                 # 200k training tokens, 2 epochs
+    python benchmarks/bench_hsoftmax.py                 # 400k training tokens, 2 epochs
     python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
 """
 
@@ -69,10 +69,11 @@ def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
 def bench_reassign(vocab=10000, arity=25, depth=3, repeats=5):
     rng = np.random.RandomState(0)
     layer = TreeSoftmax(100, LabelTree.random(vocab, arity, depth, random_state=0))
-    counts = torch.as_tensor(rng.randint(1, 50, size=(vocab, depth)).astype(float))
-    probs = torch.as_tensor(rng.dirichlet(np.full(arity, 0.3), size=(vocab, depth)))
     times = []
     for r in range(repeats + 1):
+        # fresh random statistics every time, so that labels really move
+        counts = torch.as_tensor(rng.randint(1, 50, size=(vocab, depth)).astype(float))
+        probs = torch.as_tensor(rng.dirichlet(np.full(arity, 0.3), size=(vocab, depth)))
         layer.counts.copy_(counts)
         layer.sum_probas.copy_(probs * counts[:, :, None])
         info = layer.reassign()
@@ -102,7 +103,7 @@ def bench_lm(tokens, epochs, threads):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tokens", type=int, default=200_000, help="PTB training tokens (0 = all)")
+    parser.add_argument("--tokens", type=int, default=400_000, help="PTB training tokens (0 = all)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (same for every model)")
     args = parser.parse_args()

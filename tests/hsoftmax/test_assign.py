@@ -152,3 +152,20 @@ def test_labels_without_statistics_keep_their_child():
     zeros = np.zeros((30, 3, 4))
     slots = reassign_kernel(tree.path_nodes, tree.path_children, zeros, np.zeros((30, 3)), 4, 3, True, True)
     np.testing.assert_array_equal(slots, tree.leaf_of_label)
+
+
+def test_min_count_keeps_rarely_seen_labels():
+    from prunus.hsoftmax import LabelTree
+
+    m, depth, k = 4, 2, 8  # two labels per root child, room for four: no capacity conflict
+    tree = LabelTree.random(k, m, depth, random_state=1)
+    planted = (tree.path_children[:, 0] + 1) % m  # every label would rather move
+    counts = np.full((k, depth), 10.0)
+    counts[:4] = 2.0  # ... but four labels were seen only twice
+    p = np.full((k, m), 0.1 / (m - 1))
+    p[np.arange(k), planted] = 0.9
+    sp = np.repeat(p[:, None, :], depth, axis=1) * counts[:, :, None]
+    slots = reassign_kernel(tree.path_nodes, tree.path_children, sp, counts, m, depth, True, False, 5.0)
+    new = LabelTree(k, m, depth, leaf_of_label=slots)
+    np.testing.assert_array_equal(new.path_children[:4, 0], tree.path_children[:4, 0])
+    np.testing.assert_array_equal(new.path_children[4:, 0], planted[4:])

@@ -171,15 +171,21 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.module_.eval()
         return self.module_["body"](torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32))
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X, batch_size=1024):
+        """Log class probabilities, computed in row blocks (the tree's full
+        distribution costs O(K) memory per row)."""
         with _threads(self.n_threads), torch.no_grad():
             h = self._represent(X)
             head = self.module_["head"]
-            if isinstance(head, TreeSoftmax):
-                out = head.full_log_prob(h)
-            else:
-                out = F.log_softmax(head(h), dim=1)
-        return out.double().numpy()
+            out = np.empty((h.shape[0], self.classes_.shape[0]))
+            for s in range(0, h.shape[0], batch_size):
+                block = h[s:s + batch_size]
+                if isinstance(head, TreeSoftmax):
+                    lp = head.full_log_prob(block)
+                else:
+                    lp = F.log_softmax(head(block), dim=1)
+                out[s:s + batch_size] = lp.double().numpy()
+        return out
 
     def predict_proba(self, X):
         """Class probabilities (columns in ``classes_`` order); rows sum to one."""

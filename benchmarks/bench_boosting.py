@@ -94,6 +94,21 @@ def wall_time(rounds, repeat, depth=3):
     return times
 
 
+def wall_time_other(rounds, repeat, datasets=("spam", "letter", "digits"), depth=3):
+    """Quick and adaptive vs exhaustive wall time on the other datasets (prunus only)."""
+    print(f"\n== wall time vs exhaustive, {rounds} rounds, depth {depth}, best of {repeat} ==")
+    print(f"{'dataset':10s} {'exhaustive s':>12s} {'quick/exh':>10s} {'adaptive/exh':>13s} {'AP(mb=8)/exh':>13s}")
+    for name in datasets:
+        Xtr, ytr, _, _ = split(name)
+        times = {}
+        for key in ("exhaustive", "quick", "adaptive", "adaptive(min_batch=8)"):
+            times[key], _ = best_time(lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth,
+                                                                   **CONFIGS[key]), Xtr, ytr, repeat)
+        ex = times["exhaustive"]
+        print(f"{name:10s} {ex:12.3f} {times['quick'] / ex:10.3f} {times['adaptive'] / ex:13.3f} "
+              f"{times['adaptive(min_batch=8)'] / ex:13.3f}")
+
+
 def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits")):
     print(f"\n== assessments, {rounds} rounds, depth {depth} ==")
     print(f"{'dataset':10s} {'exhaustive':>11s} {'QB(0.5,10)':>11s} {'QB':>11s} {'AP':>11s} {'LB_wo':>11s} "
@@ -132,6 +147,7 @@ def main(argv=None):
     parser.add_argument("--assess-rounds", type=int, default=100)
     args = parser.parse_args(argv)
     wall_time(args.rounds, args.repeat)
+    wall_time_other(args.rounds, args.repeat)
     assessments(args.assess_rounds)
 
 

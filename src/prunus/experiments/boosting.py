@@ -60,8 +60,8 @@ class Settings:
     ilp_time_limit: float
 
 
-QUICK = Settings(rounds=50, checkpoints=(10, 30, 50), depth_rounds=30, depth_datasets=("spam", "satimage"),
-                 fig1_rounds=30, fig1_every=10, fig1_data=(("breast_cancer", 200), ("spam", 200)),
+QUICK = Settings(rounds=100, checkpoints=(20, 60, 100), depth_rounds=50, depth_datasets=("spam", "satimage"),
+                 fig1_rounds=50, fig1_every=10, fig1_data=(("breast_cancer", 300), ("spam", 300)),
                  ilp_time_limit=1.0)
 FULL = Settings(rounds=500, checkpoints=(100, 300, 500), depth_rounds=500, depth_datasets=("spam", "satimage"),
                 fig1_rounds=200, fig1_every=10, fig1_data=(("breast_cancer", 569), ("spam", 1000)),
@@ -276,7 +276,7 @@ example evaluated for one feature.
     rep.heading("Figure 1: fraction of the gap between LB_exact and n x features")
     fig, axes = plt.subplots(1, len(s.fig1_data), figsize=(4.5 * len(s.fig1_data), 3.4), squeeze=False)
     rows_f1 = []
-    for ax, (name, n_rows) in zip(axes[0], tqdm(s.fig1_data, desc="Figure 1", disable=not progress)):
+    for (name, n_rows), ax in zip(tqdm(s.fig1_data, desc="Figure 1", disable=not progress), axes[0]):
         if not is_available(name):
             continue
         g = gap_fractions(name, n_rows, s.fig1_rounds, s.fig1_every, s.ilp_time_limit)

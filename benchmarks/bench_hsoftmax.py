@@ -94,8 +94,9 @@ def bench_lm(tokens, epochs, threads):
         start = time.perf_counter()
         model.fit(train, epochs=epochs)
         fit_s = time.perf_counter() - start
+        n_reassign = max(len(getattr(model, "reassign_log_", [])), 1)
         rows[output] = dict(ppl=model.perplexity(test), ms=model.ms_per_batch_, fit_s=fit_s,
-                            reassign_ms=1000 * model.reassign_seconds_ / max(len(getattr(model, "reassign_log_", [])), 1))
+                            reassign_ms=1000 * model.reassign_seconds_ / n_reassign)
         print(f"  {output:9s} test ppl {rows[output]['ppl']:8.1f}   {rows[output]['ms']:7.1f} ms/batch   "
               f"fit {fit_s:6.1f} s", flush=True)
     return rows

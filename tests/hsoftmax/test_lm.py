@@ -52,8 +52,9 @@ def test_learned_tree_is_learned_then_fixed():
 
 def test_deterministic():
     ids = _stream(1000)
-    a = TreeLanguageModel(40, context_size=2, dim=8, depth=2, random_state=3, progress=False, n_threads=1).fit(ids, epochs=1)
-    b = TreeLanguageModel(40, context_size=2, dim=8, depth=2, random_state=3, progress=False, n_threads=1).fit(ids, epochs=1)
+    kw = dict(context_size=2, dim=8, depth=2, random_state=3, progress=False, n_threads=1)
+    a = TreeLanguageModel(40, **kw).fit(ids, epochs=1)
+    b = TreeLanguageModel(40, **kw).fit(ids, epochs=1)
     assert a.perplexity(ids) == b.perplexity(ids)
     np.testing.assert_array_equal(a.label_tree_.leaf_of_label, b.label_tree_.leaf_of_label)
 

@@ -26,7 +26,7 @@ SETTINGS = {
     "quick": dict(n_train=60_000, n_eval=20_000, epochs=2, tree_epochs=1, dim=100, batch_size=256,
                   clf_epochs=6, many_per_class=5),
     "full": dict(n_train=None, n_eval=None, epochs=3, tree_epochs=1, dim=100, batch_size=256,
-                 clf_epochs=20, many_per_class=30),
+                 clf_epochs=10, many_per_class=20),
 }
 CORPORA = {
     # name -> (dataset, context size T as in the paper's supplement)

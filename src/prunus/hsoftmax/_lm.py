@@ -139,7 +139,8 @@ class TreeLanguageModel:
 
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
-                 criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None, pad_id=None, n_threads=None,
+                 criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None,
+                 pad_id=None, n_threads=None,
                  random_state=None, progress=True):
         self.vocab_size = vocab_size
         self.context_size = context_size

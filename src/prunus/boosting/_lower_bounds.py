@@ -48,7 +48,7 @@ def _quiet_stdout():
         os.close(saved)
 
 
-def _feature_ilp(bins, y, w, nb, best_value, time_limit):
+def _feature_ilp(bins, y, w, nb, best_value, tie, time_limit):
     """Smallest set of examples proving one feature no better than ``best_value``."""
     n = y.shape[0]
     rows = []
@@ -63,12 +63,13 @@ def _feature_ilp(bins, y, w, nb, best_value, time_limit):
     M = np.vstack(rows)
     # Scale so the right-hand side is 1: HiGHS' absolute feasibility tolerance
     # (1e-6) would otherwise be large compared with normalized weights. The
-    # tiny relaxation keeps the full set feasible despite rounding; relaxing
+    # right-hand side E* - tie (the search's tie tolerance, as in LB_wo) keeps
+    # every prefix counted by LB_wo feasible, so LB_exact <= LB_wo; relaxing
     # can only lower the optimum, so the result stays a lower bound.
     A = sparse.csr_matrix(M * (w / best_value)[None, :])
     with _quiet_stdout():
         res = milp(c=np.ones(n), integrality=np.ones(n), bounds=Bounds(0, 1),
-                   constraints=LinearConstraint(A, lb=1.0 - 1e-9, ub=np.inf),
+                   constraints=LinearConstraint(A, lb=1.0 - tie / best_value - 1e-12, ub=np.inf),
                    options={"time_limit": float(time_limit), "presolve": True})
     if res.status == 0:
         return int(round(res.fun)), True
@@ -90,6 +91,7 @@ def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
     slot, t, value = search_split(Xb, order, yn, wn, feats, nbins, 2, ERROR, EXHAUSTIVE, 0.5, 1,
                                   work.hist, work.seen_tot, work.mk, work.lb, work.ub, work.tb)
     _, node_tot = node_stats(yn, wn, 2)
+    tie = 1e-10 * wn.sum()  # the split search's tie tolerance
     per_wo = np.zeros(len(feats), dtype=np.int64)
     per_exact = np.zeros(len(feats), dtype=np.int64)
     optimal = True
@@ -101,7 +103,7 @@ def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
         while lo < hi:
             mid = (lo + hi) // 2
             if prefix_lower_bound(Xb, feats[s], order, yn, wn, mid, nbins[s], node_tot, ERROR, 1.0,
-                                  B) >= value:
+                                  B) >= value - tie:
                 hi = mid
             else:
                 lo = mid + 1
@@ -111,7 +113,7 @@ def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
         if value <= 0.0:
             per_exact[s] = 0
             continue
-        per_exact[s], ok = _feature_ilp(Xb[feats[s]].astype(np.int64), y, w, nbins[s], value, time_limit)
+        per_exact[s], ok = _feature_ilp(Xb[feats[s]].astype(np.int64), y, w, nbins[s], value, tie, time_limit)
         optimal &= ok
     return Bunch(lb_wo=int(per_wo.sum()), lb_exact=int(per_exact.sum()) if exact else None,
                  per_feature_wo=per_wo, per_feature_exact=per_exact if exact else None,

@@ -576,12 +576,19 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
 def weight_order_bound(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, best_slot, best_value, B):
     """LB_wo of one node (section 4): ``n + sum_{k != k*} min{m : L_m^k >= E*}``.
 
+    ``>= E*`` is taken up to the split search's tie tolerance (1e-10 of the
+    node weight).
+
     ``L_m^k`` is non-decreasing in ``m``, so the smallest ``m`` is found by
     binary search, rebuilding the prefix histogram at each probe.
     """
     n = idx.shape[0]
     Zp, node_tot = node_stats(yn, wn, n_classes)
     lg_c = _lg_classes(node_tot)
+    # Same tie tolerance as search_split: a feature whose bound reaches E*
+    # up to rounding is proven no better (it can at most tie). Without it,
+    # rounding makes "L_m >= E*" flicker for exactly tied features.
+    target = best_value - 1e-10 * Zp[n]
     total = n
     for s in range(feats.shape[0]):
         if s == best_slot or nbins[s] < 2:
@@ -591,7 +598,7 @@ def weight_order_bound(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, best
         while lo < hi:
             mid = (lo + hi) // 2
             if prefix_lower_bound(Xb, feats[s], idx, yn, wn, mid, nbins[s], node_tot, criterion, lg_c,
-                                  B) >= best_value:
+                                  B) >= target:
                 hi = mid
             else:
                 lo = mid + 1

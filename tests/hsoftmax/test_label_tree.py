@@ -78,3 +78,5 @@ def test_labels_under_and_leaves():
     np.testing.assert_array_equal(tree.labels_under(2), np.arange(4, 8))
     assert sorted(len(v) for v in tree.leaves().values()) == [2, 2, 2, 2]
     assert tree.copy() == tree
+    nodes, children = tree.paths([5])
+    assert nodes.tolist() == [[0, 2, 5]] and children.tolist() == [[1, 0, 1]]

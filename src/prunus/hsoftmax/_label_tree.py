@@ -151,6 +151,13 @@ class LabelTree:
         self.child_mask = mask
         return self
 
+    def paths(self, labels=None):
+        """Paths (eq. 3) as torch tensors: (node ids, child indices), each (n, depth) int64."""
+        import torch
+
+        idx = slice(None) if labels is None else np.asarray(labels, dtype=np.int64)
+        return torch.as_tensor(self.path_nodes[idx]), torch.as_tensor(self.path_children[idx])
+
     def capacity(self, depth):
         """Number of labels a node at ``depth`` can hold: M**(D - depth)."""
         return self.arity ** (self.depth - depth)

@@ -32,25 +32,6 @@ def apply_binned(Xb, children_left, children_right, feature, bin_threshold):
     return out
 
 
-@njit(cache=True)
-def _partition(Xb, feat, t, idx):
-    """Stable split of ``idx`` into (bin <= t, bin > t): both keep the weight order."""
-    n = idx.shape[0]
-    left = np.empty(n, dtype=np.int64)
-    right = np.empty(n, dtype=np.int64)
-    nl = 0
-    nr = 0
-    for i in range(n):
-        j = idx[i]
-        if Xb[feat, j] <= t:
-            left[nl] = j
-            nl += 1
-        else:
-            right[nr] = j
-            nr += 1
-    return left[:nl], right[:nr]
-
-
 class SplitWorkspace:
     """Work arrays reused by every node of every round of one fit."""
 

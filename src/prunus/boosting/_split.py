@@ -28,7 +28,7 @@ CRITERIA = {"error": ERROR, "entropy": ENTROPY}
 
 
 @njit(cache=True)
-def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange):
+def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange, occ):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature ``feat``.
 
     ``brange[slot]`` tracks the lowest and highest bin seen: thresholds outside
@@ -42,6 +42,7 @@ def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange):
         w = wn[i]
         hist[slot, b, c] += w
         seen_tot[slot, c] += w
+        occ[slot, b] = 1
         if b < lo:
             lo = b
         if b > hi:
@@ -145,41 +146,35 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
 
 
 @njit(cache=True, inline="always")
-def _scan2(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+def _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
     c0, c1 = cls[0], cls[1]
     t0, t1 = seen_tot[slot, c0], seen_tot[slot, c1]
     r0 = 0.0
     r1 = 0.0
-    for t in range(lo):
-        r0 += hist[slot, t, c0]
-        r1 += hist[slot, t, c1]
-    for t in range(lo, hi):
+    for j in range(cnt):
+        t = nz[j]
         r0 += hist[slot, t, c0]
         r1 += hist[slot, t, c1]
         ml = max(r0, r1)
         mr = max(t0 - r0, t1 - r1)
         if first:
-            L[t] = ml
-            U[t] = mr
+            L[j] = ml
+            U[j] = mr
         else:
-            L[t] = max(L[t], ml)
-            U[t] = max(U[t], mr)
+            L[j] = max(L[j], ml)
+            U[j] = max(U[j], mr)
 
 
 @njit(cache=True, inline="always")
-def _scan4(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+def _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
     c0, c1, c2, c3 = cls[0], cls[1], cls[2], cls[3]
     t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
     r0 = 0.0
     r1 = 0.0
     r2 = 0.0
     r3 = 0.0
-    for t in range(lo):
-        r0 += hist[slot, t, c0]
-        r1 += hist[slot, t, c1]
-        r2 += hist[slot, t, c2]
-        r3 += hist[slot, t, c3]
-    for t in range(lo, hi):
+    for j in range(cnt):
+        t = nz[j]
         r0 += hist[slot, t, c0]
         r1 += hist[slot, t, c1]
         r2 += hist[slot, t, c2]
@@ -187,15 +182,15 @@ def _scan4(hist, slot, seen_tot, cls, lo, hi, L, U, first):
         ml = max(max(r0, r1), max(r2, r3))
         mr = max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3))
         if first:
-            L[t] = ml
-            U[t] = mr
+            L[j] = ml
+            U[j] = mr
         else:
-            L[t] = max(L[t], ml)
-            U[t] = max(U[t], mr)
+            L[j] = max(L[j], ml)
+            U[j] = max(U[j], mr)
 
 
 @njit(cache=True, inline="always")
-def _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, first):
+def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
     c0, c1, c2, c3, c4, c5, c6, c7 = cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], cls[7]
     t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
     t4, t5, t6, t7 = seen_tot[slot, c4], seen_tot[slot, c5], seen_tot[slot, c6], seen_tot[slot, c7]
@@ -207,16 +202,8 @@ def _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, first):
     r5 = 0.0
     r6 = 0.0
     r7 = 0.0
-    for t in range(lo):
-        r0 += hist[slot, t, c0]
-        r1 += hist[slot, t, c1]
-        r2 += hist[slot, t, c2]
-        r3 += hist[slot, t, c3]
-        r4 += hist[slot, t, c4]
-        r5 += hist[slot, t, c5]
-        r6 += hist[slot, t, c6]
-        r7 += hist[slot, t, c7]
-    for t in range(lo, hi):
+    for j in range(cnt):
+        t = nz[j]
         r0 += hist[slot, t, c0]
         r1 += hist[slot, t, c1]
         r2 += hist[slot, t, c2]
@@ -229,23 +216,25 @@ def _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, first):
         mr = max(max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3)),
                  max(max(t4 - r4, t5 - r5), max(t6 - r6, t7 - r7)))
         if first:
-            L[t] = ml
-            U[t] = mr
+            L[j] = ml
+            U[j] = mr
         else:
-            L[t] = max(L[t], ml)
-            U[t] = max(U[t], mr)
+            L[j] = max(L[j], ml)
+            U[j] = max(U[j], mr)
 
 
 @njit(cache=True)
-def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie):
+def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz):
     """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
 
     The best-labelling error of threshold ``t`` on the seen examples is
-    ``Z_seen - max_y left_y(t) - max_y right_y(t)``. Only thresholds inside
-    the seen bin range are scanned (outside it every seen example is on one
-    side: the constant value ``Z_seen - max_y Z_seen^y``), only over the
-    classes present in the node, class by class so each running sum stays in
-    a register while ``L`` and ``U`` collect the left and right maxima.
+    ``Z_seen - max_y left_y(t) - max_y right_y(t)``. Only thresholds at
+    occupied bins inside the seen range are evaluated: outside the range
+    every seen example is on one side (the constant value
+    ``Z_seen - max_y Z_seen^y``), and a threshold at an empty bin has the
+    value of the occupied bin below it, which is also lower (the tie rule
+    would never pick it). Classes are scanned in groups whose running sums
+    stay in registers while ``L`` and ``U`` collect the left and right maxima.
     """
     T = nb - 1
     total = 0.0
@@ -260,38 +249,42 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie):
     lb = np.inf
     if lo > 0 or hi < T:
         lb = const
-    if lo < hi:
+    cnt = 0
+    for t in range(lo, hi):
+        if occ[slot, t]:
+            nz[cnt] = t
+            cnt += 1
+    if cnt > 0:
         P = present.shape[0]
         # Classes in groups of 8 (4 or 2 when fewer are present), padded by
         # repeating a class, which changes no maximum: independent running
-        # sums hide the add latency of a prefix sum, and one pass over the
-        # thresholds per group keeps L and U in cache.
+        # sums hide the add latency of a prefix sum.
         G = 8 if P > 4 else (4 if P > 2 else 2)
+        cls = np.empty(G, dtype=np.int64)
         for g0 in range(0, P, G):
-            cls = np.empty(G, dtype=np.int64)
             for j in range(G):
                 cls[j] = present[g0 + j] if g0 + j < P else present[g0]
             if G == 2:
-                _scan2(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
+                _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
             elif G == 4:
-                _scan4(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
+                _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
             else:
-                _scan8(hist, slot, seen_tot, cls, lo, hi, L, U, g0 == 0)
-        for t in range(lo, hi):
-            e = max(total - L[t] - U[t], 0.0)
-            L[t] = e
+                _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
+        for j in range(cnt):
+            e = max(total - L[j] - U[j], 0.0)
+            L[j] = e
             lb = min(lb, e)
     if lo > 0 and const <= lb + tie:
         return lb, 0
-    for t in range(lo, hi):
-        if L[t] <= lb + tie:
-            return lb, t
+    for j in range(cnt):
+        if L[j] <= lb + tie:
+            return lb, nz[j]
     return lb, max(hi, 0)
 
 
 @njit(cache=True)
 def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
-             tie, brange, present):
+             tie, brange, present, occ, nz):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
 
     ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
@@ -299,7 +292,7 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     """
     nb = nbins[slot]
     if criterion == 0:
-        lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie)
+        lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz)
         return lb, lb + unseen, tb
     C = node_tot.shape[0]
     for c in range(C):
@@ -430,22 +423,24 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         brange[s, 0] = B
         brange[s, 1] = -1
     present = np.flatnonzero(node_tot > 0.0)
+    occ = np.zeros((S, B), dtype=np.uint8)
+    nz = np.empty(B, dtype=np.int64)
 
     if strategy == 0:
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange, occ)
             mk[s] = n
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         floor = batch_floor * Zn
         m0 = _first_index(Zp, adaptive_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
         while True:
             # a = argmin UB; b = the challenger with the smallest LB that is
             # not yet ruled out (both fully assessed means both are exact).
@@ -473,33 +468,33 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             gap = max((ub[a] - lb[b]) * gscale, floor)
             if mk[a] < n:
                 m = _advance(Zp, mk[a], gap, n, min_batch)
-                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange)
+                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange, occ)
                 mk[a] = m
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
                 gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n, min_batch)
-                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange)
+                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange, occ)
                 mk[b] = m
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:
                 a = s
         if mk[a] < n:
-            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange)
+            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange, occ)
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):
@@ -509,10 +504,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 ends[j] = _first_index(Zp, Zp[m0] + (j + 1) * (Zn - Zp[m0]) / quick_batches)
         order = np.argsort(lb[:S], kind="mergesort")
         first = order[0]
-        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange)
+        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange, occ)
         mk[first] = n
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
-                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
         incumbent = lb[first]
         inc_slot = first
         for r in range(1, S):
@@ -525,10 +520,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                     if ends[j] > mk[s]:
                         m = ends[j]
                         break
-                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot, brange)
+                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot, brange, occ)
                 mk[s] = m
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
             if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
                 incumbent = lb[s]
                 inc_slot = s
@@ -559,7 +554,9 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     brange[0, 0] = B
     brange[0, 1] = -1
     present = np.flatnonzero(node_tot > 0.0)
-    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange)
+    occ = np.zeros((1, B), dtype=np.uint8)
+    nz = np.empty(B, dtype=np.int64)
+    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange, occ)
     nbins = np.empty(1, dtype=np.int64)
     nbins[0] = nb
     L = np.empty(B)
@@ -568,7 +565,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     right = np.empty(C)
     unseen_cls = np.empty(C)
     lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
-                             unseen_cls, 0.0, brange, present)
+                             unseen_cls, 0.0, brange, present, occ, nz)
     return lbv
 
 

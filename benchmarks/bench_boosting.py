@@ -9,7 +9,7 @@ Two parts:
    excluded) and the best time is kept; both test errors are printed.
    Targets (issue 4): adaptive <= 0.5x scikit-learn; quick and adaptive
    faster than exhaustive.
-2. Assessments on satimage, spam, letter and digits (depth 3): adaptive vs
+2. Assessments on satimage, spam, letter and digits (depth 3, then 1): adaptive vs
    quick (target: >= 15% fewer on average) and vs LB_wo (target: within 3%),
    listing every dataset where adaptive > quick.
 
@@ -148,7 +148,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     wall_time(args.rounds, args.repeat)
     wall_time_other(args.rounds, args.repeat)
-    assessments(args.assess_rounds)
+    assessments(args.assess_rounds, depth=3)
+    assessments(args.assess_rounds, depth=1)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ _LAZY = {
     "PACBayesTreeClassifier": "prunus.voting",
     "PenalizedTreeClassifier": "prunus.voting",
     "HSVoteClassifier": "prunus.voting",
+    "ExactBoostClassifier": "prunus.boosting",
+    "exact_lower_bound": "prunus.boosting",
 }
 
 

@@ -143,6 +143,7 @@ def leaf_table(model, vocabulary, n_leaves=4, n_words=7):
 def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
     """Write Table 1, Figure 3 and Table 2 to ``out/report.md``."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     from prunus import datasets
 
@@ -197,6 +198,7 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
             hist = res[output]["history"]
             ax.plot([h["epoch"] for h in hist], [h["perplexity_test"] for h in hist], marker="o", label=label)
         ax.set_title(corpus)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("epoch")
         ax.set_ylabel("test perplexity")
         ax.legend()

@@ -206,7 +206,11 @@ class TreeLanguageModel:
             self.rank_[order] = np.arange(v)
             cutoffs = self.cutoffs or sorted({max(1, v // 5), max(2, v // 2)})
             cutoffs = [c for c in cutoffs if 0 < c < v]
-            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=cutoffs, div_value=4.0)
+            # tail cluster i projects to dim // div**(i+1) units: keep at least one
+            div = 4.0
+            while div > 1.0 and int(self.dim // div ** len(cutoffs)) < 1:
+                div /= 2.0
+            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=cutoffs, div_value=div)
         self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse)
         self.pad_id_ = int(train[-1]) if self.pad_id is None else int(self.pad_id)
 

@@ -147,6 +147,18 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
 
 
 @njit(cache=True, inline="always")
+def _mx(a, b):
+    # A plain select: the builtin ``max`` compiles to a branch, which
+    # mispredicts on irregular histograms and dominated the scan.
+    return a if a > b else b
+
+
+@njit(cache=True, inline="always")
+def _mn(a, b):
+    return a if a < b else b
+
+
+@njit(cache=True, inline="always")
 def _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
     c0, c1 = cls[0], cls[1]
     t0, t1 = seen_tot[slot, c0], seen_tot[slot, c1]
@@ -156,14 +168,14 @@ def _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
         t = nz[j]
         r0 += hist[slot, t, c0]
         r1 += hist[slot, t, c1]
-        ml = max(r0, r1)
-        mr = max(t0 - r0, t1 - r1)
+        ml = _mx(r0, r1)
+        mr = _mx(t0 - r0, t1 - r1)
         if first:
             L[j] = ml
             U[j] = mr
         else:
-            L[j] = max(L[j], ml)
-            U[j] = max(U[j], mr)
+            L[j] = _mx(L[j], ml)
+            U[j] = _mx(U[j], mr)
 
 
 @njit(cache=True, inline="always")
@@ -180,14 +192,14 @@ def _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
         r1 += hist[slot, t, c1]
         r2 += hist[slot, t, c2]
         r3 += hist[slot, t, c3]
-        ml = max(max(r0, r1), max(r2, r3))
-        mr = max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3))
+        ml = _mx(_mx(r0, r1), _mx(r2, r3))
+        mr = _mx(_mx(t0 - r0, t1 - r1), _mx(t2 - r2, t3 - r3))
         if first:
             L[j] = ml
             U[j] = mr
         else:
-            L[j] = max(L[j], ml)
-            U[j] = max(U[j], mr)
+            L[j] = _mx(L[j], ml)
+            U[j] = _mx(U[j], mr)
 
 
 @njit(cache=True, inline="always")
@@ -213,19 +225,19 @@ def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
         r5 += hist[slot, t, c5]
         r6 += hist[slot, t, c6]
         r7 += hist[slot, t, c7]
-        ml = max(max(max(r0, r1), max(r2, r3)), max(max(r4, r5), max(r6, r7)))
-        mr = max(max(max(t0 - r0, t1 - r1), max(t2 - r2, t3 - r3)),
-                 max(max(t4 - r4, t5 - r5), max(t6 - r6, t7 - r7)))
+        ml = _mx(_mx(_mx(r0, r1), _mx(r2, r3)), _mx(_mx(r4, r5), _mx(r6, r7)))
+        mr = _mx(_mx(_mx(t0 - r0, t1 - r1), _mx(t2 - r2, t3 - r3)),
+                 _mx(_mx(t4 - r4, t5 - r5), _mx(t6 - r6, t7 - r7)))
         if first:
             L[j] = ml
             U[j] = mr
         else:
-            L[j] = max(L[j], ml)
-            U[j] = max(U[j], mr)
+            L[j] = _mx(L[j], ml)
+            U[j] = _mx(U[j], mr)
 
 
 @njit(cache=True)
-def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz):
+def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls):
     """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
 
     The best-labelling error of threshold ``t`` on the seen examples is
@@ -243,25 +255,25 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
     for ci in range(present.shape[0]):
         v = seen_tot[slot, present[ci]]
         total += v
-        top = max(top, v)
-    const = max(total - top, 0.0)
+        top = _mx(top, v)
+    const = _mx(total - top, 0.0)
     lo = brange[slot, 0]
-    hi = min(brange[slot, 1], T)  # thresholds t in [lo, hi) split the seen examples
+    hi = _mn(brange[slot, 1], T)  # thresholds t in [lo, hi) split the seen examples
     lb = np.inf
     if lo > 0 or hi < T:
         lb = const
+    # Branch-free compaction of the occupied bins: the occupancy pattern is
+    # irregular, and a branch per bin costs more in mispredictions than the scan.
     cnt = 0
     for t in range(lo, hi):
-        if occ[slot, t]:
-            nz[cnt] = t
-            cnt += 1
+        nz[cnt] = t
+        cnt += occ[slot, t]
     if cnt > 0:
         P = present.shape[0]
         # Classes in groups of 8 (4 or 2 when fewer are present), padded by
         # repeating a class, which changes no maximum: independent running
         # sums hide the add latency of a prefix sum.
         G = 8 if P > 4 else (4 if P > 2 else 2)
-        cls = np.empty(G, dtype=np.int64)
         for g0 in range(0, P, G):
             for j in range(G):
                 cls[j] = present[g0 + j] if g0 + j < P else present[g0]
@@ -272,20 +284,20 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
             else:
                 _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
         for j in range(cnt):
-            e = max(total - L[j] - U[j], 0.0)
+            e = _mx(total - L[j] - U[j], 0.0)
             L[j] = e
-            lb = min(lb, e)
+            lb = _mn(lb, e)
     if lo > 0 and const <= lb + tie:
         return lb, 0
     for j in range(cnt):
         if L[j] <= lb + tie:
             return lb, nz[j]
-    return lb, max(hi, 0)
+    return lb, _mx(hi, 0)
 
 
 @njit(cache=True)
 def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
-             tie, brange, present, occ, nz):
+             tie, brange, present, occ, nz, cls):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
 
     ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
@@ -293,7 +305,7 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     """
     nb = nbins[slot]
     if criterion == 0:
-        lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz)
+        lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls)
         return lb, lb + unseen, tb
     C = node_tot.shape[0]
     for c in range(C):
@@ -443,13 +455,14 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     present = np.flatnonzero(node_tot > 0.0)
     occ = np.zeros((S, B), dtype=np.uint8)
     nz = np.empty(B, dtype=np.int64)
+    cls = np.empty(8, dtype=np.int64)  # class group of the error scan
 
     if strategy == 0:
         for s in range(S):
             _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange, occ)
             mk[s] = n
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         floor = batch_floor * Zn
@@ -458,7 +471,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         while True:
             # a = argmin UB; b = the challenger with the smallest LB that is
             # not yet ruled out (both fully assessed means both are exact).
@@ -489,14 +502,14 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange, occ)
                 mk[a] = m
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
                 gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n, _batch_floor(min_batch, brange, b, present.shape[0]))
                 _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange, occ)
                 mk[b] = m
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:
@@ -505,14 +518,14 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange, occ)
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):
             _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):
@@ -525,7 +538,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange, occ)
         mk[first] = n
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
-                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         incumbent = lb[first]
         inc_slot = first
         for r in range(1, S):
@@ -553,7 +566,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 if criterion == 0 and m < n and reach + tie < incumbent:
                     continue
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
                 reach = lb[s]
             if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
                 incumbent = lb[s]
@@ -587,6 +600,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     present = np.flatnonzero(node_tot > 0.0)
     occ = np.zeros((1, B), dtype=np.uint8)
     nz = np.empty(B, dtype=np.int64)
+    cls = np.empty(8, dtype=np.int64)  # class group of the error scan
     _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange, occ)
     nbins = np.empty(1, dtype=np.int64)
     nbins[0] = nb
@@ -596,7 +610,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     right = np.empty(C)
     unseen_cls = np.empty(C)
     lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
-                             unseen_cls, 0.0, brange, present, occ, nz)
+                             unseen_cls, 0.0, brange, present, occ, nz, cls)
     return lbv
 
 

@@ -389,6 +389,33 @@ def _lg_classes(node_tot):
 
 
 @njit(cache=True)
+def _argmin_first(v, S):
+    """Lowest slot holding the minimum of ``v[:S]``."""
+    a = 0
+    for s in range(1, S):
+        if v[s] < v[a]:
+            a = s
+    return a
+
+
+@njit(cache=True, inline="always")
+def _argmin_update(v, S, amin, x, old):
+    """``_argmin_first(v, S)`` after ``v[x]`` changed from ``old``, without a full scan when possible.
+
+    Only ``v[x]`` moved: it takes the lead if it is now below the leader
+    (or equal with a lower slot); the leader stays if it moved down; only a
+    leader that moved up needs the full scan.
+    """
+    if x != amin:
+        if v[x] < v[amin] or (v[x] == v[amin] and x < amin):
+            return x
+        return amin
+    if v[x] <= old:
+        return amin
+    return _argmin_first(v, S)
+
+
+@njit(cache=True)
 def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                  quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5, min_batch=1):
     """Best stump of one node under one strategy.
@@ -472,25 +499,40 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
                                            lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        # Challengers still in play, in increasing slot order. Error criterion:
+        # LB never decreases and the UB of the argmin never increases, so a
+        # feature whose LB exceeds UB(a) + tol (plus a ``tie`` margin against
+        # rounding) can never be a or b again and leaves the list for good;
+        # the scan for b then shrinks as features are pruned.
+        active = np.arange(S)
+        na = S
+        drop = criterion == 0
+        amin = _argmin_first(ub, S)
         while True:
-            # a = argmin UB; b = the challenger with the smallest LB that is
-            # not yet ruled out (both fully assessed means both are exact).
-            a = 0
-            for s in range(1, S):
-                if ub[s] < ub[a]:
-                    a = s
+            # a = argmin UB (kept up to date by _argmin_update); b = the
+            # challenger with the smallest LB that is not yet ruled out (both
+            # fully assessed means both are exact).
+            a = amin
             b = -1
             best = np.inf
-            for s in range(S):
+            bound = ub[a] + tol
+            keep = 0
+            for j in range(na):
+                s = active[j]
+                if drop and s != a and lb[s] > bound + tie:
+                    continue
+                active[keep] = s
+                keep += 1
                 if s == a or (mk[s] == n and mk[a] == n):
                     continue
                 # Once a is exact, a later feature that cannot beat it can at
                 # best tie, and ties go to the lower index: it is ruled out.
                 if mk[a] == n and s > a and lb[s] >= ub[a]:
                     continue
-                if lb[s] <= ub[a] + tol and lb[s] < best:
+                if lb[s] <= bound and lb[s] < best:
                     best = lb[s]
                     b = s
+            na = keep
             if b < 0:
                 break
             # Batch weight = the gap (error: one unit of weight moves a bound by
@@ -501,15 +543,19 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 m = _advance(Zp, mk[a], gap, n, _batch_floor(min_batch, brange, a, present.shape[0]))
                 _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange, occ)
                 mk[a] = m
+                old = ub[a]
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
                                                lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+                amin = _argmin_update(ub, S, amin, a, old)
                 gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n, _batch_floor(min_batch, brange, b, present.shape[0]))
                 _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange, occ)
                 mk[b] = m
+                old = ub[b]
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
                                                lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+                amin = _argmin_update(ub, S, amin, b, old)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:

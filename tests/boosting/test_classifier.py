@@ -134,6 +134,20 @@ def test_string_labels_and_staged_lengths(small_problems):
     assert est.weight_order_bound_ is None
 
 
+@pytest.mark.parametrize("criterion", ["error", "entropy"])
+def test_min_batch_changes_cost_not_ensemble(small_problems, criterion):
+    # min_batch (an int or "auto") only sizes the adaptive batches: same trees, same weights
+    for name, (X, y) in small_problems.items():
+        ref = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion,
+                                   split_search="exhaustive").fit(X, y)
+        for mb in (1, 7, "auto"):
+            est = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion, split_search="adaptive",
+                                       min_batch=mb).fit(X, y)
+            assert est.estimators_ == ref.estimators_, (name, mb)
+            np.testing.assert_array_equal(est.estimator_weights_, ref.estimator_weights_)
+            assert np.all(est.assessments_ <= est.exhaustive_assessments_), (name, mb)
+
+
 @pytest.mark.parametrize("params, exc, word", [
     (dict(n_estimators=0), ValueError, "n_estimators"),
     (dict(n_estimators=2.5), TypeError, "n_estimators"),
@@ -145,6 +159,8 @@ def test_string_labels_and_staged_lengths(small_problems):
     (dict(feature_fraction=1.5), ValueError, "feature_fraction"),
     (dict(weight_trim=0.0), ValueError, "weight_trim"),
     (dict(track_bounds="yes"), TypeError, "track_bounds"),
+    (dict(min_batch=0), ValueError, "min_batch"),
+    (dict(min_batch="big"), TypeError, "min_batch"),
 ])
 def test_bad_parameters(params, exc, word):
     X = np.random.RandomState(0).rand(20, 3)

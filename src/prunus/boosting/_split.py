@@ -417,7 +417,8 @@ def _argmin_update(v, S, amin, x, old):
 
 @njit(cache=True)
 def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
-                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5, min_batch=1):
+                 quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5,
+                 min_batch=1):
     """Best stump of one node under one strategy.
 
     Parameters
@@ -440,6 +441,10 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     hist, seen_tot, mk, lb, ub, tb : work arrays (S_max, B, C), (S_max, C), (S_max,) ...
         Overwritten; on return ``mk[s]`` holds the assessments of feature slot
         ``s`` and ``lb``/``ub`` its final interval.
+    adaptive_init, min_batch : float, int
+        Adaptive: weight fraction assessed for every feature first (Algorithm
+        1: 0.5) and smallest batch (Algorithm 1: 1; 0 = automatic, see
+        ``_batch_floor``). They change the cost, never the returned split.
 
     Returns
     -------
@@ -583,8 +588,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         first = order[0]
         _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange, occ)
         mk[first] = n
-        lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion,
-                                                   lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
+                                                   L, U, left, right, unseen_cls, tie, brange, present, occ, nz,
+                                                   cls)
         incumbent = lb[first]
         inc_slot = first
         for r in range(1, S):

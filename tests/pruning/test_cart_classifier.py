@@ -4,12 +4,12 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from prunus.datasets import make_gey_hypercube
 from prunus.pruning import CARTClassifier, cost_complexity_path
 from prunus.pruning.selection import ROOT_TEMPERATURE, cv_temperatures
 from prunus.tree import grow_cart
+from prunus.utils._testing import sklearn_check_params
 
 from ._brute import all_pruned_subtrees, exact_node_risk
 
@@ -31,7 +31,7 @@ def _expected_failures(est):
     return {}
 
 
-@parametrize_with_checks(
+@pytest.mark.parametrize("estimator, check", sklearn_check_params(
     [
         CARTClassifier(random_state=0),
         CARTClassifier(method="M1", random_state=0),
@@ -41,8 +41,8 @@ def _expected_failures(est):
         CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
         CARTClassifier(selection="alpha", alpha=0.01, random_state=0),
     ],
-    expected_failed_checks=_expected_failures,
-)
+    _expected_failures,
+))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -4,9 +4,9 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from prunus.tree import grow_cart
+from prunus.utils._testing import sklearn_check_params
 from prunus.voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier, pac_bayes_weights
 from prunus.voting._classes import LOG_GRID
 
@@ -24,21 +24,7 @@ _ESTIMATORS = [
 ]
 
 
-def _checks():
-    # The same checks as parametrize_with_checks, minus the array-API ones,
-    # which only apply to estimators that support the array API (prunus's
-    # numba kernels need numpy) and would otherwise be reported as skipped.
-    for est in _ESTIMATORS:
-        expected = _expected_failures(est)
-        for estimator, check in estimator_checks_generator(est, legacy=True):
-            name = getattr(check, "func", check).__name__
-            if "array_api" in name:
-                continue
-            marks = [pytest.mark.xfail(reason=expected[name], strict=True)] if name in expected else []
-            yield pytest.param(estimator, check, id=f"{estimator}-{name}", marks=marks)
-
-
-@pytest.mark.parametrize("estimator, check", list(_checks()))
+@pytest.mark.parametrize("estimator, check", sklearn_check_params(_ESTIMATORS, _expected_failures))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

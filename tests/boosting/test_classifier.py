@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.ensemble import AdaBoostClassifier
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from prunus.boosting import ExactBoostClassifier
 from prunus.tree import Tree
+from prunus.utils._testing import sklearn_check_params
 
 from .conftest import brute_force_stump
 
@@ -100,19 +100,10 @@ def test_samme_matches_scikit_learn_on_identical_weak_learners(small_problems, d
     np.testing.assert_allclose(list(sk.staged_score(X, y)), list(ours.staged_score(X, y)))
 
 
-def _checks():
-    # What parametrize_with_checks runs, minus the array-API checks: they only
-    # apply to array-API estimators (the numba kernels need numpy) and would be
-    # reported as skipped.
-    for est in (ExactBoostClassifier(n_estimators=8, max_depth=2),
-                ExactBoostClassifier(n_estimators=5, split_search="quick", criterion="entropy")):
-        for estimator, check in estimator_checks_generator(est, legacy=True):
-            name = getattr(check, "func", check).__name__
-            if "array_api" not in name:
-                yield pytest.param(estimator, check, id=f"{estimator}-{name}")
-
-
-@pytest.mark.parametrize("estimator, check", list(_checks()))
+@pytest.mark.parametrize("estimator, check", sklearn_check_params([
+    ExactBoostClassifier(n_estimators=8, max_depth=2),
+    ExactBoostClassifier(n_estimators=5, split_search="quick", criterion="entropy"),
+]))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -18,6 +18,9 @@ _LAZY = {
     "HSVoteClassifier": "prunus.voting",
     "ExactBoostClassifier": "prunus.boosting",
     "exact_lower_bound": "prunus.boosting",
+    # Need the optional torch extra; imported only when asked for.
+    "TreeLanguageModel": "prunus.hsoftmax",
+    "TreeSoftmaxClassifier": "prunus.hsoftmax",
 }
 
 

@@ -94,8 +94,10 @@ def classification_rows(settings, progress=True, random_state=0):
     from prunus import datasets
     from prunus.hsoftmax import TreeSoftmaxClassifier
 
-    letter = datasets.load("letter")
-    problems = {"letter (26 classes)": (letter.X, letter.y, (64,), 2)}
+    problems = {}
+    if datasets.is_available("letter"):  # fetched data; the synthetic problem needs none
+        letter = datasets.load("letter")
+        problems["letter (26 classes)"] = (letter.X, letter.y, (64,), 2)
     X, y = make_many_class(n_per_class=settings["many_per_class"], random_state=random_state)
     problems["synthetic (10,000 classes)"] = (X, y, (64,), 3)
     rows = []
@@ -159,7 +161,13 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
         f"per model, training tokens: {'all' if settings['n_train'] is None else settings['n_train']}."
     )
     all_results = {}
+    missing = [name for name, _ in CORPORA.values() if not datasets.is_available(name)]
+    if missing:
+        report.text(f"Not fetched on this machine, so left out: {', '.join(missing)} "
+                    f"(run `prunus data fetch {' '.join(missing)}` and reproduce again).")
     for corpus, (name, context) in CORPORA.items():
+        if name in missing:
+            continue
         data = datasets.load(name)
         all_results[corpus] = (data, run_corpus(data, context, settings, progress=progress))
 

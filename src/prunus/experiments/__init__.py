@@ -10,9 +10,9 @@ import importlib
 
 #: paper key -> module implementing ``run``; later papers add themselves here.
 PAPERS = {
-    "boosting": "prunus.experiments.boosting",
     "cart": "prunus.experiments.cart",
     "pacbayes": "prunus.experiments.pacbayes",
+    "boosting": "prunus.experiments.boosting",
     "lm": "prunus.experiments.lm",
 }
 

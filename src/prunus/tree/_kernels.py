@@ -121,3 +121,23 @@ def fill_from_parent(values, mask, parent):
             for k in range(values.shape[1]):
                 values[node, k] = values[p, k]
     return values
+
+
+@njit(cache=True)
+def partition_rows(X, idx, start, end, feature, threshold):
+    """Reorder ``idx[start:end]`` in place so rows going left come first.
+
+    Uses the routing rule of :meth:`Tree.apply` (left iff x <= threshold), so
+    the counts a builder derives from the split always agree with routing.
+    Returns the first position of the right part.
+    """
+    i, k = start, end - 1
+    while i <= k:
+        if X[idx[i], feature] <= threshold:
+            i += 1
+        else:
+            tmp = idx[i]
+            idx[i] = idx[k]
+            idx[k] = tmp
+            k -= 1
+    return i

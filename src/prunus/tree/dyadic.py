@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ._kernels import partition_rows
 from ._tree import Tree
 
 #: default node budget per training row: |T0| stays O(n) (Assumption 2).
@@ -193,17 +194,8 @@ def _grow_dyadic_kernel(X, row_id, coords, lo, hi, max_depth, max_nodes):
             thr = lo[j] + t * span
             feature[node] = j
             threshold[node] = thr
-            # Partition the rows with the raw threshold, exactly as Tree.apply
-            # will route them, so counts and structure always agree.
-            i, k = start[node], end[node] - 1
-            while i <= k:
-                if X[idx[i], j] <= thr:
-                    i += 1
-                else:
-                    tmp = idx[i]
-                    idx[i] = idx[k]
-                    idx[k] = tmp
-                    k -= 1
+            # Partition with the raw threshold, exactly as Tree.apply routes.
+            i = partition_rows(X, idx, start[node], end[node], j, thr)
             for c in range(2):
                 child = n_nodes
                 n_nodes += 1

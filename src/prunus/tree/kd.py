@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._kernels import partition_rows
 from ._tree import Tree
 from .dyadic import _check_int, _check_X, _grow_float, _grow_int
 
@@ -98,15 +99,7 @@ def _grow_kd_kernel(X, max_depth, min_samples_leaf):
                     thr = med
                 feature[node] = j
                 threshold[node] = thr
-                i, q = start[node], end[node] - 1
-                while i <= q:
-                    if X[idx[i], j] <= thr:
-                        i += 1
-                    else:
-                        tmp = idx[i]
-                        idx[i] = idx[q]
-                        idx[q] = tmp
-                        q -= 1
+                i = partition_rows(X, idx, start[node], end[node], j, thr)
                 if n_nodes + 2 > cap:
                     cap = 2 * cap
                     left = _grow_int(left, cap, -1)

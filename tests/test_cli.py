@@ -180,4 +180,6 @@ def test_reproduce_missing_optional_dependency_is_a_clean_error(capsys, monkeypa
     monkeypatch.setattr(prunus.experiments, "PAPERS", {"lm": module.__name__})
     assert cli.main(["reproduce", "lm", "--out", str(tmp_path)]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("prunus: error: No module named 'torch'") and "prunus[all]" in err
+    assert err.startswith("prunus: error: No module named 'torch'")
+    # The hint installs the CPU build of torch first (a bare extra would pull a CUDA build).
+    assert "pip install torch==2.13.0, then pip install -e \".[all]\"" in err

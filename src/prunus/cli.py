@@ -116,8 +116,11 @@ def main(argv=None):
         return 130
     except ImportError as exc:
         # e.g. a paper needing an optional extra (torch): a message, not a traceback.
-        print(f"prunus: error: {exc} (is an optional dependency missing? try: pip install 'prunus[all]')",
-              file=sys.stderr)
+        # The extras' own messages say how to install them (torch: the CPU build first).
+        hint = "" if "pip install" in str(exc) else (
+            ' (an optional dependency is missing: pip install torch==2.13.0, then pip install -e ".[all]")'
+        )
+        print(f"prunus: error: {exc}{hint}", file=sys.stderr)
         return 1
     except (ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"prunus: error: {exc}", file=sys.stderr)

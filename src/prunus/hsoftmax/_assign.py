@@ -155,15 +155,9 @@ def _best_moves(score, child, members_of, m):
     """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j]."""
     best = np.full((m, m), -np.inf)
     arg = np.full((m, m), -1, dtype=np.int64)
-    for a in range(score.shape[0]):
-        j = child[a]
-        for jj in range(m):
-            if jj == j:
-                continue
-            g = score[a, jj] - score[a, j]
-            if g > best[j, jj]:
-                best[j, jj] = g
-                arg[j, jj] = a
+    # One pass per child (m passes over the labels): m is the arity, small.
+    for j in range(m):
+        _refresh_row(score, child, j, best, arg)
     return best, arg
 
 

@@ -10,7 +10,6 @@ from prunus.boosting._grow import SplitWorkspace
 from prunus.boosting._split import (
     CRITERIA,
     STRATEGIES,
-    node_stats,
     search_split,
     threshold_bounds,
     weight_order_bound,

@@ -48,7 +48,6 @@ def _check_against_brute_force(tree, counts):
         assert leaves == _leaf_set(path, k)
         assert path.n_leaves[k] == len(leaves)
     # Risks are R(T_k) on the pruning sample.
-    rows = np.arange(tree.n_nodes)
     for k in range(K):
         sub, index = path.subtree(k, return_index=True)
         leaves = index[sub.is_leaf]
@@ -84,16 +83,17 @@ def test_path_matches_enumeration_dyadic_weights(seed, n_leaves):
 
 
 def test_tied_weakest_links_are_pruned_together():
-    # Two symmetric branches with identical counts: g(t) ties exactly, so both
-    # collapse in one step and the sequence skips the 3-leaf tree.
+    # Two mirrored branches, each with g(t) = (3 - 2) / 1 = 1 (in weight units),
+    # weaker than the root's (9 - 4) / 3: both collapse in ONE step, so the
+    # 3-leaf tree never appears, then the root goes at g = (9 - 6) / 1 = 3.
     left = [1, 3, 5, -1, -1, -1, -1]
     right = [2, 4, 6, -1, -1, -1, -1]
     tree = Tree(left, right, [0, 1, 1, 0, 0, 0, 0], [0.5] * 7, 2)
-    leaf_counts = np.array([[3, 1], [0, 2], [3, 1], [0, 2]], dtype=float)
+    leaf_counts = np.array([[5, 1], [1, 2], [1, 5], [2, 1]], dtype=float)
     counts = counts_from_leaves(tree, leaf_counts)
     path = _check_against_brute_force(tree, counts)
-    assert path.n_leaves.tolist() == [4, 2, 1] or path.n_leaves.tolist() == [4, 1]
-    assert 3 not in path.n_leaves.tolist()
+    assert path.n_leaves.tolist() == [4, 2, 1]
+    assert path.alphas.tolist() == [0.0, 1 / 18, 3 / 18]
 
 
 def test_t1_drops_splits_that_do_not_reduce_error():

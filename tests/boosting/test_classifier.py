@@ -28,6 +28,10 @@ def test_strategies_give_identical_ensembles(small_problems, config):
     for name, (X, y) in small_problems.items():
         fits = {s: ExactBoostClassifier(n_estimators=12, split_search=s, track_bounds=True, **config).fit(X, y)
                 for s in ("exhaustive", "quick", "adaptive")}
+        for target in (0.0, 0.9):
+            fits[f"lower_first({target})"] = ExactBoostClassifier(
+                n_estimators=12, split_search="adaptive", adaptive_rule="lower_first", adaptive_target=target,
+                min_batch=1, track_bounds=True, **config).fit(X, y)
         ref = fits["exhaustive"]
         for s, est in fits.items():
             assert len(est.estimators_) == len(ref.estimators_), (name, s)
@@ -131,10 +135,10 @@ def test_min_batch_changes_cost_not_ensemble(small_problems, criterion):
     for name, (X, y) in small_problems.items():
         ref = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion,
                                    split_search="exhaustive").fit(X, y)
-        for mb in (1, 7, "auto"):
+        for mb, rule in ((1, "gap"), (7, "gap"), ("auto", "gap"), (7, "lower_first"), ("auto", "lower_first")):
             est = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion, split_search="adaptive",
-                                       min_batch=mb).fit(X, y)
-            assert est.estimators_ == ref.estimators_, (name, mb)
+                                       min_batch=mb, adaptive_rule=rule).fit(X, y)
+            assert est.estimators_ == ref.estimators_, (name, mb, rule)
             np.testing.assert_array_equal(est.estimator_weights_, ref.estimator_weights_)
             assert np.all(est.assessments_ <= est.exhaustive_assessments_), (name, mb)
 
@@ -152,6 +156,9 @@ def test_min_batch_changes_cost_not_ensemble(small_problems, criterion):
     (dict(track_bounds="yes"), TypeError, "track_bounds"),
     (dict(min_batch=0), ValueError, "min_batch"),
     (dict(min_batch="big"), TypeError, "min_batch"),
+    (dict(adaptive_rule="ucb"), ValueError, "adaptive_rule"),
+    (dict(adaptive_target=1.5), ValueError, "adaptive_target"),
+    (dict(adaptive_target=-0.1), ValueError, "adaptive_target"),
 ])
 def test_bad_parameters(params, exc, word):
     X = np.random.RandomState(0).rand(20, 3)

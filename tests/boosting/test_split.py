@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from prunus.boosting import fit_binning
 from prunus.boosting._grow import SplitWorkspace
 from prunus.boosting._split import (
+    ADAPTIVE_RULES,
     CRITERIA,
     STRATEGIES,
     search_split,
@@ -18,7 +19,11 @@ from prunus.boosting._split import (
 from .conftest import brute_force_stump
 
 
-def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4):
+# every split search of the kernel: the three strategies and adaptive's lower-bound-first rule
+SEARCHES = {**STRATEGIES, "lower_first": ADAPTIVE_RULES["lower_first"]}
+
+
+def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4, adaptive_init=0.5, target_mix=0.0):
     n_classes = int(y.max()) + 1
     b = fit_binning(X)
     Xb = b.transform(X)
@@ -28,8 +33,9 @@ def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4):
     yn, wn = y[order].astype(np.int64), w[order]
     work = SplitWorkspace(len(feats), int(nbins.max()), n_classes)
     slot, t, value = search_split(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion],
-                                  STRATEGIES[strategy], quick_init, quick_batches, work.hist,
-                                  work.seen_tot, work.mk, work.lb, work.ub, work.tb)
+                                  SEARCHES[strategy], quick_init, quick_batches, work.hist,
+                                  work.seen_tot, work.mk, work.lb, work.ub, work.tb, 0.0, adaptive_init, 1,
+                                  target_mix)
     lbwo = weight_order_bound(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion], slot, value,
                               work.B)
     feature = int(feats[slot])
@@ -57,13 +63,13 @@ def test_strategies_agree_with_brute_force(seed, n, k, n_classes, n_values, crit
     if np.all(X == X[0]):
         return
     value, feature, thr, _, _ = brute_force_stump(X, y, w, n_classes, criterion)
-    res = {s: run_node(X, y, w, criterion, s) for s in STRATEGIES}
+    res = {s: run_node(X, y, w, criterion, s) for s in SEARCHES}
     for s, r in res.items():
         assert (r["feature"], r["threshold"]) == (feature, thr), s
         assert r["value"] == pytest.approx(value, rel=1e-9, abs=1e-12)
     exhaustive = res["exhaustive"]["assessments"]
     assert exhaustive == n * res["exhaustive"]["n_feats"]
-    for s in ("quick", "adaptive"):
+    for s in ("quick", "adaptive", "lower_first"):
         assert res[s]["lbwo"] <= res[s]["assessments"] <= exhaustive
         # the returned feature is always assessed on every example
         assert res[s]["mk"].max() == n
@@ -74,14 +80,14 @@ def test_strategies_agree_on_real_node(small_problems):
         w = np.random.RandomState(3).exponential(size=len(y)) ** 2
         w /= w.sum()
         for criterion in ("error", "entropy"):
-            res = {s: run_node(X, y, w, criterion, s) for s in STRATEGIES}
+            res = {s: run_node(X, y, w, criterion, s) for s in SEARCHES}
             assert len({(r["feature"], r["threshold"], r["value"]) for r in res.values()}) == 1, name
             exact_bins = max(len(np.unique(col)) for col in X.T) <= 256
             if exact_bins:  # else binning is approximate and brute force over raw values differs
                 value, feature, thr, _, _ = brute_force_stump(X, y, w, int(y.max()) + 1, criterion)
                 assert res["adaptive"]["feature"] == feature and res["adaptive"]["threshold"] == thr
                 assert res["adaptive"]["value"] == pytest.approx(value, rel=1e-9)
-            for s in ("quick", "adaptive"):
+            for s in ("quick", "adaptive", "lower_first"):
                 assert res[s]["lbwo"] <= res[s]["assessments"] <= res["exhaustive"]["assessments"]
 
 
@@ -150,3 +156,22 @@ def test_weight_order_bound_brute_force():
                 expected += m
                 break
     assert r["lbwo"] == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(20, 400), k=st.integers(2, 8), n_classes=st.integers(2, 4))
+def test_lower_first_spends_no_more_than_weight_order_bound(seed, n, k, n_classes):
+    # With target 0 and one-example batches, every batch of the lower-bound-first
+    # rule is weight that the weight-order lower bound also needs (error
+    # criterion: a unit of weight raises a lower bound by at most a unit), so
+    # only the initial example of each feature may exceed LB_wo. Continuous
+    # features and weights make exact ties between features improbable.
+    rng = np.random.RandomState(seed)
+    X = rng.rand(n, k)
+    y = (X[:, 0] * n_classes + rng.rand(n) * 1.5).astype(int) % n_classes
+    w = rng.exponential(size=n) ** 2
+    w /= w.sum()
+    r = run_node(X, y, w, "error", "lower_first", adaptive_init=1e-12, target_mix=0.0)
+    assert r["lbwo"] <= r["assessments"] <= r["lbwo"] + r["n_feats"]
+    ref = run_node(X, y, w, "error", "exhaustive")
+    assert (r["feature"], r["threshold"], r["value"]) == (ref["feature"], ref["threshold"], ref["value"])

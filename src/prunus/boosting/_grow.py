@@ -58,7 +58,7 @@ class GrownTree:
 @njit(cache=True)
 def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init,
                 quick_batches, hist, seen_tot, mk, lb, ub, tb, track_bounds, batch_floor, adaptive_init,
-                min_batch):
+                min_batch, target_mix=0.0):
     """Breadth-first growth of one tree; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
@@ -110,7 +110,7 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
             continue
         slot, t, value = search_split(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                                       quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb,
-                                      batch_floor, adaptive_init, min_batch)
+                                      batch_floor, adaptive_init, min_batch, target_mix)
         for s in range(S):
             assessments += mk[s]
         exhaustive += n * S
@@ -152,7 +152,8 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
 
 
 def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, criterion, strategy,
-              quick_init, quick_batches, work, track_bounds=False, batch_floor=0.0, adaptive_init=0.5, min_batch=1):
+              quick_init, quick_batches, work, track_bounds=False, batch_floor=0.0, adaptive_init=0.5, min_batch=1,
+              target_mix=0.0):
     """Grow one exact greedy tree on the examples ``idx`` (decreasing weight order).
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
@@ -163,7 +164,7 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, cri
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
         Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init, quick_batches,
         work.hist, work.seen_tot, work.mk, work.lb, work.ub, work.tb, bool(track_bounds), batch_floor,
-        adaptive_init, min_batch)
+        adaptive_init, min_batch, target_mix)
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]

@@ -21,8 +21,9 @@ examples added to its histogram (one example evaluated for one feature).
 import numpy as np
 from numba import njit
 
-EXHAUSTIVE, QUICK, ADAPTIVE = 0, 1, 2
+EXHAUSTIVE, QUICK, ADAPTIVE, LOWER_FIRST = 0, 1, 2, 3
 STRATEGIES = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE}
+ADAPTIVE_RULES = {"gap": ADAPTIVE, "lower_first": LOWER_FIRST}  # split_search="adaptive"
 ERROR, ENTROPY = 0, 1
 AUTO_DIV = 2  # ~ assessments per rescan of one (bin, class) cell, measured on satimage/letter/digits
 CRITERIA = {"error": ERROR, "entropy": ENTROPY}
@@ -237,7 +238,7 @@ def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
 
 
 @njit(cache=True)
-def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls):
+def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls, want_t):
     """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
 
     The best-labelling error of threshold ``t`` on the seen examples is
@@ -287,6 +288,8 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
             e = _mx(total - L[j] - U[j], 0.0)
             L[j] = e
             lb = _mn(lb, e)
+    if not want_t:
+        return lb, -1
     if lo > 0 and const <= lb + tie:
         return lb, 0
     for j in range(cnt):
@@ -296,7 +299,7 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
 
 
 @njit(cache=True)
-def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie):
+def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie, want_t):
     """``_error_summary`` for two present classes ``c0``, ``c1``, in one running difference.
 
     With ``P_t`` the prefix sum of ``h_c1 - h_c0`` over bins ``<= t``, the four
@@ -324,6 +327,8 @@ def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie):
         pmax = _mx(pmax, p)
     if hi > lo:
         lb = _mn(lb, _mx(_mn(const, _mn(z0 + pmin, z1 - pmax)), 0.0))
+    if not want_t:
+        return lb, -1
     if lo > 0 and const <= lb + tie:
         return lb, 0
     p = 0.0
@@ -345,9 +350,10 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     nb = nbins[slot]
     if criterion == 0:
         if present.shape[0] == 2:
-            lb, tb = _error_summary_binary(hist, slot, nb, seen_tot, brange, present[0], present[1], tie)
+            lb, tb = _error_summary_binary(hist, slot, nb, seen_tot, brange, present[0], present[1], tie,
+                                            unseen <= 0.0)
         else:
-            lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls)
+            lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls, unseen <= 0.0)
         return lb, lb + unseen, tb
     C = node_tot.shape[0]
     for c in range(C):
@@ -458,9 +464,43 @@ def _argmin_update(v, S, amin, x, old):
 
 
 @njit(cache=True)
+def _lower_first(lb, mk, S, n, tie, tol):
+    """Next feature to assess under the lower-bound-first rule, and the bound it must reach.
+
+    ``j`` is the feature with the smallest lower bound (lowest slot on equal
+    bounds). If ``j`` is not fully assessed, it must reach ``target``, the
+    smallest lower bound among the other features: if ``j`` is not the
+    winner, the winner's error ``E*`` is at least its own lower bound, hence
+    at least ``target``, and ``j`` can only be ruled out once ``L^j >= E*``.
+    Since one unit of assessed weight raises an error bound by at most one
+    unit, the heaviest unseen examples of weight ``target - L^j`` are needed
+    whatever happens next: no assessment is ever wasted relative to the
+    weight-order lower bound LB_wo (section 4). If ``j`` is fully assessed,
+    its exact error is at most every other lower bound; only a lower slot
+    whose bound is within ``tol`` of it could still tie (ties go to the
+    lowest feature index), and it is assessed until it exceeds ``E_j + tol``.
+    Returns ``(-1, 0)`` when the search is over.
+    """
+    j = 0
+    for s in range(1, S):
+        if lb[s] < lb[j]:
+            j = s
+    if mk[j] < n:
+        target = np.inf
+        for s in range(S):
+            if s != j and lb[s] < target:
+                target = lb[s]
+        return j, target
+    for s in range(j):
+        if mk[s] < n and lb[s] <= lb[j] + tol:
+            return s, lb[j] + tol
+    return -1, 0.0
+
+
+@njit(cache=True)
 def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                  quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb, batch_floor=0.0, adaptive_init=0.5,
-                 min_batch=1):
+                 min_batch=1, target_mix=0.0):
     """Best stump of one node under one strategy.
 
     Parameters
@@ -479,7 +519,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         weight, the feature with the lowest partial error completed, the others
         assessed in ``quick_batches`` equal-weight batches until their lower
         bound exceeds the best full value), 2 Adaptive-Pruning Stump
-        (Algorithm 1).
+        (Algorithm 1), 3 Adaptive-Pruning with the lower-bound-first rule
+        (``_lower_first``: same intervals, the feature with the smallest
+        lower bound is assessed by the weight it still needs).
     hist, seen_tot, mk, lb, ub, tb : work arrays (S_max, B, C), (S_max, C), (S_max,) ...
         Overwritten; on return ``mk[s]`` holds the assessments of feature slot
         ``s`` and ``lb``/``ub`` its final interval.
@@ -487,6 +529,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         Adaptive: weight fraction assessed for every feature first (Algorithm
         1: 0.5) and smallest batch (Algorithm 1: 1; 0 = automatic, see
         ``_batch_floor``). They change the cost, never the returned split.
+    target_mix : float
+        Lower-bound-first only: where the batch aims between the smallest
+        other lower bound (0) and the smallest upper bound (1).
 
     Returns
     -------
@@ -612,6 +657,34 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
                                            L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+    elif strategy == 3:
+        # Lower-bound-first: always assess the feature with the smallest lower
+        # bound, by the weight it provably still needs (see ``_lower_first``).
+        gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
+        m0 = _first_index(Zp, adaptive_init * Zn)
+        for s in range(S):
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
+            mk[s] = m0
+            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        while True:
+            j, target = _lower_first(lb, mk, S, n, tie, tol)
+            if j < 0:
+                break
+            # Aim between the bound j provably needs (target_mix = 0: no
+            # assessment beyond LB_wo, but many small batches) and the
+            # smallest upper bound (1: Algorithm 1's gap, fewest batches).
+            umin = ub[0]
+            for s in range(1, S):
+                umin = min(umin, ub[s])
+            if umin > target:
+                target += target_mix * (umin - target)
+            gap = (target - lb[j]) * gscale
+            m = _advance(Zp, mk[j], gap, n, _batch_floor(min_batch, brange, j, present.shape[0]))
+            _assess(Xb, feats[j], j, idx, yn, wn, mk[j], m, hist, seen_tot, brange, occ)
+            mk[j] = m
+            lb[j], ub[j], tb[j] = _summary(j, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):

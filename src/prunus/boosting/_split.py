@@ -464,7 +464,7 @@ def _argmin_update(v, S, amin, x, old):
 
 
 @njit(cache=True)
-def _lower_first(lb, mk, S, n, tie, tol):
+def _lower_first(lb, ub, mk, S, n, tol):
     """Next feature to assess under the lower-bound-first rule, and the bound it must reach.
 
     ``j`` is the feature with the smallest lower bound (lowest slot on equal
@@ -479,22 +479,28 @@ def _lower_first(lb, mk, S, n, tie, tol):
     its exact error is at most every other lower bound; only a lower slot
     whose bound is within ``tol`` of it could still tie (ties go to the
     lowest feature index), and it is assessed until it exceeds ``E_j + tol``.
-    Returns ``(-1, 0)`` when the search is over.
+    Returns ``(j, target, U_min)``, ``U_min`` the smallest upper bound, and
+    ``j = -1`` when the search is over.
     """
+    # one pass: smallest and second-smallest lower bound, smallest upper bound
     j = 0
+    second = np.inf
+    umin = ub[0]
     for s in range(1, S):
-        if lb[s] < lb[j]:
+        v = lb[s]
+        if v < lb[j]:
+            second = lb[j]
             j = s
+        elif v < second:
+            second = v
+        if ub[s] < umin:
+            umin = ub[s]
     if mk[j] < n:
-        target = np.inf
-        for s in range(S):
-            if s != j and lb[s] < target:
-                target = lb[s]
-        return j, target
+        return j, second, umin
     for s in range(j):
         if mk[s] < n and lb[s] <= lb[j] + tol:
-            return s, lb[j] + tol
-    return -1, 0.0
+            return s, lb[j] + tol, umin
+    return -1, 0.0, umin
 
 
 @njit(cache=True)
@@ -668,15 +674,12 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
                                            lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         while True:
-            j, target = _lower_first(lb, mk, S, n, tie, tol)
+            j, target, umin = _lower_first(lb, ub, mk, S, n, tol)
             if j < 0:
                 break
             # Aim between the bound j provably needs (target_mix = 0: no
             # assessment beyond LB_wo, but many small batches) and the
             # smallest upper bound (1: Algorithm 1's gap, fewest batches).
-            umin = ub[0]
-            for s in range(1, S):
-                umin = min(umin, ub[s])
             if umin > target:
                 target += target_mix * (umin - target)
             gap = (target - lb[j]) * gscale

@@ -2,35 +2,9 @@
 
 from fractions import Fraction
 
-import numpy as np
+from prunus.utils._testing import counts_from_leaves, enumerate_subtrees, random_tree
 
-from prunus.tree import Tree
-
-
-def random_tree(rng, n_leaves, n_features=3):
-    """A random binary tree grown by splitting random leaves (children get new, larger ids)."""
-    left, right = [-1], [-1]
-    leaves = [0]
-    while len(leaves) < n_leaves:
-        t = leaves.pop(rng.randint(len(leaves)))
-        a, b = len(left), len(left) + 1
-        left[t], right[t] = a, b
-        left += [-1, -1]
-        right += [-1, -1]
-        leaves += [a, b]
-    n = len(left)
-    feature = rng.randint(n_features, size=n)
-    threshold = rng.random_sample(n)
-    return Tree(left, right, feature, threshold, n_features)
-
-
-def counts_from_leaves(tree, leaf_counts):
-    """Node counts whose internal rows are the sums of their leaves' rows."""
-    counts = np.zeros((tree.n_nodes, leaf_counts.shape[1]), dtype=np.float64)
-    counts[tree.is_leaf] = leaf_counts
-    for node in range(tree.n_nodes - 1, 0, -1):
-        counts[tree.parent[node]] += counts[node]
-    return counts
+__all__ = ["all_pruned_subtrees", "counts_from_leaves", "exact_node_risk", "random_tree", "smallest_minimiser"]
 
 
 def exact_node_risk(counts_row):
@@ -41,12 +15,7 @@ def exact_node_risk(counts_row):
 
 def all_pruned_subtrees(tree):
     """Every pruned subtree of ``tree`` as a frozenset of its leaves."""
-    def rec(t):
-        if tree.children_left[t] == -1:
-            return [frozenset([t])]
-        below = [a | b for a in rec(tree.children_left[t]) for b in rec(tree.children_right[t])]
-        return [frozenset([t])] + below
-    return rec(0)
+    return [frozenset(leaves) for leaves in enumerate_subtrees(tree)]
 
 
 def smallest_minimiser(tree, counts, alpha, subtrees=None):

@@ -64,9 +64,9 @@ def _check_against_brute_force(tree, counts):
     max_count=st.integers(0, 4),
 )
 def test_path_matches_enumeration_integer_counts(seed, n_leaves, n_classes, max_count):
-    rng = np.random.RandomState(seed)
-    tree = random_tree(rng, n_leaves)
-    leaf_counts = rng.randint(0, max_count + 1, size=(n_leaves, n_classes)).astype(float)
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n_leaves - 1, n_features=3)
+    leaf_counts = rng.integers(0, max_count + 1, size=(n_leaves, n_classes)).astype(float)
     leaf_counts[0, 0] += 1  # a positive total weight
     _check_against_brute_force(tree, counts_from_leaves(tree, leaf_counts))
 
@@ -75,9 +75,9 @@ def test_path_matches_enumeration_integer_counts(seed, n_leaves, n_classes, max_
 @given(seed=st.integers(0, 2**31 - 1), n_leaves=st.integers(2, 10))
 def test_path_matches_enumeration_dyadic_weights(seed, n_leaves):
     # Weights that are multiples of 1/8 keep float sums exact.
-    rng = np.random.RandomState(seed)
-    tree = random_tree(rng, n_leaves)
-    leaf_counts = rng.randint(0, 17, size=(n_leaves, 2)) / 8.0
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n_leaves - 1, n_features=3)
+    leaf_counts = rng.integers(0, 17, size=(n_leaves, 2)) / 8.0
     leaf_counts[0, 0] += 1
     _check_against_brute_force(tree, counts_from_leaves(tree, leaf_counts))
 
@@ -138,9 +138,9 @@ def test_bad_counts(bad):
 
 
 def test_index_lookup():
-    rng = np.random.RandomState(3)
-    tree = random_tree(rng, 8)
-    counts = counts_from_leaves(tree, rng.randint(0, 5, size=(8, 2)).astype(float) + [[1, 0]])
+    rng = np.random.default_rng(3)
+    tree = random_tree(rng, 7, n_features=3)
+    counts = counts_from_leaves(tree, rng.integers(0, 5, size=(8, 2)).astype(float) + [[1, 0]])
     path = cost_complexity_path(tree, counts)
     for k, a in enumerate(path.alphas):
         assert path.index(a) == k

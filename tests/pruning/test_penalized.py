@@ -9,35 +9,7 @@ from hypothesis import strategies as st
 
 from prunus.pruning.penalized import effective_labels, penalized_prune
 from prunus.tree import Tree
-
-
-def _random_tree(rng, n_splits):
-    left, right = [-1], [-1]
-    for _ in range(n_splits):
-        leaves = [i for i in range(len(left)) if left[i] == -1]
-        node = leaves[rng.integers(len(leaves))]
-        left[node], right[node] = len(left), len(left) + 1
-        left += [-1, -1]
-        right += [-1, -1]
-    n = len(left)
-    return Tree(left, right, rng.integers(0, 2, n), rng.uniform(-1, 1, n), 2)
-
-
-def _random_counts(rng, tree, n_classes):
-    counts = np.zeros((tree.n_nodes, n_classes))
-    for leaf in np.flatnonzero(tree.is_leaf):
-        if rng.random() > 0.25:
-            counts[leaf] = rng.integers(0, 8, n_classes)
-    for node in range(tree.n_nodes - 1, 0, -1):
-        counts[tree.parent[node]] += counts[node]
-    return counts
-
-
-def _subtrees(tree, node=0):
-    if tree.children_left[node] == -1:
-        return [(node,)]
-    return [(node,)] + [a + b for a in _subtrees(tree, tree.children_left[node])
-                        for b in _subtrees(tree, tree.children_right[node])]
+from prunus.utils._testing import enumerate_subtrees, random_counts, random_tree
 
 
 def _criterion(tree, counts, leaves, lam, penalty):
@@ -57,12 +29,12 @@ def _criterion(tree, counts, leaves, lam, penalty):
        lam=st.sampled_from([0.0, 2.0**-8, 0.5, 1.0, 2.5, 64.0]))
 def test_dp_matches_brute_force(seed, n_splits, penalty, lam):
     rng = np.random.default_rng(seed)
-    tree = _random_tree(rng, n_splits)
-    counts = _random_counts(rng, tree, 3)
+    tree = random_tree(rng, n_splits)
+    counts = random_counts(rng, tree, 3, scale=8)
     if counts[0].sum() == 0:
         return
     res = penalized_prune(tree, counts, lam, penalty)
-    costs = {frozenset(s): _criterion(tree, counts, s, lam, penalty) for s in _subtrees(tree)}
+    costs = {frozenset(s): _criterion(tree, counts, s, lam, penalty) for s in enumerate_subtrees(tree)}
     best = min(costs.values())
     assert res["cost"] == pytest.approx(best, rel=1e-9, abs=1e-12)
     chosen = frozenset(np.flatnonzero(res["leaves"]).tolist())
@@ -85,8 +57,8 @@ def test_dp_matches_brute_force(seed, n_splits, penalty, lam):
 
 def test_lambda_extremes():
     rng = np.random.default_rng(0)
-    tree = _random_tree(rng, 6)
-    counts = _random_counts(rng, tree, 2)
+    tree = random_tree(rng, 6)
+    counts = random_counts(rng, tree, 2, scale=8)
     counts[0] = counts[tree.children_left[0]] + counts[tree.children_right[0]]
     huge = penalized_prune(tree, counts, 1e9, "leaves")
     assert huge["subtree"].n_nodes == 1

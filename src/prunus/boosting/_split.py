@@ -277,11 +277,12 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
         cnt += occ[slot, t]
     if cnt > 0:
         P = present.shape[0]
-        # Classes in groups of 8 (4 or 2 when fewer are present), padded by
+        # Classes in groups of 8, then 4 or 2 for the rest, padded by
         # repeating a class, which changes no maximum: independent running
         # sums hide the add latency of a prefix sum.
-        G = 8 if P > 4 else (4 if P > 2 else 2)
-        for g0 in range(0, P, G):
+        g0 = 0
+        while g0 < P:
+            G = 8 if P - g0 > 4 else (4 if P - g0 > 2 else 2)
             for j in range(G):
                 cls[j] = present[g0 + j] if g0 + j < P else present[g0]
             if G == 2:
@@ -290,6 +291,7 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
                 _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
             else:
                 _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
+            g0 += G
         for j in range(cnt):
             e = _mx(total - L[j] - U[j], 0.0)
             L[j] = e

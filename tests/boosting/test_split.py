@@ -209,5 +209,4 @@ def test_block_lower_bound_equals_sequential_scan(seed, n, nb, stale):
         right = h.sum(axis=0) - left
         want = min((left.sum(axis=1) - left.max(axis=1) + right.sum(axis=1) - right.max(axis=1)).min(),
                    h.sum() - h.sum(axis=0).max())
-        # both are sums of the same weights in different orders: equal up to rounding
-        assert got == pytest.approx(max(want, 0.0), rel=1e-12, abs=1e-12 * wn.sum()), m
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), m

@@ -10,9 +10,6 @@ from prunus.boosting._grow import SplitWorkspace
 from prunus.boosting._split import (
     ADAPTIVE_RULES,
     CRITERIA,
-    _assess,
-    _binary_lower_bound_blocks,
-    _block_work,
     STRATEGIES,
     search_split,
     threshold_bounds,
@@ -178,35 +175,3 @@ def test_lower_first_spends_no_more_than_weight_order_bound(seed, n, k, n_classe
     assert r["lbwo"] <= r["assessments"] <= r["lbwo"] + r["n_feats"]
     ref = run_node(X, y, w, "error", "exhaustive")
     assert (r["feature"], r["threshold"], r["value"]) == (ref["feature"], ref["threshold"], ref["value"])
-
-
-@settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(1, 300), nb=st.integers(2, 70), stale=st.integers(0, 40))
-def test_block_lower_bound_equals_sequential_scan(seed, n, nb, stale):
-    """Two classes: the block-summary bound equals min over thresholds of the best-labelling error
-    after every batch, also when the slot's bins above ``nb`` hold stale values of another feature."""
-    rng = np.random.RandomState(seed)
-    B = 80
-    Xb = rng.randint(0, nb, size=(1, n)).astype(np.uint16)
-    yn = rng.randint(0, 2, size=n).astype(np.int64)
-    wn = np.sort(rng.exponential(size=n))[::-1].copy()
-    idx = np.arange(n, dtype=np.int64)
-    hist = np.zeros((1, B, 2))
-    hist[0, nb:nb + stale] = rng.rand(min(stale, B - nb), 2)  # garbage beyond this feature's bins
-    seen_tot = np.zeros((1, 2))
-    brange = np.array([[B, -1]], dtype=np.int64)
-    occ = np.zeros((1, B), dtype=np.uint8)
-    blk = _block_work(1, B)
-    m = 0
-    while m < n:
-        stop = min(n, m + 1 + rng.randint(0, 12))
-        _assess(Xb, 0, 0, idx, yn, wn, m, stop, hist, seen_tot, brange, occ, blk)
-        m = stop
-        got = _binary_lower_bound_blocks(hist, 0, nb, seen_tot, 0, 1, blk)
-        h = np.zeros((nb, 2))
-        np.add.at(h, (Xb[0, :m], yn[:m]), wn[:m])
-        left = np.cumsum(h, axis=0)[:nb - 1]
-        right = h.sum(axis=0) - left
-        want = min((left.sum(axis=1) - left.max(axis=1) + right.sum(axis=1) - right.max(axis=1)).min(),
-                   h.sum() - h.sum(axis=0).max())
-        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), m

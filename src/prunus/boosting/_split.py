@@ -25,22 +25,17 @@ EXHAUSTIVE, QUICK, ADAPTIVE, LOWER_FIRST = 0, 1, 2, 3
 STRATEGIES = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE}
 ADAPTIVE_RULES = {"gap": ADAPTIVE, "lower_first": LOWER_FIRST}  # split_search="adaptive"
 ERROR, ENTROPY = 0, 1
-BLOCK_SHIFT = 4
-BLOCK = 1 << BLOCK_SHIFT  # bins per block of the two-class bound update
 AUTO_DIV = 2  # ~ assessments per rescan of one (bin, class) cell, measured on satimage/letter/digits
 CRITERIA = {"error": ERROR, "entropy": ENTROPY}
 
 
 @njit(cache=True)
-def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange, occ, blk):
+def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange, occ):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature ``feat``.
 
     ``brange[slot]`` tracks the lowest and highest bin seen: thresholds outside
     that range leave every seen example on one side and need no scan.
-    ``blk[0]`` marks the blocks of ``BLOCK`` bins whose summaries the next
-    two-class bound update must recompute (``_binary_lower_bound_blocks``).
     """
-    dirty = blk[0]
     lo = brange[slot, 0]
     hi = brange[slot, 1]
     for i in range(start, stop):
@@ -50,7 +45,6 @@ def _assess(Xb, feat, slot, idx, yn, wn, start, stop, hist, seen_tot, brange, oc
         hist[slot, b, c] += w
         seen_tot[slot, c] += w
         occ[slot, b] = 1
-        dirty[slot, b >> BLOCK_SHIFT] = 1
         if b < lo:
             lo = b
         if b > hi:
@@ -348,54 +342,8 @@ def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie, want_t)
 
 
 @njit(cache=True)
-def _binary_lower_bound_blocks(hist, slot, nb, seen_tot, c0, c1, blk):
-    """``min_t L_t`` of ``_error_summary_binary`` from per-block summaries of ``P_t``.
-
-    Bins are grouped in blocks of ``BLOCK``; each block keeps the sum of
-    ``h_c1 - h_c0`` over its bins and the minimum and maximum of its running
-    sum at its thresholds. Only blocks that a batch touched are rescanned,
-    so after a small batch the update costs O(blocks + touched bins) instead
-    of O(bins). Thresholds outside the seen range need no exclusion: there
-    ``P_t`` is 0 or the total, whose labellings cost the constant value
-    ``min(Z^c0, Z^c1)`` that is a candidate anyway. The sums are grouped
-    differently from the sequential scan, so the bound may differ from it by
-    rounding; it is used only while a feature is partially assessed, and
-    pruning keeps a margin ``tol`` far above rounding.
-    """
-    dirty, bsum, bmin, bmax = blk
-    T = nb - 1
-    z0 = seen_tot[slot, c0]
-    z1 = seen_tot[slot, c1]
-    const = _mn(z0, z1)
-    carry = 0.0
-    pmin = np.inf
-    pmax = -np.inf
-    nblk = (nb + BLOCK - 1) >> BLOCK_SHIFT
-    for k in range(nblk):
-        if dirty[slot, k]:
-            lo = k << BLOCK_SHIFT
-            hi = _mn(lo + BLOCK, nb)
-            p = 0.0
-            mn = np.inf
-            mx = -np.inf
-            for t in range(lo, hi):
-                p += hist[slot, t, c1] - hist[slot, t, c0]
-                if t < T:
-                    mn = _mn(mn, p)
-                    mx = _mx(mx, p)
-            bsum[slot, k] = p
-            bmin[slot, k] = mn
-            bmax[slot, k] = mx
-            dirty[slot, k] = 0
-        pmin = _mn(pmin, carry + bmin[slot, k])
-        pmax = _mx(pmax, carry + bmax[slot, k])
-        carry += bsum[slot, k]
-    return _mx(_mn(const, _mn(z0 + pmin, z1 - pmax)), 0.0)
-
-
-@njit(cache=True)
 def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left, right, unseen_cls,
-             tie, brange, present, occ, nz, cls, blk):
+             tie, brange, present, occ, nz, cls):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()``.
 
     ``bestStump()`` is the lowest threshold whose value is within ``tie`` of
@@ -403,12 +351,9 @@ def _summary(slot, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, 
     """
     nb = nbins[slot]
     if criterion == 0:
-        if present.shape[0] == 2 and unseen > 0.0:
-            # partially assessed: only the bound is needed, from block summaries
-            lb = _binary_lower_bound_blocks(hist, slot, nb, seen_tot, present[0], present[1], blk)
-            tb = -1
-        elif present.shape[0] == 2:
-            lb, tb = _error_summary_binary(hist, slot, nb, seen_tot, brange, present[0], present[1], tie, True)
+        if present.shape[0] == 2:
+            lb, tb = _error_summary_binary(hist, slot, nb, seen_tot, brange, present[0], present[1], tie,
+                                            unseen <= 0.0)
         else:
             lb, tb = _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls, unseen <= 0.0)
         return lb, lb + unseen, tb
@@ -518,13 +463,6 @@ def _argmin_update(v, S, amin, x, old):
     if v[x] <= old:
         return amin
     return _argmin_first(v, S)
-
-
-@njit(cache=True)
-def _block_work(S, B):
-    """Block summaries of the two-class bound update: (dirty, sum, min, max), every block dirty."""
-    nblk = (B + BLOCK - 1) >> BLOCK_SHIFT
-    return (np.ones((S, nblk), dtype=np.uint8), np.zeros((S, nblk)), np.zeros((S, nblk)), np.zeros((S, nblk)))
 
 
 @njit(cache=True)
@@ -645,23 +583,22 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     occ = np.zeros((S, B), dtype=np.uint8)
     nz = np.empty(B, dtype=np.int64)
     cls = np.empty(8, dtype=np.int64)  # class group of the error scan
-    blk = _block_work(S, B)
 
     if strategy == 0:
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, brange, occ)
             mk[s] = n
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         floor = batch_floor * Zn
         m0 = _first_index(Zp, adaptive_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         # Challengers still in play, in increasing slot order. Error criterion:
         # LB never decreases and the UB of the argmin never increases, so a
         # feature whose LB exceeds UB(a) + tol (plus a ``tie`` margin against
@@ -704,40 +641,40 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
             gap = max((ub[a] - lb[b]) * gscale, floor)
             if mk[a] < n:
                 m = _advance(Zp, mk[a], gap, n, _batch_floor(min_batch, brange, a, present.shape[0]))
-                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange, occ, blk)
+                _assess(Xb, feats[a], a, idx, yn, wn, mk[a], m, hist, seen_tot, brange, occ)
                 mk[a] = m
                 old = ub[a]
                 lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
                 amin = _argmin_update(ub, S, amin, a, old)
                 gap = max((ub[a] - lb[b]) * gscale, floor) if ub[a] > lb[b] else (ub[a] - lb[b])
             if mk[b] < n and (gap > 0.0 or mk[a] == n):
                 m = _advance(Zp, mk[b], gap, n, _batch_floor(min_batch, brange, b, present.shape[0]))
-                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange, occ, blk)
+                _assess(Xb, feats[b], b, idx, yn, wn, mk[b], m, hist, seen_tot, brange, occ)
                 mk[b] = m
                 old = ub[b]
                 lb[b], ub[b], tb[b] = _summary(b, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
                 amin = _argmin_update(ub, S, amin, b, old)
         a = 0
         for s in range(1, S):
             if ub[s] < ub[a]:
                 a = s
         if mk[a] < n:
-            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[a], a, idx, yn, wn, mk[a], n, hist, seen_tot, brange, occ)
             mk[a] = n
             lb[a], ub[a], tb[a] = _summary(a, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
-                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     elif strategy == 3:
         # Lower-bound-first: always assess the feature with the smallest lower
         # bound, by the weight it provably still needs (see ``_lower_first``).
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         m0 = _first_index(Zp, adaptive_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         while True:
             j, target, umin = _lower_first(lb, ub, mk, S, n, tol)
             if j < 0:
@@ -749,17 +686,17 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 target += target_mix * (umin - target)
             gap = (target - lb[j]) * gscale
             m = _advance(Zp, mk[j], gap, n, _batch_floor(min_batch, brange, j, present.shape[0]))
-            _assess(Xb, feats[j], j, idx, yn, wn, mk[j], m, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[j], j, idx, yn, wn, mk[j], m, hist, seen_tot, brange, occ)
             mk[j] = m
             lb[j], ub[j], tb[j] = _summary(j, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
         for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ, blk)
+            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
             mk[s] = m0
             lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):
@@ -769,11 +706,11 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 ends[j] = _first_index(Zp, Zp[m0] + (j + 1) * (Zn - Zp[m0]) / quick_batches)
         order = np.argsort(lb[:S], kind="mergesort")
         first = order[0]
-        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange, occ, blk)
+        _assess(Xb, feats[first], first, idx, yn, wn, mk[first], n, hist, seen_tot, brange, occ)
         mk[first] = n
         lb[first], ub[first], tb[first] = _summary(first, hist, nbins, seen_tot, node_tot, 0.0, criterion, lg_c,
                                                    L, U, left, right, unseen_cls, tie, brange, present, occ, nz,
-                                                   cls, blk)
+                                                   cls)
         incumbent = lb[first]
         inc_slot = first
         for r in range(1, S):
@@ -788,7 +725,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                     if ends[j] > mk[s]:
                         m = ends[j]
                         break
-                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot, brange, occ, blk)
+                _assess(Xb, feats[s], s, idx, yn, wn, mk[s], m, hist, seen_tot, brange, occ)
                 reach += Zp[m] - Zp[mk[s]]
                 mk[s] = m
                 # Error criterion: a batch of weight w raises every stump's
@@ -801,7 +738,7 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                 if criterion == 0 and m < n and reach + tie < incumbent:
                     continue
                 lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m], criterion,
-                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls, blk)
+                                               lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
                 reach = lb[s]
             if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
                 incumbent = lb[s]
@@ -836,8 +773,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     occ = np.zeros((1, B), dtype=np.uint8)
     nz = np.empty(B, dtype=np.int64)
     cls = np.empty(8, dtype=np.int64)  # class group of the error scan
-    blk = _block_work(1, B)
-    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange, occ, blk)
+    _assess(Xb, feat, 0, idx, yn, wn, 0, m, hist, seen_tot, brange, occ)
     nbins = np.empty(1, dtype=np.int64)
     nbins[0] = nb
     L = np.empty(B)
@@ -846,7 +782,7 @@ def prefix_lower_bound(Xb, feat, idx, yn, wn, m, nb, node_tot, criterion, lg_c, 
     right = np.empty(C)
     unseen_cls = np.empty(C)
     lbv, ubv, tbv = _summary(0, hist, nbins, seen_tot, node_tot, 1.0, criterion, lg_c, L, U, left, right,
-                             unseen_cls, 0.0, brange, present, occ, nz, cls, blk)
+                             unseen_cls, 0.0, brange, present, occ, nz, cls)
     return lbv
 
 

@@ -107,6 +107,7 @@ def test_samme_matches_scikit_learn_on_identical_weak_learners(small_problems, d
 @pytest.mark.parametrize("estimator, check", sklearn_check_params([
     ExactBoostClassifier(n_estimators=8, max_depth=2),
     ExactBoostClassifier(n_estimators=5, split_search="quick", criterion="entropy"),
+    ExactBoostClassifier(n_estimators=5, max_depth=2, adaptive_rule="lower_first", min_batch=1),
 ]))
 def test_sklearn_compatible(estimator, check):
     check(estimator)

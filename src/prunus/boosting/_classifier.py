@@ -97,8 +97,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         smallest lower bound; with ``adaptive_target=0`` its batch is the
         weight it needs to reach the next-smallest lower bound, which any
         weight-order search must also assess unless that feature wins, so
-        with ``min_batch=1`` it spends no more than LB_wo (section 4) plus
-        the initial pass. It stops, as Algorithm 1 does, once a fully
+        with ``min_batch=1`` and ``criterion="error"`` it spends no more
+        than LB_wo (section 4) plus the initial pass. It stops, as Algorithm 1 does, once a fully
         assessed feature's error is below every other lower bound. Same
         trees either way.
     adaptive_target : float in [0, 1], default=0.9
@@ -162,7 +162,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise TypeError(f"{name} must be a float, got {type(v).__name__}.")
             if not (v > low if low_open else v >= low) or not v <= high or not np.isfinite(v):
-                raise ValueError(f"{name} must be in ({low}, {high}], got {v}.")
+                raise ValueError(f"{name} must be in {'(' if low_open else '['}{low}, {high}], got {v}.")
 
         integer("n_estimators", 1)
         integer("max_depth", 1)

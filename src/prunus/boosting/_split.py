@@ -466,6 +466,21 @@ def _argmin_update(v, S, amin, x, old):
 
 
 @njit(cache=True)
+def _initial_pass(m0, Xb, feats, idx, yn, wn, Zp, hist, seen_tot, mk, lb, ub, tb, nbins, node_tot, criterion, lg_c,
+                  L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls):
+    """Assess every feature on the node's ``m0`` heaviest examples and fill its interval.
+
+    The common start of Quick Boost and both Adaptive-Pruning rules.
+    """
+    unseen = Zp[Zp.shape[0] - 1] - Zp[m0]
+    for s in range(feats.shape[0]):
+        _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
+        mk[s] = m0
+        lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, unseen, criterion, lg_c, L, U, left,
+                                       right, unseen_cls, tie, brange, present, occ, nz, cls)
+
+
+@njit(cache=True)
 def _lower_first(lb, ub, mk, S, n, tol):
     """Next feature to assess under the lower-bound-first rule, and the bound it must reach.
 
@@ -593,12 +608,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
     elif strategy == 2:
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
         floor = batch_floor * Zn
-        m0 = _first_index(Zp, adaptive_init * Zn)
-        for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
-            mk[s] = m0
-            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        _initial_pass(_first_index(Zp, adaptive_init * Zn), Xb, feats, idx, yn, wn, Zp, hist, seen_tot, mk, lb,
+                      ub, tb, nbins, node_tot, criterion, lg_c, L, U, left, right, unseen_cls, tie, brange,
+                      present, occ, nz, cls)
         # Challengers still in play, in increasing slot order. Error criterion:
         # LB never decreases and the UB of the argmin never increases, so a
         # feature whose LB exceeds UB(a) + tol (plus a ``tie`` margin against
@@ -669,12 +681,9 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
         # Lower-bound-first: always assess the feature with the smallest lower
         # bound, by the weight it provably still needs (see ``_lower_first``).
         gscale = 1.0 if criterion == 0 else 1.0 / max(1.0, lg_c)
-        m0 = _first_index(Zp, adaptive_init * Zn)
-        for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
-            mk[s] = m0
-            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        _initial_pass(_first_index(Zp, adaptive_init * Zn), Xb, feats, idx, yn, wn, Zp, hist, seen_tot, mk, lb,
+                      ub, tb, nbins, node_tot, criterion, lg_c, L, U, left, right, unseen_cls, tie, brange,
+                      present, occ, nz, cls)
         while True:
             j, target, umin = _lower_first(lb, ub, mk, S, n, tol)
             if j < 0:
@@ -692,11 +701,8 @@ def search_split(Xb, idx, yn, wn, feats, nbins, n_classes, criterion, strategy,
                                            lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
     else:
         m0 = _first_index(Zp, quick_init * Zn)
-        for s in range(S):
-            _assess(Xb, feats[s], s, idx, yn, wn, 0, m0, hist, seen_tot, brange, occ)
-            mk[s] = m0
-            lb[s], ub[s], tb[s] = _summary(s, hist, nbins, seen_tot, node_tot, Zn - Zp[m0], criterion,
-                                           lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
+        _initial_pass(m0, Xb, feats, idx, yn, wn, Zp, hist, seen_tot, mk, lb, ub, tb, nbins, node_tot, criterion,
+                      lg_c, L, U, left, right, unseen_cls, tie, brange, present, occ, nz, cls)
         # Batch ends: the remaining weight split evenly into quick_batches.
         ends = np.empty(quick_batches, dtype=np.int64)
         for j in range(quick_batches):

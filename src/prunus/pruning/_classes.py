@@ -12,6 +12,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..tree._kernels import fill_from_parent
+from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from . import selection as sel
 
 _METHODS = ("M1", "M2")
@@ -92,6 +93,22 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     """
+
+    _parameter_constraints = {
+        "criterion": [StrOptions({"gini", "entropy", "log_loss"})],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "method": [StrOptions(set(_METHODS))],
+        "selection": [StrOptions(set(_SELECTIONS))],
+        "test_size": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "cv": CV_SPLITS,
+        "alpha": [Interval(Real, 0.0, None, closed="left"), None],
+        "kappa": [Interval(Real, 1.0, None, closed="left")],
+        "penalty_c": [Interval(Real, 0.0, None, closed="left"), None],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
 
     def __init__(
         self,
@@ -177,6 +194,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        validate_fit(self, y)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..tree import Tree
 from ..tree._kernels import fill_from_parent
+from ..utils._param_validation import check_index
 from ._path_kernels import collapse_temperatures, effective_temperatures
 
 
@@ -98,10 +99,7 @@ class CostComplexityPath:
         return self.tree.prune(self.collapsed(k), return_index=return_index)
 
     def _check_k(self, k):
-        k = int(k)
-        if not -len(self) <= k < len(self):
-            raise IndexError(f"k={k} is outside the path of length {len(self)}.")
-        return k % len(self)
+        return check_index(k, "k", len(self))
 
     # ----------------------------------------------------- leaf intervals
     def leaf_intervals(self):

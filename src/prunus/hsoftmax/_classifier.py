@@ -115,7 +115,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         sizes = self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, codes = np.unique(y, return_inverse=True)
         k = self.classes_.shape[0]
         if k < 2:

@@ -189,7 +189,6 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ setup
     def _validate(self):
-        validate_fit(self)
         if self.output not in OUTPUTS:
             raise ValueError(f"output must be one of {OUTPUTS}, got {self.output!r}.")
         for name in ("vocab_size", "context_size", "dim", "batch_size", "depth"):
@@ -264,6 +263,7 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
+        validate_fit(self)
         with _threads(self.n_threads):
             return self._fit(train_ids, epochs, valid_ids)
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from . import __version__
 
-
 #: How ``prunus data list`` names each kind of source.
 _KIND_LABEL = {"bundled": "bundled", "synthetic": "synthetic", "fetched": "download"}
 

@@ -18,11 +18,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._binning import fit_binning
 from ._grow import SplitWorkspace, apply_binned, grow_tree
 from ._order import merge_weight_order
 from ._predict import ensemble_labels, stack_trees, vote
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._split import ADAPTIVE_RULES, CRITERIA, STRATEGIES
 
 

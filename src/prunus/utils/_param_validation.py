@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval as _SklearnInterval
 from sklearn.utils._param_validation import (
     HasMethods,
     InvalidParameterError,
@@ -41,6 +40,7 @@ from sklearn.utils._param_validation import (
     StrOptions,
     validate_parameter_constraints,
 )
+from sklearn.utils._param_validation import Interval as _SklearnInterval
 
 __all__ = [
     "CV_SPLITS", "HasMethods", "Integral", "Interval", "InvalidParameterError", "Options", "Real", "RealNotInt", "StrOptions",
@@ -142,8 +142,7 @@ def check_label_types(y, name="y"):
     if isinstance(y, (list, tuple)):
         flat = list(y)
     else:
-        dtype = getattr(y, "dtype", None)
-        if dtype is None or dtype != object:
+        if getattr(getattr(y, "dtype", None), "kind", None) != "O":
             return
         flat = np.asarray(y, dtype=object).ravel()
     kinds = {_label_kind(v) for v in flat}

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ..utils._optional import pyplot
+
 
 def _feature_name(tree, feature_names, f):
     if feature_names is None:
@@ -83,7 +85,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
     """
     # No matplotlib.use() here: a library must not switch the caller's backend
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_tree")
 
     _check_labels(tree, node_labels, feature_names)
     if ax is None:

@@ -11,7 +11,9 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 
@@ -19,7 +21,7 @@ from . import __version__
 _KIND_LABEL = {"bundled": "bundled", "synthetic": "synthetic", "fetched": "download"}
 
 
-def _cmd_data_list(args):
+def _cmd_data_list(args: argparse.Namespace) -> int:
     from . import datasets
 
     rows = [("NAME", "KIND", "STATUS", "DESCRIPTION")]
@@ -42,7 +44,7 @@ def _cmd_data_list(args):
     return 0
 
 
-def _cmd_data_fetch(args):
+def _cmd_data_fetch(args: argparse.Namespace) -> int:
     from . import datasets
 
     if args.all:
@@ -80,7 +82,7 @@ def _cmd_data_fetch(args):
     return 1 if missing_extra else 0
 
 
-def _cmd_reproduce(args):
+def _cmd_reproduce(args: argparse.Namespace) -> int:
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
@@ -115,16 +117,16 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit status 2)."""
 
-    def error(self, message):
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} --help)\n")
 
 
-def _one_line(exc):
+def _one_line(exc: BaseException) -> str:
     """An exception's message on one line (tool output such as apt-get's may span several)."""
     return " ".join(line.strip() for line in str(exc).splitlines() if line.strip()) or type(exc).__name__
 
 
-def _check_out(value):
+def _check_out(value: str) -> Path:
     """``--out`` as a writable directory, created if needed; a :class:`UsageError` otherwise."""
     out = Path(value)
     if out.exists() and not out.is_dir():
@@ -151,7 +153,7 @@ PAPER_TITLES = {
 }
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="prunus", description="Learning with decision trees with guarantees.")
     parser.add_argument("--version", action="version", version=f"prunus {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -198,7 +200,7 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status (0 ok, 1 failure, 2 usage error, 130 interrupted).
 
     Every error is one line on stderr, without a traceback (set

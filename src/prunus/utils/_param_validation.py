@@ -30,6 +30,7 @@ import inspect
 import numbers
 from collections.abc import Iterable
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils._param_validation import (
@@ -56,7 +57,7 @@ class Interval(_SklearnInterval):
     non-number.
     """
 
-    def is_satisfied_by(self, val):
+    def is_satisfied_by(self, val: object) -> bool:
         if isinstance(val, (bool, np.bool_)):
             return False
         return super().is_satisfied_by(val)
@@ -79,7 +80,7 @@ class _Splits(HasMethods):
 CV_SPLITS = [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"]), _Splits()]
 
 
-def _params(estimator):
+def _params(estimator: Any) -> dict[str, Any]:
     """Constructor arguments as set on ``estimator`` (``get_params`` without the estimator base class)."""
     if hasattr(estimator, "get_params"):
         return estimator.get_params(deep=False)
@@ -90,7 +91,7 @@ def _params(estimator):
     return {name: getattr(estimator, name) for name in names}
 
 
-def validate_fit(estimator, y=None):
+def validate_fit(estimator: Any, y: Any = None) -> None:
     """Check ``estimator``'s hyper-parameters, and the label types of ``y``, before ``fit`` does any work.
 
     Parameters
@@ -116,7 +117,7 @@ def validate_fit(estimator, y=None):
         check_label_types(y)
 
 
-def _label_kind(value):
+def _label_kind(value: object) -> str:
     if isinstance(value, (str, np.str_, bytes)):
         return "str"
     if isinstance(value, (numbers.Number, np.number, np.bool_)):
@@ -124,7 +125,7 @@ def _label_kind(value):
     return type(value).__name__
 
 
-def check_label_types(y, name="y"):
+def check_label_types(y: Any, name: str = "y") -> None:
     """Refuse labels that mix types (e.g. strings among integers).
 
     NumPy would otherwise either turn every label into a string (a list
@@ -144,7 +145,7 @@ def check_label_types(y, name="y"):
     else:
         if getattr(getattr(y, "dtype", None), "kind", None) != "O":
             return
-        flat = np.asarray(y, dtype=object).ravel()
+        flat = list(np.asarray(y, dtype=object).ravel())
     kinds = {_label_kind(v) for v in flat}
     if len(kinds) <= 1:
         return
@@ -154,7 +155,7 @@ def check_label_types(y, name="y"):
     )
 
 
-def check_index(k, name, length):
+def check_index(k: Any, name: str, length: int) -> int:
     """An integer position in a sequence of ``length`` items (negative counts from the end).
 
     Raises

@@ -71,7 +71,7 @@ class _Fold:
 class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit / CV / validation; subclasses define the per-point model."""
 
-    _lambda_names = ()
+    _lambda_names: tuple[str, ...] = ()
     _parameter_constraints = {
         "partition": [StrOptions(set(PARTITIONS)), Tree],
         "max_depth": [Interval(Integral, 0, None, closed="left"), None],

@@ -365,3 +365,14 @@ def test_console_script_errors_are_one_line(tmp_path):
         out = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=120)
         assert out.returncode == status, out
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_version_is_written_once():
+    """pyproject.toml reads the version from prunus.__version__; the installed metadata agrees."""
+    import importlib.metadata
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "prunus.__version__"}
+    assert importlib.metadata.version("prunus") == prunus.__version__

@@ -1,6 +1,7 @@
 """Synthetic classification problems with a known Bayes classifier.
 
-Gey's two margin examples (section 3.2 of ``cart-risk-bounds-margin.md``)
+Gey's two margin examples (section 3.2 of S. Gey, *Risk bounds for CART
+classifiers under a margin condition*)
 satisfy the margin assumption MA(1) with any h < |2q - 1|; the smooth
 multiclass generator has a Hölder-continuous regression function for rate
 experiments. Every generator returns, besides ``X`` and ``y``, the Bayes

@@ -1,7 +1,7 @@
 """Breiman's minimal cost-complexity pruning sequence on misclassification cost.
 
-Implements the pruning algorithm of Table 1 in Gey's paper
-(``cart-risk-bounds-margin.md``) for any :class:`~prunus.tree.Tree` and any
+Implements the pruning algorithm of Table 1 in S. Gey, *Risk bounds for CART
+classifiers under a margin condition*, for any :class:`~prunus.tree.Tree` and any
 per-node class counts (so T_max can be grown on one sample and pruned with
 another: method M1 of section 3.1).
 """

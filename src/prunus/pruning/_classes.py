@@ -78,7 +78,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         alpha_{k-hat}.
     pruned_tree_ : Tree
         T_{k-hat}.
-    pruned_counts_ : ndarray, shape (pruned_tree_.n_nodes, n_classes)
+    pruned_counts_ : ndarray, shape (n_nodes of ``pruned_tree_``, n_classes)
         Class weights of the pruning sample in the nodes of ``pruned_tree_``.
     classes_ : ndarray
     n_features_in_ : int

@@ -65,14 +65,16 @@ def _trimmed(nodes, n_nodes):
 
 
 @njit(cache=True, nogil=True)
-def _evaluate(data, work, settings, start, end, depth, counts, root_weight):
-    """Best admissible split of a node, or feature -1 when the node is a leaf:
-    pure, at ``max_depth``, too few rows, no valid split, or an impurity
-    decrease (weighted by W_t / W_root, scikit-learn's convention) below
-    ``min_impurity_decrease``.
+def _evaluate(data, work, settings, segment, counts, features, root_weight):
+    """Best admissible split of a node ``segment = (start, end, depth)``, or
+    feature -1 when the node is a leaf: pure, at ``max_depth``, too few rows,
+    no valid split, or an impurity decrease (weighted by W_t / W_root,
+    scikit-learn's convention) below ``min_impurity_decrease``.
 
-    Returns (feature, threshold, missing_go_to_left, weighted decrease).
+    Returns (feature, threshold, missing_go_to_left, weighted decrease,
+    n_kept) with ``features[:n_kept]`` the features not constant here.
     """
+    start, end, depth = segment
     n_rows = end - start
     n_present = 0
     for k in range(counts.shape[0]):
@@ -83,14 +85,16 @@ def _evaluate(data, work, settings, start, end, depth, counts, root_weight):
         or n_rows < settings.min_samples_split
         or n_rows < 2 * settings.min_samples_leaf
     ):
-        return NO_FEATURE, 0.0, False, 0.0
-    feature, threshold, missing_left, proxy = find_best_split(data, work, settings, start, end, counts)
+        return NO_FEATURE, 0.0, False, 0.0, features.shape[0]
+    feature, threshold, missing_left, proxy, n_kept = find_best_split(
+        data, work, settings, start, end, counts, features
+    )
     if feature == NO_FEATURE:
-        return NO_FEATURE, 0.0, False, 0.0
+        return NO_FEATURE, 0.0, False, 0.0, n_kept
     decrease = impurity_decrease(proxy, node_term(counts, settings.criterion), settings.criterion) / root_weight
     if decrease + _EPSILON < settings.min_impurity_decrease:
-        return NO_FEATURE, 0.0, False, 0.0
-    return feature, threshold, missing_left, decrease
+        return NO_FEATURE, 0.0, False, 0.0, n_kept
+    return feature, threshold, missing_left, decrease, n_kept
 
 
 @njit(cache=True, nogil=True)
@@ -100,21 +104,40 @@ def _seed(settings, n_features):
 
 
 @njit(cache=True, nogil=True)
+def _grown_rows(a, capacity):
+    out = np.empty((capacity, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
 def grow_depth_first(data, work, settings):
     """Depth-first growth (every node split as soon as it is created).
+
+    Pending nodes keep, in the slot of the stack they occupy, their class
+    weights and the features not constant at their parent.
 
     Returns (children_left, children_right, feature, threshold,
     missing_go_to_left, counts) with counts the class weights per node.
     """
-    n_rows = work.index.shape[1]
-    _seed(settings, work.index.shape[0])
-    nodes = _empty_nodes(64, settings.n_classes)
-    root_counts = node_class_weights(data, work, 0, n_rows, np.zeros(settings.n_classes))
-    root_weight = root_counts.sum()
+    n_features, n_rows = work.index.shape
+    n_classes = settings.n_classes
+    _seed(settings, n_features)
+    nodes = _empty_nodes(64, n_classes)
+    pending_features = np.empty((16, n_features), dtype=np.int64)
+    pending_n_features = np.empty(16, dtype=np.int64)
+    pending_counts = np.empty((16, n_classes))
+    pending_features[0] = np.arange(n_features)
+    pending_n_features[0] = n_features
+    node_class_weights(data, work, 0, n_rows, pending_counts[0])
+    root_weight = pending_counts[0].sum()
+    features = np.empty(n_features, dtype=np.int64)
+    child_counts = np.empty((2, n_classes))
     # pending nodes: (start, end, depth, parent, is_left)
     stack = [(0, n_rows, 0, -1, 0)]
     n_nodes = 0
     while len(stack) > 0:
+        slot = len(stack) - 1
         start, end, depth, parent, is_left = stack.pop()
         if n_nodes == nodes[0].shape[0]:
             nodes = _grown(nodes, 2 * n_nodes)
@@ -126,14 +149,31 @@ def grow_depth_first(data, work, settings):
                 left[parent] = node
             else:
                 right[parent] = node
-        node_class_weights(data, work, start, end, counts[node])
-        f, t, m, _ = _evaluate(data, work, settings, start, end, depth, counts[node], root_weight)
+        counts[node] = pending_counts[slot]
+        n_active = pending_n_features[slot]
+        features[:n_active] = pending_features[slot, :n_active]
+        f, t, m, _, n_kept = _evaluate(
+            data, work, settings, (start, end, depth), counts[node], features[:n_active], root_weight
+        )
         if f == NO_FEATURE:
             continue
-        n_left, m = partition(data, work, start, end, f, t, m)
+        kept = features[:n_kept]
+        n_left, m = partition(data, work, (start, end), (f, t, m), kept, child_counts)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
+        if slot + 2 > pending_counts.shape[0]:
+            capacity = 2 * pending_counts.shape[0]
+            pending_features = _grown_rows(pending_features, capacity)
+            pending_counts = _grown_rows(pending_counts, capacity)
+            grown_n = np.empty(capacity, dtype=np.int64)
+            grown_n[: pending_n_features.shape[0]] = pending_n_features
+            pending_n_features = grown_n
+        # Right first, so that the left child is popped (numbered) first.
+        for child, child_slot in ((1, slot), (0, slot + 1)):
+            pending_features[child_slot, :n_kept] = kept
+            pending_n_features[child_slot] = n_kept
+            pending_counts[child_slot] = child_counts[child]
         stack.append((start + n_left, end, depth + 1, node, 0))
         stack.append((start, start + n_left, depth + 1, node, 1))
     return _trimmed(nodes, n_nodes)
@@ -146,16 +186,26 @@ def grow_best_first(data, work, settings):
 
     Returns the same arrays as :func:`grow_depth_first`.
     """
-    n_rows = work.index.shape[1]
-    _seed(settings, work.index.shape[0])
-    nodes = _empty_nodes(64, settings.n_classes)
-    counts = nodes[5]
+    n_features, n_rows = work.index.shape
+    _seed(settings, n_features)
+    capacity = 2 * settings.max_leaf_nodes
+    nodes = _empty_nodes(capacity, settings.n_classes)
+    left, right, feature, threshold, missing_left, counts = nodes
+    # Features not constant at each node (the parent's list, narrowed by the
+    # node's own search), as in the depth-first growth.
+    node_features = np.empty((capacity, n_features), dtype=np.int64)
+    node_n_features = np.zeros(capacity, dtype=np.int64)
+    node_features[0] = np.arange(n_features)
     node_class_weights(data, work, 0, n_rows, counts[0])
     root_weight = counts[0].sum()
+    child_counts = np.empty((2, settings.n_classes))
     # frontier entries: (decrease, node, start, end, depth, feature, threshold, missing_left)
     frontier = [(0.0, 0, 0, 0, 0, 0, 0.0, False)]
     frontier.pop()
-    f, t, m, gain = _evaluate(data, work, settings, 0, n_rows, 0, counts[0], root_weight)
+    f, t, m, gain, n_kept = _evaluate(
+        data, work, settings, (0, n_rows, 0), counts[0], node_features[0], root_weight
+    )
+    node_n_features[0] = n_kept
     if f != NO_FEATURE:
         frontier.append((gain, 0, 0, n_rows, 0, f, t, m))
     n_nodes = 1
@@ -168,10 +218,8 @@ def grow_best_first(data, work, settings):
             ):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
-        if n_nodes + 2 > nodes[0].shape[0]:
-            nodes = _grown(nodes, 2 * nodes[0].shape[0])
-        left, right, feature, threshold, missing_left, counts = nodes
-        n_left, m = partition(data, work, start, end, f, t, m)
+        kept = node_features[node, : node_n_features[node]]
+        n_left, m = partition(data, work, (start, end), (f, t, m), kept, child_counts)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
@@ -179,10 +227,13 @@ def grow_best_first(data, work, settings):
         right[node] = n_nodes + 1
         for child, (child_start, child_end) in enumerate(((start, start + n_left), (start + n_left, end))):
             child_id = n_nodes + child
-            node_class_weights(data, work, child_start, child_end, counts[child_id])
-            cf, ct, cm, cgain = _evaluate(
-                data, work, settings, child_start, child_end, depth + 1, counts[child_id], root_weight
+            counts[child_id] = child_counts[child]
+            node_features[child_id, : kept.shape[0]] = kept
+            cf, ct, cm, cgain, c_kept = _evaluate(
+                data, work, settings, (child_start, child_end, depth + 1), counts[child_id],
+                node_features[child_id, : kept.shape[0]], root_weight,
             )
+            node_n_features[child_id] = c_kept
             if cf != NO_FEATURE:
                 frontier.append((cgain, child_id, child_start, child_end, depth + 1, cf, ct, cm))
         n_nodes += 2

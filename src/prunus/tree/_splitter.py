@@ -24,9 +24,7 @@ GrowthData = namedtuple("GrowthData", "X y weight unit_weight")
 # active rows sorted by feature f; the buffers hold right children during a
 # partition; ``goes_left`` flags rows by row id; ``left`` / ``missing`` /
 # ``total`` are class-weight vectors of the candidate being scored.
-Workspace = namedtuple(
-    "Workspace", "index value index_buffer value_buffer goes_left left missing total features"
-)
+Workspace = namedtuple("Workspace", "index value index_buffer value_buffer goes_left left missing total")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node).
@@ -63,7 +61,8 @@ def _better(proxy, feature, best_proxy, best_feature, tol):
 
 @njit(cache=True, nogil=True)
 def node_class_weights(data, work, start, end, out):
-    """Class weights of the rows in a segment (read from feature 0's order)."""
+    """Class weights of the rows in a segment (read from feature 0's order,
+    valid at the root and wherever every feature is partitioned)."""
     out[:] = 0.0
     index = work.index
     for i in range(start, end):
@@ -73,10 +72,9 @@ def node_class_weights(data, work, start, end, out):
 
 
 @njit(cache=True, nogil=True)
-def _draw_features(work, n_features):
-    """Fisher-Yates shuffle of ``work.features`` (numba's generator, seeded once per growth)."""
-    features = work.features
-    for i in range(n_features - 1, 0, -1):
+def _shuffle(features):
+    """Fisher-Yates shuffle in place (numba's generator, seeded once per growth)."""
+    for i in range(features.shape[0] - 1, 0, -1):
         j = np.random.randint(0, i + 1)
         tmp = features[i]
         features[i] = features[j]
@@ -210,7 +208,7 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
 
 
 @njit(cache=True, nogil=True)
-def find_best_split(data, work, settings, start, end, node_counts):
+def find_best_split(data, work, settings, start, end, node_counts, features):
     """Best split of the rows in ``[start, end)`` among the searched features.
 
     Every threshold between consecutive distinct present values is tried with
@@ -219,67 +217,88 @@ def find_best_split(data, work, settings, start, end, node_counts):
     go to the lowest feature, then the lowest threshold, then missing right.
     Only splits leaving ``min_samples_leaf`` rows on each side are valid.
 
+    ``features`` lists the features not known to be constant at the node; the
+    ones found constant here (or entirely missing) are removed from it in
+    place, since they stay constant in every descendant (scikit-learn keeps
+    the same list). With ``max_features``, the list is shuffled and its first
+    features searched, and more while none of them could be split.
+
     Returns
     -------
-    (feature, threshold, missing_go_to_left, proxy); feature is -1 when no
-    split is valid.
+    (feature, threshold, missing_go_to_left, proxy, n_kept): feature is -1
+    when no split is valid; ``features[:n_kept]`` are the features left.
     """
-    n_features = work.index.shape[0]
+    n_active = features.shape[0]
     work.total[:] = node_counts
     # Equal proxies computed in different orders differ by a few ulps.
     tol = 1e-12 * node_counts.sum()
     best = _NONE
-    draw = settings.max_features < n_features
+    draw = settings.max_features < n_active
     if draw:
-        _draw_features(work, n_features)
+        _shuffle(features)
     n_searched = 0
-    for position in range(n_features):
+    n_kept = 0
+    for position in range(n_active):
+        feature = features[position]
         if draw and n_searched >= settings.max_features and best[1] != NO_FEATURE:
-            break
-        feature = work.features[position] if draw else position
+            features[n_kept] = feature  # not searched: kept for the children
+            n_kept += 1
+            continue
         value = work.value[feature]
         # Missing values sit at the end of the segment.
         present_end = end
         while present_end > start and math.isnan(value[present_end - 1]):
             present_end -= 1
         if present_end == start or (present_end == end and value[start] == value[end - 1]):
-            continue  # constant or all missing here: does not count as searched
+            continue  # constant or all missing here: dropped, and not counted as searched
+        features[n_kept] = feature
+        n_kept += 1
         n_searched += 1
         if present_end == end and settings.criterion != MISCLASSIFICATION:
             best = _scan_present(data, work, settings, feature, start, end, best, tol)
         else:
             best = _scan_general(data, work, settings, feature, start, present_end, end, best, tol)
     proxy, feature, threshold, missing_left = best
-    return feature, threshold, missing_left, proxy
+    return feature, threshold, missing_left, proxy, n_kept
 
 
 @njit(cache=True, nogil=True)
-def partition(data, work, start, end, feature, threshold, missing_left):
-    """Apply a split to ``[start, end)``: every feature's segment is split
-    stably into the left rows, then the right rows, keeping each sorted.
+def partition(data, work, segment, split, features, child_counts):
+    """Apply ``split = (feature, threshold, missing_left)`` to the rows of
+    ``segment = (start, end)``: the segment of every feature in ``features``
+    is split stably into the left rows, then the right rows, keeping each
+    sorted (the other features are constant below this node and never read
+    again there). The class weights of the children are written to
+    ``child_counts[0]`` (left) and ``child_counts[1]`` (right).
 
     Returns the number of rows going left and the side of missing values
-    (unchanged when the node has missing values of ``feature``; otherwise the
-    larger child, so that a value missing only at prediction follows the
-    majority of the training rows, as scikit-learn does).
+    (unchanged when the node has missing values of the split feature;
+    otherwise the larger child, so that a value missing only at prediction
+    follows the majority of the training rows, as scikit-learn does).
     """
+    start, end = segment
+    feature, threshold, missing_left = split
     index = work.index
     value = work.value
     goes_left = work.goes_left
+    child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
     for i in range(start, end):
+        row = index[feature, i]
         v = value[feature, i]
         is_missing = math.isnan(v)
         seen_missing = seen_missing or is_missing
         go = v <= threshold or (is_missing and missing_left)
-        goes_left[index[feature, i]] = go
+        goes_left[row] = go
         n_left += go
+        child_counts[0 if go else 1, data.y[row]] += data.weight[row]
     if not seen_missing:
         missing_left = n_left > end - start - n_left
     index_buffer = work.index_buffer
     value_buffer = work.value_buffer
-    for f in range(index.shape[0]):
+    for position in range(features.shape[0]):
+        f = features[position]
         write = start
         n_right = 0
         for i in range(start, end):

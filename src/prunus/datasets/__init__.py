@@ -6,6 +6,8 @@
 (1797, 64)
 """
 
+from pathlib import Path
+
 from sklearn.utils import Bunch
 
 from . import synthetic
@@ -16,7 +18,7 @@ from ._text import Vocabulary, austen_dataset, ptb_dataset
 from .synthetic import excess_risk, make_gey_gaussian, make_gey_hypercube, make_holder_multiclass
 
 
-def fetch(name, force=False):
+def fetch(name: str, force: bool = False) -> Path | None:
     """Fetch a dataset into the cache (no-op for bundled / synthetic ones)."""
     spec = get_spec(name)
     if spec.fetch is None:

@@ -1,0 +1,222 @@
+"""Tests of the float64 CART builder ``grow_cart``.
+
+Three independent references:
+
+* a plain-Python brute force (``_cart_brute``) that enumerates every
+  (feature, threshold, missing side) candidate of every node and compares
+  scores in exact arithmetic, so ties are genuine ties and the tie rule
+  (lowest feature, then lowest threshold, then missing values right before
+  left) is checked on data full of them;
+* scikit-learn's ``DecisionTreeClassifier`` on float32-representable data
+  without tied gains (where both builders are defined and must agree node for
+  node); the brute force itself is first checked against it, so it can be
+  trusted where scikit-learn cannot be used (ties, misclassification,
+  zero weights, values beyond float32);
+* exact identities: invariance under multiplication of X by powers of two,
+  thresholds strictly between consecutive values at the extremes of float64,
+  zero-weight rows equal to deleted rows.
+"""
+
+import math
+import os
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from sklearn.tree import DecisionTreeClassifier
+
+sys.path.insert(0, os.path.dirname(__file__))
+import _cart_brute as brute  # noqa: E402
+
+from prunus.tree import Tree, grow_cart  # noqa: E402
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ALL_CRITERIA = ["gini", "entropy", "misclassification"]
+
+
+# ---------------------------------------------------------------- helpers
+def tree_arrays(tree):
+    return brute.arrays_of(tree)
+
+
+def assert_same_tree(got, want, counts=None, msg=""):
+    """Node-for-node equality of prunus ``Tree`` arrays with the brute force's."""
+    for name in ("children_left", "children_right", "feature"):
+        np.testing.assert_array_equal(getattr(got, name), want[name], err_msg=f"{msg} {name}")
+    # == compares values (-0.0 == 0.0, inf == inf).
+    np.testing.assert_array_equal(got.threshold, want["threshold"], err_msg=f"{msg} threshold")
+    np.testing.assert_array_equal(got.missing_go_to_left, want["missing_go_to_left"], err_msg=f"{msg} missing_go_to_left")
+    if counts is not None:
+        np.testing.assert_allclose(counts, want["counts"], rtol=1e-12, atol=0, err_msg=f"{msg} counts")
+
+
+def sklearn_arrays(clf):
+    sk = clf.tree_
+    arrays = brute.arrays_of(sk)
+    arrays["counts"] = sk.value[:, 0, :] * sk.weighted_n_node_samples[:, None]
+    return arrays
+
+
+def collapse_pure(arrays):
+    """The tree without the splits of pure nodes, renumbered in preorder.
+
+    scikit-learn (1.9) sometimes splits a pure node: its float impurity of a
+    pure weighted node can exceed its EPSILON (count / total != 1 after
+    rounding), and with missing values its children impurity can be wrong.
+    Such splits change no prediction and are dropped before comparing.
+    """
+    left, right, counts = arrays["children_left"], arrays["children_right"], arrays["counts"]
+    keep = []
+
+    def walk(node):
+        keep.append(node)
+        if left[node] >= 0 and np.count_nonzero(counts[node] > 0) > 1:
+            walk(left[node])
+            walk(right[node])
+
+    walk(0)
+    new_id = {old: new for new, old in enumerate(keep)}
+    out = {name: np.asarray(a)[keep].copy() for name, a in arrays.items()}
+    for name, fill in (("children_left", -1), ("children_right", -1), ("feature", -2)):
+        out[name] = np.array(
+            [new_id.get(int(v), fill) if name != "feature" else int(v) for v in out[name]], dtype=np.int64
+        )
+    pure = out["children_left"] == -1
+    pure |= np.array([left[o] >= 0 and left[o] not in new_id for o in keep])
+    out["children_left"][pure] = out["children_right"][pure] = -1
+    out["feature"][pure] = -2
+    out["threshold"][pure] = -2.0
+    out["missing_go_to_left"][pure] = False
+    return out
+
+
+def assert_arrays_equal(got, want, msg="", threshold_rtol=0.0):
+    for name in ("children_left", "children_right", "feature"):
+        np.testing.assert_array_equal(got[name], want[name], err_msg=f"{msg} {name}")
+    split = np.asarray(want["children_left"]) >= 0
+    if threshold_rtol:
+        np.testing.assert_allclose(got["threshold"][split], want["threshold"][split], rtol=threshold_rtol, err_msg=msg)
+    else:
+        np.testing.assert_array_equal(got["threshold"][split], want["threshold"][split], err_msg=f"{msg} threshold")
+    np.testing.assert_array_equal(
+        got["missing_go_to_left"][split], want["missing_go_to_left"][split], err_msg=f"{msg} missing_go_to_left"
+    )
+    np.testing.assert_allclose(got["counts"], want["counts"], rtol=1e-10, atol=1e-12, err_msg=f"{msg} counts")
+
+
+# ------------------------------------------------------------- data makers
+SMALL_VALUES = [-1.0, -0.5, 0.0, 0.25, 0.5, 1.0, 2.0]
+WEIGHTS = [0.0, 0.25, 0.5, 1.0, 1.0, 1.0, 2.0, 3.0]
+
+
+@st.composite
+def tied_data(draw, max_n=30, max_d=3, weighted=True, nan=True):
+    """Small data from a small set of values (many ties), integer / dyadic weights with zeros, NaNs."""
+    n = draw(st.integers(2, max_n))
+    d = draw(st.integers(1, max_d))
+    k = draw(st.integers(2, 3))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    n_values = draw(st.integers(2, len(SMALL_VALUES)))
+    values = np.array(SMALL_VALUES[:n_values])
+    X = rng.choice(values, size=(n, d))
+    if nan and draw(st.booleans()):
+        X[rng.random((n, d)) < draw(st.sampled_from([0.1, 0.3]))] = np.nan
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)  # every class present
+    if weighted and draw(st.booleans()):
+        w = rng.choice(WEIGHTS, size=n)
+        w[:k] = 1.0  # positive total weight of every class
+    else:
+        w = None
+    return X, y, w, k
+
+
+@st.composite
+def stopping(draw):
+    return dict(
+        max_depth=draw(st.sampled_from([None, None, 1, 2, 3])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 2, 3])),
+        min_samples_split=draw(st.sampled_from([2, 2, 3, 5])),
+    )
+
+
+def separated_data(seed, nan_rate=0.0):
+    """Float32-exact data with distinct values per feature and continuous weights.
+
+    Continuous weights make equal gains of different partitions improbable;
+    the brute force in strict mode rejects the remaining ties.
+    """
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(20, 80))
+    d = int(rng.integers(1, 4))
+    k = int(rng.integers(2, 4))
+    X = np.stack([rng.choice(8 * n, size=n, replace=False) * 0.25 - n for _ in range(d)], axis=1)
+    if nan_rate:
+        X[rng.random((n, d)) < nan_rate] = np.nan
+    signal = np.nan_to_num(X[:, 0], nan=0.0) / n + rng.normal(0, 1.0, n)
+    y = np.digitize(signal, np.quantile(signal, np.linspace(0, 1, k + 1)[1:-1]))
+    w = rng.uniform(0.5, 2.0, n)
+    params = dict(
+        max_depth=[None, 2, 4][int(rng.integers(0, 3))],
+        min_samples_leaf=[1, 2, 3, 5][int(rng.integers(0, 4))],
+        min_samples_split=[2, 4, 10][int(rng.integers(0, 3))],
+        min_impurity_decrease=[0.0, 0.0, 0.003, 0.02][int(rng.integers(0, 4))],
+    )
+    return X, y, w, params
+
+
+def sklearn_cases(criterion, nan_rate, n_seeds=40):
+    """(X, y, w, params, brute tree) for the seeds whose brute tree has no tie."""
+    out = []
+    for seed in range(n_seeds):
+        X, y, w, params = separated_data(seed, nan_rate)
+        try:
+            want = brute.grow_brute(X, y, w, criterion, strict=True, **params)
+        except brute.Ambiguous:
+            continue
+        out.append((seed, X, y, w, params, want))
+    assert len(out) >= n_seeds // 4, f"only {len(out)} of {n_seeds} seeds are free of ties"
+    return out
+
+
+# ======================================== the brute force against scikit-learn
+@pytest.mark.parametrize("nan_rate", [0.0, 0.15])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_brute_force_equals_sklearn_without_ties(criterion, nan_rate):
+    for seed, X, y, w, params, want in sklearn_cases(criterion, nan_rate):
+        clf = DecisionTreeClassifier(criterion=criterion, random_state=seed, **params)
+        clf.fit(X, y, sample_weight=w)
+        assert_arrays_equal(collapse_pure(sklearn_arrays(clf)), want, msg=f"seed {seed} {params}")
+
+
+def test_brute_force_routes_training_rows_to_their_counts():
+    X, y, w, params = separated_data(3, nan_rate=0.2)
+    want = brute.grow_brute(X, y, w, "gini", **params)
+    leaves = brute.apply_brute(want, X)
+    counts = np.zeros_like(want["counts"])
+    np.add.at(counts, (leaves, y), w)
+    is_leaf = want["children_left"] == -1
+    np.testing.assert_allclose(counts[is_leaf], want["counts"][is_leaf], rtol=1e-12)
+
+
+def test_brute_force_thresholds_and_ties_by_hand():
+    # Feature 0 and 1 split the 4 rows identically: the lowest feature wins.
+    X = np.array([[0.0, 5.0], [1.0, 6.0], [2.0, 7.0], [3.0, 8.0]])
+    y = np.array([0, 0, 1, 1])
+    split = brute.best_split(X, y, np.ones(4), np.arange(4), "gini")
+    assert (split.feature, split.threshold) == (0, 1.5)
+    with pytest.raises(brute.Ambiguous):
+        brute.best_split(X, y, np.ones(4), np.arange(4), "gini", strict=True)
+    # Subnormal neighbours: the midpoint rounds onto b and is replaced by a.
+    assert brute.thresholds([0.0, 5e-324]) == [0.0]
+    assert brute.thresholds([5e-324, 1e-323]) == [5e-324]
+    assert brute.thresholds([1e308, 1.7e308]) == [1.35e308]
+    # A missing value is a side: NaN rows go with class 1 here.
+    X = np.array([[0.0], [1.0], [np.nan], [2.0], [np.nan]])
+    y = np.array([0, 1, 1, 0, 1])
+    split = brute.best_split(X, y, np.ones(5), np.arange(5), "gini")
+    assert split.feature == 0 and split.missing_left is False and split.node_has_nan
+    assert split.threshold == math.inf  # every present value left, missing right

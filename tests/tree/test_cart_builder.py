@@ -59,36 +59,35 @@ def sklearn_arrays(clf):
     return arrays
 
 
-def collapse_pure(arrays):
-    """The tree without the splits of pure nodes, renumbered in preorder.
+def canonical(arrays):
+    """The tree renumbered in preorder (left first), without splits of pure nodes.
 
-    scikit-learn (1.9) sometimes splits a pure node: its float impurity of a
-    pure weighted node can exceed its EPSILON (count / total != 1 after
-    rounding), and with missing values its children impurity can be wrong.
-    Such splits change no prediction and are dropped before comparing.
+    Preorder makes a best-first tree (``max_leaf_nodes``) comparable whatever
+    order its nodes were created in. scikit-learn (1.9) sometimes splits a
+    pure node: its float impurity of a pure weighted node can exceed its
+    EPSILON (count / total != 1 after rounding), and with missing values its
+    children impurity can be wrong. Such splits change no prediction.
     """
     left, right, counts = arrays["children_left"], arrays["children_right"], arrays["counts"]
-    keep = []
+    order, is_split = [], []
 
     def walk(node):
-        keep.append(node)
-        if left[node] >= 0 and np.count_nonzero(counts[node] > 0) > 1:
+        order.append(node)
+        split = left[node] >= 0 and np.count_nonzero(counts[node] > 0) > 1
+        is_split.append(split)
+        if split:
             walk(left[node])
             walk(right[node])
 
     walk(0)
-    new_id = {old: new for new, old in enumerate(keep)}
-    out = {name: np.asarray(a)[keep].copy() for name, a in arrays.items()}
-    for name, fill in (("children_left", -1), ("children_right", -1), ("feature", -2)):
-        out[name] = np.array(
-            [new_id.get(int(v), fill) if name != "feature" else int(v) for v in out[name]], dtype=np.int64
-        )
-    pure = out["children_left"] == -1
-    pure |= np.array([left[o] >= 0 and left[o] not in new_id for o in keep])
-    out["children_left"][pure] = out["children_right"][pure] = -1
-    out["feature"][pure] = -2
-    out["threshold"][pure] = -2.0
-    out["missing_go_to_left"][pure] = False
+    new_id = {old: new for new, old in enumerate(order)}
+    is_split = np.array(is_split)
+    out = {name: np.asarray(a)[order].copy() for name, a in arrays.items()}
+    out["children_left"] = np.array([new_id[left[o]] if s else -1 for o, s in zip(order, is_split)], dtype=np.int64)
+    out["children_right"] = np.array([new_id[right[o]] if s else -1 for o, s in zip(order, is_split)], dtype=np.int64)
+    out["feature"][~is_split] = -2
+    out["threshold"][~is_split] = -2.0
+    out["missing_go_to_left"][~is_split] = False
     return out
 
 
@@ -114,9 +113,9 @@ WEIGHTS = [0.0, 0.25, 0.5, 1.0, 1.0, 1.0, 2.0, 3.0]
 @st.composite
 def tied_data(draw, max_n=30, max_d=3, weighted=True, nan=True):
     """Small data from a small set of values (many ties), integer / dyadic weights with zeros, NaNs."""
-    n = draw(st.integers(2, max_n))
-    d = draw(st.integers(1, max_d))
     k = draw(st.integers(2, 3))
+    n = draw(st.integers(k, max_n))
+    d = draw(st.integers(1, max_d))
     seed = draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     n_values = draw(st.integers(2, len(SMALL_VALUES)))
@@ -189,7 +188,7 @@ def test_brute_force_equals_sklearn_without_ties(criterion, nan_rate):
     for seed, X, y, w, params, want in sklearn_cases(criterion, nan_rate):
         clf = DecisionTreeClassifier(criterion=criterion, random_state=seed, **params)
         clf.fit(X, y, sample_weight=w)
-        assert_arrays_equal(collapse_pure(sklearn_arrays(clf)), want, msg=f"seed {seed} {params}")
+        assert_arrays_equal(canonical(sklearn_arrays(clf)), want, msg=f"seed {seed} {params}")
 
 
 def test_brute_force_routes_training_rows_to_their_counts():
@@ -220,3 +219,103 @@ def test_brute_force_thresholds_and_ties_by_hand():
     split = brute.best_split(X, y, np.ones(5), np.arange(5), "gini")
     assert split.feature == 0 and split.missing_left is False and split.node_has_nan
     assert split.threshold == math.inf  # every present value left, missing right
+
+
+# ============================================== grow_cart against the references
+def grow(X, y, w, criterion="gini", **kwargs):
+    """grow_cart with per-node counts: (Tree, counts)."""
+    return grow_cart(X, y, criterion=criterion, sample_weight=w, return_counts=True, **kwargs)
+
+
+def node_rows(tree, X, w):
+    """Positive-weight training rows reaching each node (routed by hand)."""
+    w = np.ones(X.shape[0]) if w is None else np.asarray(w)
+    return brute.rows_per_node(tree_arrays(tree), X, np.flatnonzero(w > 0))
+
+
+@pytest.mark.parametrize("criterion", ALL_CRITERIA)
+@SETTINGS
+@given(data=tied_data(), stop=stopping(), mid=st.sampled_from([0.0, 0.0, 0.01, 0.05]))
+def test_equals_brute_force_node_for_node(criterion, data, stop, mid):
+    X, y, w, k = data
+    try:
+        want = brute.grow_brute(X, y, w, criterion, min_impurity_decrease=mid, n_classes=k, **stop)
+    except brute.Ambiguous:
+        assume(False)
+    tree, counts = grow(X, y, w, criterion, min_impurity_decrease=mid, n_classes=k, **stop)
+    assert isinstance(tree, Tree)
+    assert_same_tree(tree, want, counts, msg=f"{criterion} {stop} mid={mid}")
+
+
+@pytest.mark.parametrize("criterion", ALL_CRITERIA)
+@SETTINGS
+@given(data=tied_data(), stop=stopping())
+def test_every_split_is_best_and_every_leaf_is_blocked(criterion, data, stop):
+    """Local check of each node on the rows that reach it in grow_cart's own tree."""
+    X, y, w, k = data
+    tree, _ = grow(X, y, w, criterion, n_classes=k, **stop)
+    w_full = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    s = brute.Settings(criterion, stop["max_depth"], stop["min_samples_split"], stop["min_samples_leaf"], 0.0, k)
+    w_root = w_full.sum()
+    for node, rows in enumerate(node_rows(tree, X, w)):
+        try:
+            out = brute.leaf_reason(X, y, w_full, rows, tree.depth[node], w_root, s)
+        except brute.Ambiguous:
+            continue
+        if tree.children_left[node] == -1:
+            assert isinstance(out, str), f"leaf {node} could be split by {out.key} (no stopping rule holds)"
+            continue
+        assert not isinstance(out, str), f"node {node} is split but is a leaf by rule {out!r}"
+        f, t = tree.feature[node], tree.threshold[node]
+        chosen = [
+            c for c in brute.candidates(X, y, w_full, rows, criterion, stop["min_samples_leaf"], k)
+            if c.feature == f and c.threshold == t
+            and (not c.node_has_nan or c.missing_left == tree.missing_go_to_left[node])
+        ]
+        assert len(chosen) == 1, f"node {node}: ({f}, {t}) is not a valid candidate"
+        assert chosen[0].score >= out.score - 1e-9 * max(1.0, w_full[rows].sum()), f"node {node}: not a best split"
+        assert (f, t) == (out.feature, out.threshold), f"node {node}: tie rule (lowest feature, then threshold)"
+        if out.node_has_nan:
+            assert tree.missing_go_to_left[node] == out.missing_left, f"node {node}: missing side"
+        else:
+            assert tree.missing_go_to_left[node] == (out.left.size > out.right.size), f"node {node}: larger child"
+
+
+@SETTINGS
+@given(data=tied_data())
+def test_log_loss_is_entropy(data):
+    X, y, w, k = data
+    a, ca = grow(X, y, w, "entropy", n_classes=k)
+    b, cb = grow(X, y, w, "log_loss", n_classes=k)
+    assert a == b
+    np.testing.assert_array_equal(ca, cb)
+
+
+@pytest.mark.parametrize("nan_rate", [0.0, 0.15])
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_equals_sklearn_without_ties(criterion, nan_rate):
+    for seed, X, y, w, params, want in sklearn_cases(criterion, nan_rate):
+        clf = DecisionTreeClassifier(criterion=criterion, random_state=seed, **params).fit(X, y, sample_weight=w)
+        tree = grow_cart(X, y, criterion=criterion, sample_weight=w, random_state=seed, **params)
+        got = tree_arrays(tree)
+        got["counts"] = tree.node_counts(X, y, w)
+        msg = f"seed {seed} {params}"
+        assert_arrays_equal(got, canonical(sklearn_arrays(clf)), msg=msg)
+        assert_arrays_equal(got, want, msg=msg)
+        X_test = np.where(np.random.default_rng(seed).random(X.shape) < 0.2, np.nan, X[::-1])
+        np.testing.assert_array_equal(tree.apply(X_test) >= 0, True)
+        np.testing.assert_array_equal(
+            tree.apply(X_test), brute.apply_brute(got, X_test), err_msg=msg
+        )
+
+
+@pytest.mark.parametrize("max_leaf_nodes", [2, 3, 5, 8])
+def test_max_leaf_nodes_equals_sklearn_without_ties(max_leaf_nodes):
+    for seed, X, y, w, params, _ in sklearn_cases("gini", 0.1):
+        clf = DecisionTreeClassifier(random_state=seed, max_leaf_nodes=max_leaf_nodes, **params)
+        clf.fit(X, y, sample_weight=w)
+        tree = grow_cart(X, y, sample_weight=w, max_leaf_nodes=max_leaf_nodes, **params)
+        got = tree_arrays(tree)
+        got["counts"] = tree.node_counts(X, y, w)
+        assert tree.n_leaves <= max_leaf_nodes
+        assert_arrays_equal(canonical(got), canonical(sklearn_arrays(clf)), msg=f"seed {seed} {params}")

@@ -319,3 +319,217 @@ def test_max_leaf_nodes_equals_sklearn_without_ties(max_leaf_nodes):
         got["counts"] = tree.node_counts(X, y, w)
         assert tree.n_leaves <= max_leaf_nodes
         assert_arrays_equal(canonical(got), canonical(sklearn_arrays(clf)), msg=f"seed {seed} {params}")
+
+
+# ================================================================ exact identities
+SCALES = [-1000, -500, 0, 500, 1000]
+
+
+def prediction_points(X, seed):
+    """Rows to route at prediction: training values, midpoints, NaN where never seen."""
+    rng = np.random.default_rng(seed)
+    n, d = X.shape
+    grid = np.array(SMALL_VALUES + [-0.75, 0.125, 1.5, 3.0, -2.0])
+    T = rng.choice(grid, size=(3 * n, d))
+    T[rng.random(T.shape) < 0.2] = np.nan
+    return T
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=tied_data(), stop=stopping(), criterion=st.sampled_from(ALL_CRITERIA))
+def test_invariant_under_powers_of_two(data, stop, criterion):
+    X, y, w, k = data
+    base, base_counts = grow(X, y, w, criterion, n_classes=k, **stop)
+    T = prediction_points(X, 0)
+    split = base.children_left >= 0
+    for e in SCALES:
+        c = 2.0**e
+        tree, counts = grow(X * c, y, w, criterion, n_classes=k, **stop)
+        for name in ("children_left", "children_right", "feature", "missing_go_to_left"):
+            np.testing.assert_array_equal(getattr(tree, name), getattr(base, name), err_msg=f"2**{e} {name}")
+        np.testing.assert_array_equal(tree.threshold[split], base.threshold[split] * c, err_msg=f"2**{e} threshold")
+        np.testing.assert_array_equal(counts, base_counts)
+        np.testing.assert_array_equal(tree.apply(T * c), base.apply(T), err_msg=f"2**{e} apply")
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=tied_data(), criterion=st.sampled_from(ALL_CRITERIA), shift=st.sampled_from([-3.0, 0.5, 1024.0]))
+def test_invariant_under_exact_shifts(data, criterion, shift):
+    # Dyadic values: x + shift and the thresholds (a + s) / 2 + (b + s) / 2 are exact.
+    X, y, w, k = data
+    base = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k)
+    tree = grow_cart(X + shift, y, criterion=criterion, sample_weight=w, n_classes=k)
+    split = base.children_left >= 0
+    np.testing.assert_array_equal(tree.children_left, base.children_left)
+    np.testing.assert_array_equal(tree.feature, base.feature)
+    np.testing.assert_array_equal(tree.missing_go_to_left, base.missing_go_to_left)
+    np.testing.assert_array_equal(tree.threshold[split], base.threshold[split] + shift)
+
+
+EXTREMES = np.array([
+    -np.finfo(np.float64).max, -1e308, -1.0, -1e-300, -5e-324, 0.0, 5e-324, 1e-323, 1.5e-323,
+    np.finfo(np.float64).tiny, 1.0, np.nextafter(1.0, 2.0), 1e308,
+    np.nextafter(np.finfo(np.float64).max, 0.0), np.finfo(np.float64).max,
+])
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("with_nan", [False, True])
+def test_thresholds_strictly_between_extreme_neighbours(sign, with_nan):
+    values = np.sort(sign * EXTREMES)
+    # Alternate classes: a pure tree must separate every pair of neighbours.
+    # -0.0 duplicates 0.0 (same value, same class).
+    zero = int(np.flatnonzero(values == 0.0)[0])
+    col = np.concatenate([values, [-0.0]])
+    y = np.concatenate([np.arange(values.size) % 2, [zero % 2]])
+    if with_nan:
+        col = np.concatenate([col, [np.nan, np.nan]])
+        y = np.concatenate([y, [0, 1]])
+    rng = np.random.default_rng(0)
+    perm = rng.permutation(col.size)
+    X = np.stack([col[perm], rng.permutation(col.size) * 0.0], axis=1)  # feature 1 is constant
+    y = y[perm]
+    tree, counts = grow(X, y, None)
+    want = brute.grow_brute(X, y)
+    assert_same_tree(tree, want, counts)
+    assert np.all(tree.feature[tree.children_left >= 0] == 0)
+    rows = node_rows(tree, X, None)
+    for node in np.flatnonzero(tree.children_left >= 0):
+        t = tree.threshold[node]
+        present = np.unique(X[rows[node], 0][~np.isnan(X[rows[node], 0])])
+        if t == math.inf:
+            continue
+        assert np.isfinite(t)
+        i = np.searchsorted(present, t, side="right")
+        assert 1 <= i < present.size, f"threshold {t!r} outside the node's values"
+        a, b = present[i - 1], present[i]
+        assert a <= t < b, (a, t, b)
+    # Each distinct present value ends in its own leaf.
+    leaves = tree.apply(X)
+    present = ~np.isnan(X[:, 0])
+    assert np.unique(leaves[present]).size == values.size
+
+
+# ================================================================ weights, input checks
+@SETTINGS
+@given(data=tied_data(weighted=False), stop=stopping(), criterion=st.sampled_from(ALL_CRITERIA),
+       n_zero=st.integers(1, 10), seed=st.integers(0, 2**32 - 1))
+def test_zero_weight_rows_equal_deleted_rows(data, stop, criterion, n_zero, seed):
+    X, y, _, k = data
+    rng = np.random.default_rng(seed)
+    w = rng.choice([0.5, 1.0, 2.0], size=X.shape[0])
+    extra = rng.choice(np.array(SMALL_VALUES + [np.nan, 1e300, -7.5]), size=(n_zero, X.shape[1]))
+    X_all = np.concatenate([X, extra])
+    y_all = np.concatenate([y, rng.integers(0, k, n_zero)])
+    w_all = np.concatenate([w, np.zeros(n_zero)])
+    order = rng.permutation(X_all.shape[0])
+    a, ca = grow(X_all[order], y_all[order], w_all[order], criterion, n_classes=k, **stop)
+    b, cb = grow(X, y, w, criterion, n_classes=k, **stop)
+    assert a == b
+    np.testing.assert_array_equal(a.missing_go_to_left, b.missing_go_to_left)
+    np.testing.assert_allclose(ca, cb, rtol=1e-12)
+
+
+@pytest.mark.parametrize("bad", [-1.0, np.nan, np.inf, -np.inf])
+def test_bad_sample_weight_raises(bad):
+    X = np.arange(8.0).reshape(4, 2)
+    y = np.array([0, 1, 0, 1])
+    w = np.ones(4)
+    w[2] = bad
+    with pytest.raises(ValueError, match="sample_weight"):
+        grow_cart(X, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_infinite_X_raises(bad):
+    X = np.arange(8.0).reshape(4, 2)
+    X[1, 1] = bad
+    with pytest.raises(ValueError, match="X"):
+        grow_cart(X, np.array([0, 1, 0, 1]))
+
+
+def test_nan_X_is_accepted():
+    X = np.array([[0.0], [np.nan], [1.0], [np.nan]])
+    tree = grow_cart(X, np.array([0, 1, 0, 1]))
+    assert tree.n_leaves == 2
+    assert tree.threshold[0] == math.inf and not tree.missing_go_to_left[0]
+
+
+@SETTINGS
+@given(data=tied_data(), stop=stopping(), criterion=st.sampled_from(ALL_CRITERIA))
+def test_counts_equal_node_counts(data, stop, criterion):
+    X, y, w, k = data
+    tree, counts = grow(X, y, w, criterion, n_classes=k, **stop)
+    assert counts.shape == (tree.n_nodes, k)
+    np.testing.assert_allclose(counts, tree.node_counts(X, y, w, n_classes=k), rtol=1e-12, atol=0)
+    plain = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k, **stop)
+    assert isinstance(plain, Tree) and plain == tree
+
+
+# ================================================================ max_features, max_leaf_nodes
+@settings(max_examples=60, deadline=None)
+@given(data=tied_data(), criterion=st.sampled_from(ALL_CRITERIA))
+def test_all_features_ignore_random_state(data, criterion):
+    X, y, w, k = data
+    d = X.shape[1]
+    base = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k, random_state=0)
+    for rs in (None, 1, 12345, np.random.RandomState(7)):
+        for mf in (None, d, 1.0):
+            tree = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k, random_state=rs, max_features=mf)
+            assert tree == base, f"random_state={rs!r} max_features={mf!r}"
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=tied_data(max_d=3), criterion=st.sampled_from(ALL_CRITERIA), seed=st.integers(0, 2**31 - 1),
+       max_features=st.sampled_from([1, 2, "sqrt", "log2", 0.5]), stop=stopping())
+def test_max_features_same_seed_same_tree_and_best_within_feature(data, criterion, seed, max_features, stop):
+    X, y, w, k = data
+    X = np.concatenate([X, X[:, ::-1] * 0.5], axis=1)  # d in 2..6, with ties across features
+    kw = dict(criterion=criterion, sample_weight=w, n_classes=k, max_features=max_features, **stop)
+    tree = grow_cart(X, y, random_state=seed, **kw)
+    assert grow_cart(X, y, random_state=seed, **kw) == tree
+    assert grow_cart(X, y, random_state=np.random.RandomState(seed), **kw) == grow_cart(
+        X, y, random_state=np.random.RandomState(seed), **kw
+    )
+    w_full = np.ones(X.shape[0]) if w is None else np.asarray(w, dtype=np.float64)
+    s = brute.Settings(criterion, stop["max_depth"], stop["min_samples_split"], stop["min_samples_leaf"], 0.0, k)
+    for node, rows in enumerate(node_rows(tree, X, w)):
+        try:
+            out = brute.leaf_reason(X, y, w_full, rows, tree.depth[node], w_full.sum(), s)
+            if tree.children_left[node] == -1:
+                # A feature without a valid split does not count: the search
+                # goes on, so a leaf means no feature has one (or another rule).
+                assert isinstance(out, str), f"leaf {node} could be split"
+                continue
+            assert not isinstance(out, str), f"node {node} split but blocked by {out}"
+            f = tree.feature[node]
+            own = brute.best_split(X, y, w_full, rows, criterion, stop["min_samples_leaf"], k, features=[f])
+        except brute.Ambiguous:
+            continue
+        assert (own.feature, own.threshold) == (f, tree.threshold[node]), f"node {node}: not the best of its feature"
+        if own.node_has_nan:
+            assert own.missing_left == tree.missing_go_to_left[node]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=tied_data(), criterion=st.sampled_from(ALL_CRITERIA), max_leaf_nodes=st.integers(2, 12))
+def test_max_leaf_nodes_bounds_leaves_and_keeps_best_splits(data, criterion, max_leaf_nodes):
+    X, y, w, k = data
+    full = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k)
+    tree = grow_cart(X, y, criterion=criterion, sample_weight=w, n_classes=k, max_leaf_nodes=max_leaf_nodes)
+    # Best-first growth adds one leaf per split until the cap or until no leaf can be split.
+    assert tree.n_leaves == min(max_leaf_nodes, full.n_leaves)
+    # Its splits are splits of the full tree: the partition of the training rows refines along the full tree.
+    w_full = np.ones(X.shape[0]) if w is None else np.asarray(w)
+    rows_tree = {tuple(r) for r in node_rows(tree, X, w)}
+    rows_full = {tuple(r) for r in node_rows(full, X, w)}
+    assert rows_tree <= rows_full
+    if max_leaf_nodes >= full.n_leaves:
+        assert canonical_tree(tree) == canonical_tree(full)
+    assert np.all(w_full >= 0)
+
+
+def canonical_tree(tree):
+    arrays = tree_arrays(tree)
+    arrays["counts"] = np.ones((tree.n_nodes, 2))  # keep every split
+    return {name: tuple(np.asarray(v).tolist()) for name, v in canonical(arrays).items()}

@@ -9,7 +9,7 @@ import numpy as np
 from numba import njit
 
 from ._criterion import impurity_decrease, node_term
-from ._splitter import NO_FEATURE, find_best_split, node_class_weights, partition
+from ._splitter import NO_FEATURE, find_best_split, node_class_weights, partition, route_rows
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -65,6 +65,21 @@ def _trimmed(nodes, n_nodes):
 
 
 @njit(cache=True, nogil=True)
+def _is_leaf(settings, counts, n_rows, depth):
+    """Stopping rules that need no split search: pure, at ``max_depth``, or
+    too few rows to split."""
+    n_present = 0
+    for k in range(counts.shape[0]):
+        n_present += counts[k] > 0.0
+    return (
+        n_present <= 1
+        or (settings.max_depth >= 0 and depth >= settings.max_depth)
+        or n_rows < settings.min_samples_split
+        or n_rows < 2 * settings.min_samples_leaf
+    )
+
+
+@njit(cache=True, nogil=True)
 def _evaluate(data, work, settings, segment, counts, features, root_weight):
     """Best admissible split of a node ``segment = (start, end, depth)``, or
     feature -1 when the node is a leaf: pure, at ``max_depth``, too few rows,
@@ -75,16 +90,7 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
     n_kept) with ``features[:n_kept]`` the features not constant here.
     """
     start, end, depth = segment
-    n_rows = end - start
-    n_present = 0
-    for k in range(counts.shape[0]):
-        n_present += counts[k] > 0.0
-    if (
-        n_present <= 1
-        or (settings.max_depth >= 0 and depth >= settings.max_depth)
-        or n_rows < settings.min_samples_split
-        or n_rows < 2 * settings.min_samples_leaf
-    ):
+    if _is_leaf(settings, counts, end - start, depth):
         return NO_FEATURE, 0.0, False, 0.0, features.shape[0]
     feature, threshold, missing_left, proxy, n_kept = find_best_split(
         data, work, settings, start, end, counts, features
@@ -158,7 +164,13 @@ def grow_depth_first(data, work, settings):
         if f == NO_FEATURE:
             continue
         kept = features[:n_kept]
-        n_left, m = partition(data, work, (start, end), (f, t, m), kept, child_counts)
+        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        # Two children that are leaves already never read their segments.
+        if not (
+            _is_leaf(settings, child_counts[0], n_left, depth + 1)
+            and _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
+        ):
+            partition(work, (start, end), kept)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
@@ -219,7 +231,8 @@ def grow_best_first(data, work, settings):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
-        n_left, m = partition(data, work, (start, end), (f, t, m), kept, child_counts)
+        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        partition(work, (start, end), kept)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m

@@ -263,13 +263,11 @@ def find_best_split(data, work, settings, start, end, node_counts, features):
 
 
 @njit(cache=True, nogil=True)
-def partition(data, work, segment, split, features, child_counts):
-    """Apply ``split = (feature, threshold, missing_left)`` to the rows of
-    ``segment = (start, end)``: the segment of every feature in ``features``
-    is split stably into the left rows, then the right rows, keeping each
-    sorted (the other features are constant below this node and never read
-    again there). The class weights of the children are written to
-    ``child_counts[0]`` (left) and ``child_counts[1]`` (right).
+def route_rows(data, work, segment, split, child_counts):
+    """Flag the side of every row of ``segment = (start, end)`` under
+    ``split = (feature, threshold, missing_left)`` in ``work.goes_left`` and
+    write the class weights of the children to ``child_counts[0]`` (left)
+    and ``child_counts[1]`` (right).
 
     Returns the number of rows going left and the side of missing values
     (unchanged when the node has missing values of the split feature;
@@ -278,15 +276,15 @@ def partition(data, work, segment, split, features, child_counts):
     """
     start, end = segment
     feature, threshold, missing_left = split
-    index = work.index
-    value = work.value
+    index = work.index[feature]
+    value = work.value[feature]
     goes_left = work.goes_left
     child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
     for i in range(start, end):
-        row = index[feature, i]
-        v = value[feature, i]
+        row = index[i]
+        v = value[i]
         is_missing = math.isnan(v)
         seen_missing = seen_missing or is_missing
         go = v <= threshold or (is_missing and missing_left)
@@ -295,6 +293,19 @@ def partition(data, work, segment, split, features, child_counts):
         child_counts[0 if go else 1, data.y[row]] += data.weight[row]
     if not seen_missing:
         missing_left = n_left > end - start - n_left
+    return n_left, missing_left
+
+
+@njit(cache=True, nogil=True)
+def partition(work, segment, features):
+    """Split the segment of every feature in ``features`` stably into the
+    rows flagged left by :func:`route_rows`, then the others, keeping each
+    sorted (the other features are constant below this node and never read
+    again there)."""
+    start, end = segment
+    index = work.index
+    value = work.value
+    goes_left = work.goes_left
     index_buffer = work.index_buffer
     value_buffer = work.value_buffer
     for position in range(features.shape[0]):
@@ -302,16 +313,17 @@ def partition(data, work, segment, split, features, child_counts):
         write = start
         n_right = 0
         for i in range(start, end):
+            # Branch-free: the side of a row is unpredictable, so both
+            # destinations are written and only one cursor advances.
             row = index[f, i]
-            if goes_left[row]:
-                index[f, write] = row
-                value[f, write] = value[f, i]
-                write += 1
-            else:
-                index_buffer[n_right] = row
-                value_buffer[n_right] = value[f, i]
-                n_right += 1
+            v = value[f, i]
+            go = goes_left[row]
+            index[f, write] = row
+            value[f, write] = v
+            index_buffer[n_right] = row
+            value_buffer[n_right] = v
+            write += go
+            n_right += 1 - go
         for j in range(n_right):
             index[f, write + j] = index_buffer[j]
             value[f, write + j] = value_buffer[j]
-    return n_left, missing_left

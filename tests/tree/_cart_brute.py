@@ -318,7 +318,6 @@ def grow_brute(X, y, sample_weight=None, criterion="gini", max_depth=None, min_s
     nodes = []
 
     def grow(rows, depth):
-        node = len(nodes)
         rec = dict(left=-1, right=-1, feature=-2, threshold=-2.0, missing=False,
                    counts=_class_counts(y, w, rows, n_classes), reason=None)
         nodes.append(rec)

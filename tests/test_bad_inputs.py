@@ -63,7 +63,9 @@ def _tree_softmax():
 
 
 ESTIMATORS = [
-    # NaN: the CART-grown estimators will route missing values; their tags say when.
+    # NaN in X: accepted where the estimator's allow_nan tag says so (CARTClassifier: the CART builder
+    # routes missing values); PACBayesTreeClassifier("cart") follows its tag too (allow_nan=True here
+    # would force acceptance).
     Case(CARTClassifier(random_state=0)),
     Case(CARTClassifier(selection="cv", cv=3, random_state=0)),
     Case(PACBayesTreeClassifier("dyadic", random_state=0)),

@@ -29,6 +29,7 @@ impurity in bits, so that difference is divided by ``ln 2``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -150,7 +151,7 @@ def compare(a, b, criterion, w_node, scale_fn):
 def thresholds(values):
     """Thresholds between consecutive distinct values (sorted, no NaN): a <= t < b."""
     out = []
-    for a, b in zip(values[:-1], values[1:]):
+    for a, b in itertools.pairwise(values):
         t = a / 2 + b / 2
         if t == b:
             t = a
@@ -318,7 +319,6 @@ def grow_brute(X, y, sample_weight=None, criterion="gini", max_depth=None, min_s
     nodes = []
 
     def grow(rows, depth):
-        node = len(nodes)
         rec = dict(left=-1, right=-1, feature=-2, threshold=-2.0, missing=False,
                    counts=_class_counts(y, w, rows, n_classes), reason=None)
         nodes.append(rec)

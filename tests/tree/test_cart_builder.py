@@ -47,7 +47,9 @@ def assert_same_tree(got, want, counts=None, msg=""):
         np.testing.assert_array_equal(getattr(got, name), want[name], err_msg=f"{msg} {name}")
     # == compares values (-0.0 == 0.0, inf == inf).
     np.testing.assert_array_equal(got.threshold, want["threshold"], err_msg=f"{msg} threshold")
-    np.testing.assert_array_equal(got.missing_go_to_left, want["missing_go_to_left"], err_msg=f"{msg} missing_go_to_left")
+    np.testing.assert_array_equal(
+        got.missing_go_to_left, want["missing_go_to_left"], err_msg=f"{msg} missing_go_to_left"
+    )
     if counts is not None:
         np.testing.assert_allclose(counts, want["counts"], rtol=1e-12, atol=0, err_msg=f"{msg} counts")
 
@@ -279,6 +281,21 @@ def test_every_split_is_best_and_every_leaf_is_blocked(criterion, data, stop):
             assert tree.missing_go_to_left[node] == out.missing_left, f"node {node}: missing side"
         else:
             assert tree.missing_go_to_left[node] == (out.left.size > out.right.size), f"node {node}: larger child"
+
+
+@pytest.mark.parametrize("criterion", ALL_CRITERIA)
+def test_zero_gain_split_is_made(criterion):
+    # Both children have the parent's class ratio 1:2: a zero decrease, which
+    # rounds to about -3e-16 for entropy. scikit-learn splits such a node when
+    # min_impurity_decrease is 0, and so must we (the node is impure).
+    X = np.array([-0.5] * 3 + [-1.0] * 6 + [-0.5] * 6)[:, None]
+    y = np.array([0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1])
+    tree, counts = grow(X, y, None, criterion)
+    assert tree.n_nodes == 3 and tree.threshold[0] == -0.75
+    np.testing.assert_array_equal(counts, [[5, 10], [2, 4], [3, 6]])
+    assert tree.n_nodes == brute.grow_brute(X, y, criterion=criterion)["feature"].size
+    if criterion != "misclassification":
+        assert DecisionTreeClassifier(criterion=criterion).fit(X, y).tree_.node_count == 3
 
 
 @SETTINGS

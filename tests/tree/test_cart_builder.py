@@ -551,3 +551,17 @@ def canonical_tree(tree):
     arrays = tree_arrays(tree)
     arrays["counts"] = np.ones((tree.n_nodes, 2))  # keep every split
     return {name: tuple(np.asarray(v).tolist()) for name, v in canonical(arrays).items()}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_max_features_goes_on_past_features_without_a_split(seed):
+    # Features 0, 1 and 3 are constant (or all missing): whichever feature is
+    # drawn first, the search goes on until feature 2, so the tree is pure.
+    rng = np.random.default_rng(seed)
+    n = 20
+    informative = rng.permutation(n) * 0.5
+    X = np.stack([np.ones(n), np.full(n, np.nan), informative, np.zeros(n)], axis=1)
+    y = (informative > np.median(informative)).astype(np.int64)
+    tree = grow_cart(X, y, max_features=1, random_state=seed)
+    assert tree.n_leaves == 2 and tree.feature[0] == 2
+    assert tree == grow_cart(X, y)

@@ -555,13 +555,19 @@ def canonical_tree(tree):
 
 @pytest.mark.parametrize("seed", range(10))
 def test_max_features_goes_on_past_features_without_a_split(seed):
-    # Features 0, 1 and 3 are constant (or all missing): whichever feature is
-    # drawn first, the search goes on until feature 2, so the tree is pure.
+    # Features 0, 1 and 3 vary, but only on one row (a value, or the only
+    # present value among NaN): with min_samples_leaf=2 none has a valid
+    # split. Whichever feature is drawn first, the search goes on until
+    # feature 2, so the tree is the one grown with every feature.
     rng = np.random.default_rng(seed)
     n = 20
     informative = rng.permutation(n) * 0.5
-    X = np.stack([np.ones(n), np.full(n, np.nan), informative, np.zeros(n)], axis=1)
+    one_off = np.zeros(n)
+    one_off[int(rng.integers(n))] = 1.0
+    lone = np.full(n, np.nan)
+    lone[int(rng.integers(n))] = 3.0
+    X = np.stack([one_off, lone, informative, one_off[::-1]], axis=1)
     y = (informative > np.median(informative)).astype(np.int64)
-    tree = grow_cart(X, y, max_features=1, random_state=seed)
+    tree = grow_cart(X, y, max_features=1, random_state=seed, min_samples_leaf=2)
     assert tree.n_leaves == 2 and tree.feature[0] == 2
-    assert tree == grow_cart(X, y)
+    assert tree == grow_cart(X, y, min_samples_leaf=2)

@@ -29,6 +29,7 @@ impurity in bits, so that difference is divided by ``ln 2``.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -150,7 +151,7 @@ def compare(a, b, criterion, w_node, scale_fn):
 def thresholds(values):
     """Thresholds between consecutive distinct values (sorted, no NaN): a <= t < b."""
     out = []
-    for a, b in zip(values[:-1], values[1:]):
+    for a, b in itertools.pairwise(values):
         t = a / 2 + b / 2
         if t == b:
             t = a

@@ -28,9 +28,9 @@ from hypothesis import strategies as st
 from sklearn.tree import DecisionTreeClassifier
 
 sys.path.insert(0, os.path.dirname(__file__))
-import _cart_brute as brute  # noqa: E402
+import _cart_brute as brute
 
-from prunus.tree import Tree, grow_cart  # noqa: E402
+from prunus.tree import Tree, grow_cart
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ALL_CRITERIA = ["gini", "entropy", "misclassification"]
@@ -47,7 +47,9 @@ def assert_same_tree(got, want, counts=None, msg=""):
         np.testing.assert_array_equal(getattr(got, name), want[name], err_msg=f"{msg} {name}")
     # == compares values (-0.0 == 0.0, inf == inf).
     np.testing.assert_array_equal(got.threshold, want["threshold"], err_msg=f"{msg} threshold")
-    np.testing.assert_array_equal(got.missing_go_to_left, want["missing_go_to_left"], err_msg=f"{msg} missing_go_to_left")
+    np.testing.assert_array_equal(
+        got.missing_go_to_left, want["missing_go_to_left"], err_msg=f"{msg} missing_go_to_left"
+    )
     if counts is not None:
         np.testing.assert_allclose(counts, want["counts"], rtol=1e-12, atol=0, err_msg=f"{msg} counts")
 
@@ -281,6 +283,21 @@ def test_every_split_is_best_and_every_leaf_is_blocked(criterion, data, stop):
             assert tree.missing_go_to_left[node] == (out.left.size > out.right.size), f"node {node}: larger child"
 
 
+@pytest.mark.parametrize("criterion", ALL_CRITERIA)
+def test_zero_gain_split_is_made(criterion):
+    # Both children have the parent's class ratio 1:2: a zero decrease, which
+    # rounds to about -3e-16 for entropy. scikit-learn splits such a node when
+    # min_impurity_decrease is 0, and so must we (the node is impure).
+    X = np.array([-0.5] * 3 + [-1.0] * 6 + [-0.5] * 6)[:, None]
+    y = np.array([0, 1, 1, 1, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 1])
+    tree, counts = grow(X, y, None, criterion)
+    assert tree.n_nodes == 3 and tree.threshold[0] == -0.75
+    np.testing.assert_array_equal(counts, [[5, 10], [2, 4], [3, 6]])
+    assert tree.n_nodes == brute.grow_brute(X, y, criterion=criterion)["feature"].size
+    if criterion != "misclassification":
+        assert DecisionTreeClassifier(criterion=criterion).fit(X, y).tree_.node_count == 3
+
+
 @SETTINGS
 @given(data=tied_data())
 def test_log_loss_is_entropy(data):
@@ -302,11 +319,12 @@ def test_equals_sklearn_without_ties(criterion, nan_rate):
         msg = f"seed {seed} {params}"
         assert_arrays_equal(got, canonical(sklearn_arrays(clf)), msg=msg)
         assert_arrays_equal(got, want, msg=msg)
+        # NaN at prediction also where the training data had none (larger child).
         X_test = np.where(np.random.default_rng(seed).random(X.shape) < 0.2, np.nan, X[::-1])
-        np.testing.assert_array_equal(tree.apply(X_test) >= 0, True)
-        np.testing.assert_array_equal(
-            tree.apply(X_test), brute.apply_brute(got, X_test), err_msg=msg
-        )
+        leaves = tree.apply(X_test)
+        np.testing.assert_array_equal(leaves, brute.apply_brute(got, X_test), err_msg=msg)
+        proba = got["counts"][leaves] / got["counts"][leaves].sum(axis=1, keepdims=True)
+        np.testing.assert_allclose(proba, clf.predict_proba(X_test), rtol=1e-9, atol=1e-12, err_msg=msg)
 
 
 @pytest.mark.parametrize("max_leaf_nodes", [2, 3, 5, 8])
@@ -533,3 +551,23 @@ def canonical_tree(tree):
     arrays = tree_arrays(tree)
     arrays["counts"] = np.ones((tree.n_nodes, 2))  # keep every split
     return {name: tuple(np.asarray(v).tolist()) for name, v in canonical(arrays).items()}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_max_features_goes_on_past_features_without_a_split(seed):
+    # Features 0, 1 and 3 vary, but only on one row (a value, or the only
+    # present value among NaN): with min_samples_leaf=2 none has a valid
+    # split. Whichever feature is drawn first, the search goes on until
+    # feature 2, so the tree is the one grown with every feature.
+    rng = np.random.default_rng(seed)
+    n = 20
+    informative = rng.permutation(n) * 0.5
+    one_off = np.zeros(n)
+    one_off[int(rng.integers(n))] = 1.0
+    lone = np.full(n, np.nan)
+    lone[int(rng.integers(n))] = 3.0
+    X = np.stack([one_off, lone, informative, one_off[::-1]], axis=1)
+    y = (informative > np.median(informative)).astype(np.int64)
+    tree = grow_cart(X, y, max_features=1, random_state=seed, min_samples_leaf=2)
+    assert tree.n_leaves == 2 and tree.feature[0] == 2
+    assert tree == grow_cart(X, y, min_samples_leaf=2)

@@ -178,8 +178,9 @@ def test_empty_cells_option(cls):
     X, y = _data(200, n_classes=2)
     y = 1 - y  # make class 1 the majority near the empty cells' parents
     kw = {"lambda1": 1.0, "lambda2": 0.5} if cls is PACBayesTreeClassifier else {"lam": 0.5}
-    zero = cls("dyadic", **kw).fit(X, y)
-    par = cls("dyadic", empty_cells="parent", **kw).fit(X, y)
+    assert cls().empty_cells == "parent"  # the default (Remark 1 of the paper)
+    zero = cls("dyadic", empty_cells="class0", **kw).fit(X, y)
+    par = cls("dyadic", **kw).fit(X, y)
     tree = zero.tree_
     empty = zero.node_counts_.sum(axis=1) == 0
     assert empty.any()

@@ -62,11 +62,11 @@ MODES = {
 
 
 def make_estimator(method, partition, random_state):
-    """``method`` is a key of METHODS, optionally suffixed ``@parent`` (empty_cells="parent")."""
+    """``method`` is a key of METHODS, optionally suffixed ``@class0`` (empty_cells="class0")."""
     from ..voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier
 
     method, _, empty = method.partition("@")
-    kw = {"empty_cells": empty or "class0", "random_state": random_state}
+    kw = {"empty_cells": empty or "parent", "random_state": random_state}
     if method == "default":
         return PenalizedTreeClassifier(partition, penalty="leaves", **kw)
     if method == "sn":
@@ -116,7 +116,7 @@ def table2(mode="quick", progress=True, names=None):
         train, test = split(data.X.shape[0], n_train, n_test, seed=rep)
         methods = [m for m in METHODS if m != "hs" or len(np.unique(data.y)) == 2]
         if part == "dyadic":  # the empty-cell investigation (KD trees have no empty cells)
-            methods += [m + "@parent" for m in ("default", "pacbayes")]
+            methods += [m + "@class0" for m in ("default", "pacbayes")]
         res = run_once(data.X, data.y, train, test, part, methods, seed=rep)
         results.setdefault((name, part), []).append(res)
     return results
@@ -221,27 +221,27 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     report.table(["dataset", "T0"] + [METHOD_NAMES[m] for m in METHODS]
                  + ["test rows in empty cells", "median lambda1", "median lambda2"], rows)
     report.text(
-        "Empty cells of T0 (dyadic trees only) are labelled class 0, as the paper's Corollary 1 and the "
-        "issue prescribe, in every method: a test row that lands in one is voted (PAC-Bayes, HS-vote) or "
-        "classified (pruning, when the pruned tree keeps the cell) towards class 0."
+        "Empty cells of T0 (dyadic trees only): following Remark 1 of the paper, T0 is the dyadic partition "
+        "intersected with the support of the training data, so a test row that lands in a cell without "
+        "training rows belongs to its nearest ancestor with data, in every method (empty_cells='parent')."
     )
-    report.heading("Investigation: labelling empty dyadic cells with their parent's label")
+    report.heading("Empty dyadic cells labelled class 0 (the labelling in the proof of Corollary 1)")
     report.text(
-        "In the PAC-Bayes vote an empty cell A (phi = 0) whose sibling S holds all of the parent P's rows gets "
-        "w(A) = alpha(P) beta(S) >= alpha(P) e^phi(P) = w(P), because phi(S) = phi(P): a row falling in an empty "
-        "cell gives class 0 at least as much mass as its parent's label. The option empty_cells='parent' "
-        "(nearest ancestor with data) removes this; both methods below use it."
+        "With empty_cells='class0' every cell of the partition is kept and an empty one is labelled class 0. "
+        "In the PAC-Bayes vote an empty cell A (phi = 0) whose sibling S holds all of the parent P's rows then "
+        "gets w(A) = alpha(P) beta(S) >= alpha(P) e^phi(P) = w(P), because phi(S) = phi(P): a row falling in "
+        "an empty cell gives class 0 at least as much mass as its parent's label. Both methods below use it."
     )
     rows = []
     for name in names:
         runs = results[(name, "dyadic")]
-        errors = {m: [r[m] for r in runs] for m in ("default", "pacbayes", "default@parent", "pacbayes@parent")}
-        base = np.mean(errors["default@parent"])
-        rows.append([name, float(np.mean(errors["default@parent"])), float(np.mean(errors["pacbayes@parent"])),
-                     float(np.mean(errors["pacbayes@parent"]) / base) if base > 0 else float("nan"),
+        errors = {m: [r[m] for r in runs] for m in ("default", "pacbayes", "default@class0", "pacbayes@class0")}
+        base = np.mean(errors["default@class0"])
+        rows.append([name, float(np.mean(errors["default@class0"])), float(np.mean(errors["pacbayes@class0"])),
+                     float(np.mean(errors["pacbayes@class0"]) / base) if base > 0 else float("nan"),
                      _ratio(errors, "pacbayes")])
-    report.table(["dataset", "default pruning (parent)", "PAC-Bayes (parent)", "ratio (parent)",
-                  "ratio (class 0, Table 2)"], rows)
+    report.table(["dataset", "default pruning (class 0)", "PAC-Bayes (class 0)", "ratio (class 0)",
+                  "ratio (parent, Table 2)"], rows)
 
     fig_rows = figure2(mode, progress, names=[n for n in ("digits", "letter", "satimage") if n in names])
     names = sorted({r[0] for r in fig_rows})

@@ -39,6 +39,7 @@ from ._pacbayes import (
     PRIORS,
     NodeStats,
     _check_lambda,
+    _inherit_label,
     log_weights_kernel,
     path_vote_errors,
     path_votes_kernel,
@@ -47,6 +48,11 @@ from ._pacbayes import (
 )
 
 PARTITIONS = ("dyadic", "kd", "cart")
+
+
+def _nearest_with_data(has_data, parent):
+    """Per node: itself if it has data, else its nearest ancestor with data."""
+    return _inherit_label(np.arange(has_data.shape[0], dtype=np.int64), has_data, parent)
 LOG_GRID = np.logspace(-8, 6, 10, base=2.0)
 
 
@@ -256,11 +262,17 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     prior : {"practical", "theory"}
     delta : float in (0, 1)
         Confidence level of the theory version.
-    empty_cells : {"class0", "parent"}
-        Label ``l(A)`` of a cell without training data: class 0 (the paper's
-        Corollary 1; default) or the label of its nearest ancestor with data.
-        Only dyadic trees (and fixed trees with counts from another sample)
-        have such cells.
+    empty_cells : {"parent", "class0"}
+        Cells without training data. ``"parent"`` (default): T0 is the
+        partition intersected with the support of the data (Remark 1 of the
+        paper), so such a cell is not a cell of T0 and a row falling in it
+        belongs to its nearest ancestor with data (the DP runs on the reduced
+        tree; see :class:`~prunus.voting.NodeStats`). ``"class0"``: every cell
+        of the partition is kept and an empty one is labelled class 0, the
+        labelling used in the proof of Corollary 1 (a device of the proof: a
+        row in an empty cell is then voted towards class 0). Only dyadic
+        trees (and fixed trees with counts from another sample) have such
+        cells.
     cv : int or CV splitter
     n_jobs : int or None
         Folds are processed in parallel threads.
@@ -271,7 +283,8 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     ----------
     tree_ : Tree
     node_label_ : ndarray of int, shape (n_nodes,)
-        ``l(A)``: majority class index per node (class 0 for empty cells).
+        ``l(A)``: majority class index per node (for an empty cell: its
+        nearest ancestor's, or class 0 with ``empty_cells="class0"``).
     node_counts_ : ndarray, shape (n_nodes, n_classes)
     log_phi_, log_weight_ : ndarray, shape (n_nodes,)
         ``phi(A)`` and ``log w(A)`` (up to one additive constant).
@@ -287,7 +300,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     _lambda_names = ("lambda1", "lambda2")
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
-                 prior="practical", delta=0.05, empty_cells="class0", cv=2, n_jobs=None, random_state=None):
+                 prior="practical", delta=0.05, empty_cells="parent", cv=2, n_jobs=None, random_state=None):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -333,7 +346,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     def _weights(self, fold, lam):
         tree = fold.tree
         log_phi = self._log_phi(fold.stats, tree, lam)
-        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        log_beta, _, log_w = log_weights_kernel(log_phi, fold.stats.children_left, fold.stats.children_right)
         return log_phi, log_w, float(log_beta[0])
 
     def _point_error(self, fold, lam):
@@ -369,8 +382,12 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     penalty : {"leaves", "sn"}
     lam : float >= 0 or None
         ``None``: chosen by CV.
-    empty_cells : {"class0", "parent"}
-        As in :class:`PACBayesTreeClassifier`.
+    empty_cells : {"parent", "class0"}
+        As in :class:`PACBayesTreeClassifier`: with ``"parent"`` (default) the
+        pruning runs on T0 reduced to its cells with data and a row in an
+        empty cell is classified by the class frequencies of its nearest
+        ancestor with data; with ``"class0"`` (Corollary 1's labelling) an
+        empty leaf of the pruned tree predicts class 0.
 
     Attributes
     ----------
@@ -390,7 +407,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     _lambda_names = ("lam",)
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
-                 empty_cells="class0", cv=2, n_jobs=None, random_state=None):
+                 empty_cells="parent", cv=2, n_jobs=None, random_state=None):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -412,8 +429,11 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         stats = fold.stats
         pen = getattr(fold, "_pen", None)
         if pen is None:
-            pen = fold._pen = penalty_per_node(fold.tree, stats.n_node, self.penalty)
-        _, collapse = prune_kernel(stats.err + lam["lam"] * pen, fold.tree.children_left, fold.tree.children_right)
+            pen = penalty_per_node(fold.tree, stats.n_node, self.penalty)
+            if self.empty_cells == "parent":
+                pen = np.where(stats.has_data, pen, 0.0)  # an empty dummy is no leaf of T0
+            fold._pen = pen
+        _, collapse = prune_kernel(stats.err + lam["lam"] * pen, stats.children_left, stats.children_right)
         return collapse
 
     def _point_error(self, fold, lam):
@@ -426,10 +446,18 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         tree = full.tree
         self.collapse_ = self._collapse(full, lam)
         self.subtree_ = tree.subtree(tree.keep_mask(self.collapse_))
-        self._eff_node = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
+        eff = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
+        if self.empty_cells == "parent":  # a row in an empty cell belongs to its nearest ancestor with data
+            eff = _nearest_with_data(full.stats.has_data, tree.parent)[eff]
+        self._eff_node = eff
 
     def predict_proba(self, X):
-        """Class frequencies in the pruned tree's leaf (one-hot ``node_label_`` for an empty cell)."""
+        """Class frequencies in the pruned tree's leaf.
+
+        With ``empty_cells="parent"`` a row in an empty cell gets the
+        frequencies of its nearest ancestor with data; with ``"class0"`` an
+        empty leaf gives one-hot ``node_label_`` (class 0).
+        """
         leaves = self._leaves(X)
         nodes = self._eff_node[leaves]
         counts = self.node_counts_[nodes]
@@ -453,9 +481,12 @@ class HSVoteClassifier(_SubtreeClassifier):
         As in :class:`PACBayesTreeClassifier`.
     lam : float >= 0 or None
         ``None``: chosen by CV.
-    empty_cells : {"class0", "parent"}
-        An empty cell's estimate is 0 (votes class 0) or its nearest
-        ancestor's estimate.
+    empty_cells : {"parent", "class0"}
+        ``"parent"`` (default): the vote runs on T0 reduced to its cells with
+        data and an empty cell carries its nearest ancestor's estimate (see
+        :func:`~prunus.voting.hs_vote_weights`); ``"class0"``: every cell is
+        kept and an empty one has estimate 0 (votes class 0), as Corollary 1
+        of the PAC-Bayes paper labels empty cells.
 
     Attributes
     ----------
@@ -467,7 +498,7 @@ class HSVoteClassifier(_SubtreeClassifier):
 
     _lambda_names = ("lam",)
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="class0",
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="parent",
                  cv=2, n_jobs=None, random_state=None):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -494,9 +525,10 @@ class HSVoteClassifier(_SubtreeClassifier):
         return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
 
     def _weights(self, fold, lam):
-        tree, counts = fold.tree, fold.stats.counts
-        log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), ~tree.is_leaf, lam["lam"])
-        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        stats = fold.stats
+        counts, left = stats.counts, stats.children_left
+        log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), left != -1, lam["lam"])
+        log_beta, _, log_w = log_weights_kernel(log_phi, left, stats.children_right)
         return log_phi, log_w, float(log_beta[0])
 
     def _point_error(self, fold, lam):

@@ -169,7 +169,8 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     report.text(
         f"{cfg['reps']} random repetitions per dataset; training sizes as Table 1 where the data allow"
         + (f", capped at {cfg['max_train']} rows in {mode} mode" if cfg["max_train"] else "")
-        + "; every lambda chosen by 2-fold CV on the 10-value log grid 2^-8..2^6, then the 10-value linear "
+        + "; every lambda chosen by 2-fold CV on the 10-value log grid 2^-8..2^6 (extended by log steps past "
+        "an edge where the best value lies, at most 8 steps), then the 10-value linear "
         "grid between half and twice the best (the PAC-Bayes tree searches (lambda1, lambda2) on the product "
         "grids). Not available offline: " + ", ".join(NOT_AVAILABLE) + ". satimage is not in Table 1."
     )

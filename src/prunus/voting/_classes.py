@@ -15,7 +15,16 @@ interact (both pull the posterior towards small subtrees, one through the
 training errors, the other through the cells' masses), so a coordinate-wise
 search could stop at a point that is best along each axis but not jointly;
 the full product costs 100 DPs per fold, less than one refit of T0.
-Ties in mean CV error go to the first point in grid order (smallest lambdas).
+Ties in mean CV error go to the first point evaluated (in grid order: the
+smallest lambdas of the log grid).
+
+When the best point of the log grid lies on an edge of an axis (a lambda at
+2^-8 or 2^6), the optimum may lie beyond the paper's grid: that axis is
+extended by one log step (a factor 2^(14/9)) in that direction, the new
+product points are evaluated (stage ``"extend"`` in ``cv_results_``), and so
+on until the best point is interior, for at most 8 steps per direction
+(2^-20.4 .. 2^18.4). The linear grid is then centred on the best point
+found.
 """
 
 from __future__ import annotations
@@ -54,6 +63,10 @@ def _nearest_with_data(has_data, parent):
     """Per node: itself if it has data, else its nearest ancestor with data."""
     return _inherit_label(np.arange(has_data.shape[0], dtype=np.int64), has_data, parent)
 LOG_GRID = np.logspace(-8, 6, 10, base=2.0)
+#: ratio of consecutive log-grid values (2^(14/9))
+LOG_STEP = float(LOG_GRID[1] / LOG_GRID[0])
+#: at most this many log steps are added beyond each edge of the log grid
+MAX_EXTEND = 8
 
 
 def linear_grid(best, n=10):
@@ -185,25 +198,49 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
         )
         stages, points, errors = [], [], []
+        seen = set()
 
-        def run(grid_axes, stage):
-            pts = []
-            for values in itertools.product(*grid_axes):
-                lam = dict(fixed)
-                lam.update(zip(free, (float(v) for v in values)))
-                pts.append(lam)
+        def run(pts, stage):
+            if stage == "extend":  # only the new points of the grown product
+                pts = [p for p in pts if tuple(p[name] for name in free) not in seen]
+            seen.update(tuple(p[name] for name in free) for p in pts)
             per_fold = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(self._fold_errors)(fold, pts) for fold in folds
             )
-            err = np.column_stack(per_fold)  # (n_points, n_folds)
             stages.extend([stage] * len(pts))
             points.extend(pts)
-            errors.append(err)
-            return pts, err
+            errors.append(np.column_stack(per_fold))  # (n_points, n_folds)
 
-        pts, err = run([LOG_GRID] * len(free), "log")
-        best = pts[int(np.argmin(err.mean(axis=1)))]
-        run([linear_grid(best[name]) for name in free], "linear")
+        def product(axes):
+            out = []
+            for values in itertools.product(*axes):
+                lam = dict(fixed)
+                lam.update(zip(free, (float(v) for v in values)))
+                out.append(lam)
+            return out
+
+        axes = [list(LOG_GRID) for _ in free]
+        run(product(axes), "log")
+        steps = {(k, side): 0 for k in range(len(free)) for side in (0, 1)}
+        while True:
+            # An optimum on an edge of the grid may lie beyond it: extend the
+            # axis one log step in that direction (bounded), then look again.
+            mean = np.vstack(errors).mean(axis=1)
+            best = points[int(np.argmin(mean))]
+            grew = False
+            for k, name in enumerate(free):
+                for side, edge in ((0, axes[k][0]), (1, axes[k][-1])):
+                    if best[name] == edge and steps[(k, side)] < MAX_EXTEND:
+                        steps[(k, side)] += 1
+                        if side == 0:
+                            axes[k].insert(0, edge / LOG_STEP)
+                        else:
+                            axes[k].append(edge * LOG_STEP)
+                        grew = True
+            if not grew:
+                break
+            run(product(axes), "extend")
+        run(product([linear_grid(best[name]) for name in free]), "linear")
         err = np.vstack(errors)
         mean = err.mean(axis=1)
         best_index = int(np.argmin(mean))  # first minimum: ties go to grid order
@@ -294,6 +331,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     lambda1_, lambda2_ : float
         ``lambda2_`` equals ``lambda1_`` for the theory version.
     cv_results_ : dict or None
+        One entry per evaluated point: ``stage`` (``"log"``, ``"extend"``
+        for points beyond the log grid, ``"linear"``), ``params``,
+        ``param_<name>``, ``split<k>_test_error``, ``mean_test_error``,
+        ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
+        left to choose.
     classes_ : ndarray
     """
 

@@ -53,11 +53,15 @@ METHOD_NAMES = {"default": "default pruning", "sn": "SN-pruning", "pacbayes": "P
 PARTITIONS = ("dyadic", "kd")
 
 MODES = {
-    # repetitions, cap on the training size, Figure 2 training fractions
-    "quick": {"reps": 2, "max_train": 3000, "fractions": (0.25, 0.5, 1.0)},
-    "full": {"reps": 5, "max_train": None, "fractions": (0.1, 0.25, 0.5, 0.75, 1.0)},
+    # repetitions, cap on the training size, Figure 2 training fractions; forests: trees, repetitions,
+    # whether wildwood runs (when installed)
+    "quick": {"reps": 2, "max_train": 3000, "fractions": (0.25, 0.5, 1.0), "trees": 100, "forest_reps": 1,
+              "wildwood": True},
+    "full": {"reps": 5, "max_train": None, "fractions": (0.1, 0.25, 0.5, 0.75, 1.0), "trees": 100,
+             "forest_reps": 5, "wildwood": True},
     # a smoke-test size for the test suite only (not offered by the CLI)
-    "tiny": {"reps": 1, "max_train": 150, "max_test": 300, "fractions": (1.0,)},
+    "tiny": {"reps": 1, "max_train": 150, "max_test": 300, "fractions": (1.0,), "trees": 5, "forest_reps": 1,
+             "wildwood": False},
 }
 
 
@@ -153,6 +157,32 @@ def _sizes(name, n_rows, cfg):
     return n_train, n_test
 
 
+def _forest_section(report, mode, cfg, names, progress):
+    """Forest rows: the PAC-Bayes forest against scikit-learn's forests (and wildwood)."""
+    from . import pacbayes_forest as pf
+
+    forests = ["pacbayes_forest", "random_forest", "extra_trees"]
+    status = pf.wildwood_status()
+    if cfg["wildwood"] and status is None:
+        forests.append("wildwood")
+    report.heading("Beyond the paper: PAC-Bayes forest against random forests")
+    note = ("wildwood left out in this mode" if not cfg["wildwood"] else
+            "wildwood: " + ("included" if status is None else f"not available here ({status})"))
+    report.text(
+        f"{cfg['trees']} trees per forest, max_features='sqrt', {cfg['forest_reps']} random split(s) per "
+        "dataset, the training sizes of Table 2. The PAC-Bayes forest grows bootstrap CART trees and lets "
+        "every tree vote over all its subtrees (in-bag counts); its lambdas are chosen once by out-of-bag "
+        f"error. {note}. Fit times are wall-clock seconds on this machine, single process."
+    )
+    rows = pf.compare(names, lambda name, n: _sizes(name, n, cfg), reps=cfg["forest_reps"],
+                      n_estimators=cfg["trees"], forests=tuple(forests), progress=progress)
+    header, table = pf.summary(rows, forests)
+    report.table(header, table)
+    lams = [(r["dataset"], r["lambda1"], r["lambda2"]) for r in rows if r["forest"] == "pacbayes_forest"]
+    report.text("Out-of-bag lambdas of the PAC-Bayes forest (dataset: lambda1 / lambda2): "
+                + "; ".join(f"{d}: {a:g} / {b:g}" for d, a, b in lams) + ".")
+
+
 def _ratio(errors, method):
     base = np.mean(errors["default"])
     return float(np.mean(errors[method]) / base) if base > 0 else float("nan")
@@ -243,6 +273,8 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
                      _ratio(errors, "pacbayes")])
     report.table(["dataset", "default pruning (class 0)", "PAC-Bayes (class 0)", "ratio (class 0)",
                   "ratio (parent, Table 2)"], rows)
+
+    _forest_section(report, mode, cfg, names, progress)
 
     fig_rows = figure2(mode, progress, names=[n for n in ("digits", "letter", "satimage") if n in names])
     names = sorted({r[0] for r in fig_rows})

@@ -80,7 +80,8 @@ def test_oob_selection_equals_naive_reference():
     errors = np.array(errors)
     np.testing.assert_allclose(forest.oob_results_["oob_error"], errors, rtol=0, atol=1e-12)
     best = int(np.argmin(errors))
-    assert (forest.lambda1_, forest.lambda2_) == (FOREST_LAMBDA1[best // 4], FOREST_LAMBDA2[best % 4])
+    m = len(FOREST_LAMBDA2)
+    assert (forest.lambda1_, forest.lambda2_) == (FOREST_LAMBDA1[best // m], FOREST_LAMBDA2[best % m])
     ok, proba = probas[best]
     np.testing.assert_allclose(forest.oob_decision_function_[ok], proba, rtol=1e-12)
     assert np.isnan(forest.oob_decision_function_[~ok]).all()

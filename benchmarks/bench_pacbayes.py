@@ -54,14 +54,8 @@ def forest_main(args):
     if not args.no_wildwood:
         if status is None:
             forests.append("wildwood")
-            # compile wildwood's numba code outside the timings
-            d = datasets.load("digits")
-            pf.make_forest("wildwood", 2, 0).fit(d.X[:200], d.y[:200])
         else:
             print(f"wildwood not run: {status}")
-    # warm-up of prunus's numba kernels
-    d = datasets.load("digits")
-    pf.make_forest("pacbayes_forest", 2, 0).fit(d.X[:200], d.y[:200])
     cfg = dict(exp.MODES["full"], max_train=args.max_train)
     rows = pf.compare(args.datasets, lambda name, n: exp._sizes(name, n, cfg), reps=args.reps,
                       n_estimators=args.trees, forests=tuple(forests))

@@ -64,6 +64,9 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
         Random splits per dataset (seeds ``seed0 .. seed0 + reps - 1``).
     forests : tuple of keys of :data:`FORESTS`
 
+    Every forest is fitted once on a small sample first, so that no numba
+    compilation is timed.
+
     Returns
     -------
     list of dict with ``dataset``, ``rep``, ``n_train``, ``forest``,
@@ -71,6 +74,10 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
     """
     from tqdm.auto import tqdm
 
+    # Compile numba code (prunus's kernels, wildwood's) outside the timings.
+    warm = datasets.load("breast_cancer")
+    for forest in forests:
+        make_forest(forest, 2, 0, n_jobs).fit(warm.X[:100], warm.y[:100])
     rows = []
     jobs = [(name, rep) for name in names for rep in range(reps)]
     for name, rep in tqdm(jobs, desc="forests", disable=not progress):

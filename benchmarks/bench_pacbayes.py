@@ -15,8 +15,8 @@ predict). Times are medians over ``--repeats`` runs after one warm-up run
 ``--forest``: test error and fit time of the PAC-Bayes forest against
 scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier`` (same
 number of trees, ``max_features="sqrt"``) and wildwood's ``ForestClassifier``
-when it is installed (benchmark only, not a dependency; it is fitted once on
-a small sample first so that its numba compilation is not timed). Training
+when it is installed (benchmark only, not a dependency). Every forest is
+fitted once on a small sample first, so that no numba compilation is timed. Training
 sizes as in the reproduction of Table 2 (test sets of 2000 rows or what the
 data allow); every fit single-process.
 """

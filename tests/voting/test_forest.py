@@ -158,3 +158,30 @@ def test_bad_input():
     est = PACBayesForestClassifier(n_estimators=2, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_leaf_shares_match_path_walks(seed):
+    """The one-pass sparse shares against a walk up each leaf's path, on trees whose ids
+    are not in preorder, with many classes (the share buffer grows) and zero weights."""
+    from prunus.utils._testing import random_tree
+    from prunus.voting._forest import _leaf_shares, _preorder
+
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, 60)
+    n_classes = 30
+    label = rng.integers(0, n_classes, tree.n_nodes)
+    weight = rng.random(tree.n_nodes) * (rng.random(tree.n_nodes) < 0.8)
+    weight[0] = 0.5
+    order = _preorder(tree.children_left, tree.children_right)
+    assert sorted(order) == list(range(tree.n_nodes))
+    start, count, cls, val = _leaf_shares(order, tree.parent, tree.children_left, label, weight, n_classes)
+    for leaf in np.flatnonzero(tree.is_leaf):
+        want = np.zeros(n_classes)
+        node = leaf
+        while node != -1:
+            want[label[node]] += weight[node]
+            node = tree.parent[node]
+        got = np.zeros(n_classes)
+        got[cls[start[leaf]:start[leaf] + count[leaf]]] = val[start[leaf]:start[leaf] + count[leaf]]
+        np.testing.assert_allclose(got, want / want.sum(), rtol=1e-13, atol=0)

@@ -126,9 +126,13 @@ def test_pickle_round_trip():
     assert clone.estimators_ == est.estimators_
 
 
-def test_probabilities_are_the_mean_of_the_trees_votes():
+@pytest.mark.parametrize("max_leaf_nodes", [None, 7])  # 7: best-first trees, ids not in preorder
+def test_probabilities_are_the_mean_of_the_trees_votes(max_leaf_nodes):
     X, y = _data()
-    est = PACBayesForestClassifier(n_estimators=5, random_state=0, lambda1=4.0, lambda2=0.1).fit(X, y)
+    est = PACBayesForestClassifier(n_estimators=5, random_state=0, lambda1=4.0, lambda2=0.1,
+                                   max_leaf_nodes=max_leaf_nodes).fit(X, y)
+    if max_leaf_nodes:
+        assert all(t.n_leaves <= max_leaf_nodes for t in est.estimators_)
     want = np.zeros((X.shape[0], 3))
     for tree, counts, w in zip(est.estimators_, est.node_counts_, est.node_weights_):
         label = NodeStats(tree, counts, "parent").label

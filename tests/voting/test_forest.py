@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 from prunus.utils._testing import sklearn_check_params
-from prunus.voting import NodeStats, PACBayesForestClassifier, PACBayesTreeClassifier, pac_bayes_weights
+from prunus.voting import (
+    NodeStats,
+    PACBayesForestClassifier,
+    PACBayesTreeClassifier,
+    pac_bayes_weights,
+)
 from prunus.voting._forest import FOREST_LAMBDA1, FOREST_LAMBDA2
 
 
@@ -169,7 +174,7 @@ def test_leaf_shares_match_path_walks(seed):
     """The one-pass sparse shares against a walk up each leaf's path, on trees whose ids
     are not in preorder, with many classes (the share buffer grows) and zero weights."""
     from prunus.utils._testing import random_tree
-    from prunus.voting._forest import _leaf_shares, _preorder
+    from prunus.voting._forest_kernels import _leaf_shares, _preorder
 
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, 60)

@@ -23,7 +23,7 @@ def wildwood_status():
     """``None`` when wildwood's ForestClassifier imports, else the reason it does not."""
     try:
         from wildwood import ForestClassifier  # noqa: F401
-    except Exception as exc:  # any import failure is a reason to report, not to crash
+    except (ImportError, RuntimeError) as exc:  # a reason to report, not to crash
         return f"{type(exc).__name__}: {exc}"
     return None
 

@@ -52,7 +52,6 @@ from ._kernels import partition_rows
 from ._tree import Tree
 from .dyadic import _check_int, _check_X, _grow_float, _grow_int
 
-
 SPLITS = ("spread", "cycle", "range")
 #: spreads within this relative factor tie (rounding must not decide: at the
 #: root every standardized variance is 1 up to rounding).
@@ -103,10 +102,8 @@ def _widest_coordinate(X, idx, start, end, mode, inv_sd):
         total = 0.0
         for p in range(start, end):
             v = X[idx[p], j]
-            if v < lo:
-                lo = v
-            if v > hi:
-                hi = v
+            lo = min(lo, v)
+            hi = max(hi, v)
             total += v
         if not hi > lo:
             continue

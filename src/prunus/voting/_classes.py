@@ -102,6 +102,17 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------ the tree
+    def _missing_values(self):
+        """``ensure_all_finite`` for X: CART trees (grown here or given) route
+        NaN by their stored sides; dyadic and KD cells need every coordinate."""
+        cart = isinstance(self.partition, Tree) or self.partition == "cart"
+        return "allow-nan" if cart else True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._missing_values() == "allow-nan"
+        return tags
+
     def _check_common(self):
         if isinstance(self.partition, Tree):
             pass
@@ -156,7 +167,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             Non-negative row weights (class counts are weighted sums).
         """
         validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._missing_values())
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
@@ -272,7 +283,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------- predict
     def _leaves(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
         return self.tree_.apply(X)
 
     def predict(self, X):

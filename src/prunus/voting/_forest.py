@@ -24,7 +24,6 @@ import numbers
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
@@ -33,7 +32,8 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
-from ..tree import Tree
+from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ._forest_kernels import _add_votes, _leaf_shares, _preorder
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -51,15 +51,15 @@ FOREST_LAMBDA2 = np.array([0.0, 2.0**-6])
 _MAX_INT = np.iinfo(np.int32).max
 
 
-def _grow_tree(X, y, sample_weight, params, seed):
-    """One CART tree on the weighted rows, ``params['max_features']`` candidates per split.
+def _grow_tree(grower, weight, params, seed):
+    """One CART tree on the weighted rows (a bootstrap sample is the rows of
+    positive weight), ``params.max_features`` candidates per split.
 
-    The only place the forest grows a tree: scikit-learn's builder, converted
-    to a prunus :class:`~prunus.tree.Tree`.
+    The only place the forest grows a tree: prunus's builder, from the order
+    of X sorted once for the whole forest. Returns the tree and its in-bag
+    class weights per node.
     """
-    builder = DecisionTreeClassifier(random_state=seed, **params)
-    builder.fit(X, y, sample_weight=sample_weight)
-    return Tree.from_sklearn(builder)
+    return grower.grow(params, weight, seed)
 
 
 def _bootstrap_counts(seed, n_samples):
@@ -153,6 +153,27 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     classes_, n_classes_, n_features_in_
     """
 
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_features": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+            StrOptions({"sqrt", "log2"}),
+            None,
+        ],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+        "bootstrap": ["boolean"],
+        "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
+        "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
+        "empty_cells": [StrOptions(set(EMPTY_CELLS))],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+    }
+
     def __init__(self, n_estimators=100, max_features="sqrt", max_depth=None, min_samples_split=2,
                  min_samples_leaf=1, max_leaf_nodes=None, bootstrap=True, lambda1=None, lambda2=None,
                  empty_cells="parent", n_jobs=None, random_state=None, warm_start=False):
@@ -170,6 +191,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # the trees route missing values (NaN) by their stored sides
+        return tags
+
     # ----------------------------------------------------------- checks
     def _check_params(self):
         n = self.n_estimators
@@ -184,14 +210,16 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         if not self.bootstrap and None in fixed.values():
             raise ValueError("bootstrap=False leaves no out-of-bag rows to choose lambda1 / lambda2: "
                              "set bootstrap=True or give both lambda1 and lambda2.")
-        # Let scikit-learn's tree validate the tree parameters now, before any work.
-        DecisionTreeClassifier(**self._tree_params())._validate_params()
+        # The tree parameters are validated now, before any work.
+        check_growth_params(self._tree_params())
         return fixed
 
     def _tree_params(self):
-        return {"max_features": self.max_features, "max_depth": self.max_depth,
-                "min_samples_split": self.min_samples_split, "min_samples_leaf": self.min_samples_leaf,
-                "max_leaf_nodes": self.max_leaf_nodes}
+        return GrowthParams(
+            criterion="gini", max_depth=self.max_depth, min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf, min_impurity_decrease=0.0,
+            max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
+        )
 
     # -------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
@@ -204,7 +232,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights, multiplied by the bootstrap counts.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        validate_fit(self, y)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         classes, y_codes = np.unique(y, return_inverse=True)
@@ -229,11 +258,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             rng.randint(_MAX_INT, size=len(old))  # the seeds already used
         seeds = rng.randint(_MAX_INT, size=self.n_estimators - len(old))
         params = self._tree_params()
-        # The CART builder works in float32: convert once, not once per tree
-        # (the thresholds, and so the trees, are the same).
-        X32 = np.asarray(X, dtype=np.float32)
+        # Sorted once for every tree: a bootstrap sample is a weighting of the
+        # rows, and the builder releases the GIL, so trees grow in threads.
+        grower = CARTGrower(X, y_codes, self.n_classes_)
         new = Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(self._grow_one)(X, X32, y_codes, sw, params, int(s)) for s in seeds
+            delayed(self._grow_one)(grower, sw, params, int(s)) for s in seeds
         )
         self._forest = old + new
         self._seeds = list(getattr(self, "_seeds", [])[: len(old)]) + [int(s) for s in seeds]
@@ -253,11 +282,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             self.oob_score_ = float(np.sum(sw[covered] * right[covered]) / max(sw[covered].sum(), 1e-300))
         return self
 
-    def _grow_one(self, X, X32, y, sw, params, seed):
+    def _grow_one(self, grower, sw, params, seed):
+        X = grower.X
         drawn = _bootstrap_counts(seed, X.shape[0]) if self.bootstrap else None
         weight = sw * drawn if self.bootstrap else sw
-        tree = _grow_tree(X32, y, weight, params, seed)
-        counts = tree.node_counts(X, y, weight, n_classes=self.n_classes_)
+        tree, counts = _grow_tree(grower, weight, params, seed)
         stats = NodeStats(tree, counts, self.empty_cells)
         if self.bootstrap:
             oob = np.flatnonzero(drawn == 0)
@@ -305,7 +334,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Mean over the trees of each tree's PAC-Bayes vote shares."""
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
 
         rows = np.arange(X.shape[0])
         trees = list(zip(self._forest, self.node_weights_))

@@ -12,7 +12,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._label_tree import LabelTree
-from ._lm import _carry_optimizer_state, _threads
+from ._lm import _carry_optimizer_state, _threads, check_count
 from ._module import ReassignSchedule, TreeSoftmax
 
 
@@ -87,6 +87,13 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
         if not (isinstance(self.lr, (int, float)) and self.lr > 0):
             raise ValueError(f"lr must be a positive number, got {self.lr!r}.")
+        if self.criterion not in ("loglik", "class"):
+            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        check_count(self.tree_epochs, "tree_epochs", 0, allow_none=True)
+        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
+        check_count(self.n_threads, "n_threads", 1, allow_none=True)
+        if self.arity is not None:
+            check_count(self.arity, "arity", 2)
         sizes = tuple(self.hidden_layer_sizes)
         if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
             raise ValueError(f"hidden_layer_sizes must hold positive integers, got {self.hidden_layer_sizes!r}.")
@@ -97,7 +104,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         sizes = self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, codes = np.unique(y, return_inverse=True)
         k = self.classes_.shape[0]
         if k < 2:

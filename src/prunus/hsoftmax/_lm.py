@@ -31,11 +31,37 @@ def check_ids(ids, name, vocab_size, min_len=1):
     return arr.astype(np.int64)
 
 
+def check_count(value, name, low, allow_none=False):
+    """An integer >= ``low`` (or None when allowed); TypeError / ValueError naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}.")
+    return int(value)
+
+
+def check_contexts(context_ids, context_size, vocab_size):
+    """(n, context_size) int64 context ids in range; errors name ``context_ids``."""
+    arr = np.asarray(context_ids)
+    if arr.ndim != 2:
+        raise ValueError(f"context_ids must be a 2-D array of shape (n, {context_size}); got {arr.ndim} "
+                         "dimension(s).")
+    if arr.shape[1] != context_size:
+        raise ValueError(f"context_ids must have context_size = {context_size} columns, got {arr.shape[1]}.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"context_ids must hold integer token ids, got dtype {arr.dtype}.")
+    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+        raise ValueError(f"context_ids must lie in [0, {vocab_size}); got ids in [{arr.min()}, {arr.max()}].")
+    return arr.astype(np.int64)
+
+
 class _threads:
     """Temporarily set torch's intra-op thread count."""
 
     def __init__(self, n):
-        self.n = n
+        self.n = check_count(n, "n_threads", 1, allow_none=True)
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -179,6 +205,21 @@ class TreeLanguageModel:
             raise ValueError(f"stats must be 'cumulative' or 'window', got {self.stats!r}.")
         if self.tree_init not in ("random", "frequency"):
             raise ValueError(f"tree_init must be 'random' or 'frequency', got {self.tree_init!r}.")
+        if self.criterion not in ("loglik", "class"):
+            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        check_count(self.tree_epochs, "tree_epochs", 0)
+        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
+        check_count(self.n_threads, "n_threads", 1, allow_none=True)
+        if self.arity is not None:
+            check_count(self.arity, "arity", 2)
+        if not (isinstance(self.min_count, (int, float, np.integer, np.floating)) and self.min_count >= 0):
+            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
+        if not (isinstance(self.weight_decay, (int, float, np.integer, np.floating)) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a number >= 0, got {self.weight_decay!r}.")
+        if self.pad_id is not None:
+            check_count(self.pad_id, "pad_id", 0)
+            if self.pad_id >= self.vocab_size:
+                raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
 
     def _build(self, train):
         rng = check_random_state(self.random_state)
@@ -239,6 +280,7 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
+        self._validate()
         with _threads(self.n_threads):
             return self._fit(train_ids, epochs, valid_ids)
 
@@ -358,7 +400,7 @@ class TreeLanguageModel:
         Column k of ``context_ids`` holds w_{t-k-1} (most recent word first).
         """
         self._check_fitted()
-        ctx = torch.as_tensor(np.asarray(context_ids), dtype=torch.long)
+        ctx = torch.as_tensor(check_contexts(context_ids, int(self.context_size), int(self.vocab_size)))
         self.module_.eval()
         h = self.module_.represent(ctx)
         head = self.module_.head

@@ -101,6 +101,10 @@ class TreeSoftmax(nn.Module):
     def _check_h(self, h):
         if not isinstance(h, torch.Tensor) or h.dim() != 2 or h.shape[1] != self.in_features:
             raise ValueError(f"h must be a tensor of shape (batch, {self.in_features}).")
+        if h.dtype != self.weight.dtype:
+            # as nn.Linear: no silent cast, the error names the expected dtype
+            raise TypeError(f"h must have the dtype of the layer's parameters, {self.weight.dtype}; got {h.dtype} "
+                            "(cast h, or the layer with .to(dtype)).")
 
     def _check_y(self, y, batch):
         if not isinstance(y, torch.Tensor) or y.dim() != 1 or y.shape[0] != batch:
@@ -128,6 +132,9 @@ class TreeSoftmax(nn.Module):
 
     def log_prob(self, h, y):
         """log p(y | h) along each label's path (eq. 5), shape (B,).
+
+        ``h`` must have the parameters' dtype (no silent cast, as ``nn.Linear``);
+        ``y`` holds int64 or int32 label ids.
 
         Vectorized over batch and depth; in training mode with ``track_stats``
         the node probabilities are added to SumProbas / Counts (Algorithm 1,

@@ -13,6 +13,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
+from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree
 from ._module import ReassignSchedule, TreeSoftmax
 
@@ -55,6 +56,26 @@ def check_contexts(context_ids, context_size, vocab_size):
     if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
         raise ValueError(f"context_ids must lie in [0, {vocab_size}); got ids in [{arr.min()}, {arr.max()}].")
     return arr.astype(np.int64)
+
+
+def resolve_device(device):
+    """``"cpu"``, ``"cuda"`` (``"cuda:1"``, a ``torch.device``) or ``"auto"`` (cuda when available) as a torch.device."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device must be 'cpu', 'cuda', 'auto' or a torch.device, got {device!r}.") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but torch.cuda.is_available() is False; use 'cpu' or 'auto'.")
+    return dev
+
+
+def _elapsed(start, device):
+    """Seconds since ``start``, after the device finished its queued work."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter() - start
 
 
 class _threads:
@@ -147,6 +168,10 @@ class TreeLanguageModel:
         torch intra-op threads while fitting / evaluating (restored after);
         ``None`` leaves torch's setting. On a busy machine 1 thread is often
         several times faster than oversubscribed ones.
+    device : {"cpu", "cuda", "auto"} or torch.device
+        Where the model is trained and evaluated (``"auto"``: cuda when
+        available). Token ids are checked once on the host; the training step
+        itself never waits for the device (the training loss is summed there).
     random_state : int, RandomState or None
     progress : bool
         tqdm bar over batches.
@@ -161,12 +186,16 @@ class TreeLanguageModel:
     ms_per_batch_ : float
         Mean wall time of one training step (forward, backward, update; tree
         re-builds excluded and reported in ``reassign_seconds_``) over the last fit.
+    device_ : torch.device
+
+    A fitted model is saved to one file with :meth:`save` and read back with
+    :meth:`load`; it also pickles.
     """
 
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
                  criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None,
-                 pad_id=None, n_threads=None,
+                 pad_id=None, n_threads=None, device="cpu",
                  random_state=None, progress=True):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -186,6 +215,7 @@ class TreeLanguageModel:
         self.cutoffs = cutoffs
         self.pad_id = pad_id
         self.n_threads = n_threads
+        self.device = device
         self.random_state = random_state
         self.progress = progress
 
@@ -207,6 +237,7 @@ class TreeLanguageModel:
             raise ValueError(f"tree_init must be 'random' or 'frequency', got {self.tree_init!r}.")
         if self.criterion not in ("loglik", "class"):
             raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        resolve_device(self.device)
         check_count(self.tree_epochs, "tree_epochs", 0)
         check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
         check_count(self.n_threads, "n_threads", 1, allow_none=True)
@@ -227,46 +258,64 @@ class TreeLanguageModel:
         v = int(self.vocab_size)
         freq = np.bincount(train, minlength=v).astype(np.float64)
         self.rank_ = None
-        # Sparse gradients (embedding rows, tree nodes on the batch's paths) keep
-        # the Adagrad update proportional to the batch, not the vocabulary;
-        # torch's Adagrad has no weight decay for sparse gradients.
-        sparse = self.weight_decay == 0
+        tree = None
         if self.output in ("learned", "random"):
             if self.output == "learned" and self.tree_init == "frequency":
                 tree = LabelTree.frequency_balanced(freq, self.arity, self.depth)
             else:
                 tree = LabelTree.random(v, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
-            head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
-                               track_stats=self.output == "learned", sparse=sparse)
+            self.head_config_ = dict(arity=tree.arity, depth=tree.depth)
         elif self.output == "flat":
-            head = nn.Linear(self.dim, v)
+            self.head_config_ = {}
         else:
             # AdaptiveLogSoftmaxWithLoss wants the most frequent words first.
             order = np.argsort(-freq, kind="stable")
             self.rank_ = np.empty(v, dtype=np.int64)
             self.rank_[order] = np.arange(v)
             cutoffs = self.cutoffs or sorted({max(1, v // 5), max(2, v // 2)})
-            cutoffs = [c for c in cutoffs if 0 < c < v]
+            cutoffs = [int(c) for c in cutoffs if 0 < c < v]
             # tail cluster i projects to dim // div**(i+1) units: keep at least one
             div = 4.0
             while div > 1.0 and int(self.dim // div ** len(cutoffs)) < 1:
                 div /= 2.0
-            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=cutoffs, div_value=div)
-        self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse)
+            self.head_config_ = dict(cutoffs=cutoffs, div_value=div)
         self.pad_id_ = int(train[-1]) if self.pad_id is None else int(self.pad_id)
+        self._make_module(tree)
+
+    def _make_module(self, tree=None):
+        """``module_`` on ``device_`` from ``head_config_`` (``tree``: the label tree, or a placeholder
+        whose leaves :meth:`load` overwrites)."""
+        v = int(self.vocab_size)
+        config = self.head_config_
+        # Sparse gradients (embedding rows, tree nodes on the batch's paths) keep
+        # the Adagrad update proportional to the batch, not the vocabulary;
+        # torch's Adagrad has no weight decay for sparse gradients.
+        sparse = self.weight_decay == 0
+        if self.output in ("learned", "random"):
+            tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
+            head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
+                               track_stats=self.output == "learned", sparse=sparse)
+        elif self.output == "flat":
+            head = nn.Linear(self.dim, v)
+        else:
+            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=config["cutoffs"],
+                                                 div_value=config["div_value"])
+        self.device_ = resolve_device(self.device)
+        self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse).to(self.device_)
+        self._rank_t = None if self.rank_ is None else torch.as_tensor(self.rank_, device=self.device_)
 
     def _contexts(self, padded, positions):
         """(B, T) context ids of the tokens at ``positions`` (indices into the stream)."""
         t = int(self.context_size)
-        return padded[positions[:, None] + t - torch.arange(1, t + 1)[None, :]]
+        return padded[positions[:, None] + t - torch.arange(1, t + 1, device=positions.device)[None, :]]
 
-    def _pad(self, ids):
+    def _pad(self, ids, device=None):
         pad = torch.full((int(self.context_size),), self.pad_id_, dtype=torch.long)
-        return torch.cat([pad, torch.as_tensor(ids, dtype=torch.long)])
+        return torch.cat([pad, torch.as_tensor(ids, dtype=torch.long)]).to(device or "cpu")
 
     def _target(self, y):
-        if self.rank_ is not None:
-            return torch.as_tensor(self.rank_)[y]
+        if self._rank_t is not None:
+            return self._rank_t[y]
         return y
 
     def _log_prob(self, h, y):
@@ -304,8 +353,9 @@ class TreeLanguageModel:
         opt = torch.optim.Adagrad(model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
         # torch warns once per process that it skips sparse invariant checks.
         warnings.filterwarnings("ignore", message="Sparse invariant checks", category=UserWarning)
-        padded = self._pad(train)
-        target = torch.as_tensor(train)
+        dev = self.device_
+        padded = self._pad(train, dev)
+        target = torch.as_tensor(train).to(dev)
         n = train.shape[0]
         bs = int(self.batch_size)
         n_batches = (n + bs - 1) // bs
@@ -320,23 +370,25 @@ class TreeLanguageModel:
             model.train()
             if isinstance(head, TreeSoftmax):
                 head.track_stats = learned and epoch < self.tree_epochs
-            perm = torch.as_tensor(rng.permutation(n))
-            total_nll, epoch_time, moved = 0.0, 0.0, 0
+            perm = torch.as_tensor(rng.permutation(n)).to(dev)
+            # The training NLL stays on the device: no host synchronisation per step.
+            total_nll = torch.zeros((), dtype=torch.float64, device=dev)
+            epoch_time, moved = 0.0, 0
             bar = tqdm(range(n_batches), desc=f"{self.output} epoch {epoch + 1}/{epochs}",
                        disable=not self.progress, leave=False, mininterval=1.0)
+            start = time.perf_counter()
             for b in bar:
                 pos = perm[b * bs:(b + 1) * bs]
-                start = time.perf_counter()
                 y = target[pos]
                 h = model.represent(self._contexts(padded, pos))
                 loss = -self._log_prob(h, y).mean()
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
-                elapsed = time.perf_counter() - start
-                epoch_time += elapsed
-                total_nll += loss.item() * pos.shape[0]
+                total_nll += loss.detach() * pos.shape[0]
                 if learned and schedule.due_after(epoch, b):
+                    # tree re-builds are timed apart (reassign_seconds_)
+                    epoch_time += _elapsed(start, dev)
                     info = head.reassign(reset_stats=self.stats == "window", min_count=self.min_count)
                     _carry_optimizer_state(opt, head)
                     moved += info["moved"]
@@ -344,12 +396,14 @@ class TreeLanguageModel:
                     self.reassign_log_.append(dict(epoch=epoch, batch=b, moved=info["moved"],
                                                    mean_J=float(np.nanmean(info["J"])),
                                                    root_J=float(info["J"][0])))
-                if b % 50 == 0:
-                    bar.set_postfix(ppl=f"{math.exp(min(total_nll / ((b * bs) + pos.shape[0]), 50)):.1f}")
+                    start = time.perf_counter()
+                if self.progress and b % 50 == 0:
+                    bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
+            epoch_time += _elapsed(start, dev)
             bar.close()
             step_time += epoch_time
             steps += n_batches
-            record = dict(epoch=epoch + 1, train_nll=total_nll / n, seconds=epoch_time,
+            record = dict(epoch=epoch + 1, train_nll=total_nll.item() / n, seconds=epoch_time,
                           ms_per_batch=1000.0 * epoch_time / n_batches,
                           tree_learning=learned and epoch < self.tree_epochs, moved=moved)
             if isinstance(head, TreeSoftmax) and learned:
@@ -375,14 +429,15 @@ class TreeLanguageModel:
         self._check_fitted()
         ids = check_ids(ids, "ids", self.vocab_size)
         self.module_.eval()
-        padded = self._pad(ids)
-        target = torch.as_tensor(ids)
+        dev = self.device_
+        padded = self._pad(ids, dev)
+        target = torch.as_tensor(ids).to(dev)
         out = []
         for s in range(0, ids.shape[0], batch_size):
-            pos = torch.arange(s, min(s + batch_size, ids.shape[0]))
+            pos = torch.arange(s, min(s + batch_size, ids.shape[0]), device=dev)
             h = self.module_.represent(self._contexts(padded, pos))
             out.append(self._log_prob(h, target[pos]))
-        return torch.cat(out).double().numpy()
+        return torch.cat(out).double().cpu().numpy()
 
     def perplexity(self, ids):
         """exp of the mean negative log-likelihood per token, exactly normalized.
@@ -402,13 +457,15 @@ class TreeLanguageModel:
         self._check_fitted()
         ctx = torch.as_tensor(check_contexts(context_ids, int(self.context_size), int(self.vocab_size)))
         self.module_.eval()
-        h = self.module_.represent(ctx)
+        h = self.module_.represent(ctx.to(self.device_))
         head = self.module_.head
         if isinstance(head, TreeSoftmax):
-            return head.full_log_prob(h).double().numpy()
-        if isinstance(head, nn.Linear):
-            return F.log_softmax(head(h), dim=1).double().numpy()
-        return head.log_prob(h)[:, torch.as_tensor(self.rank_)].double().numpy()
+            out = head.full_log_prob(h)
+        elif isinstance(head, nn.Linear):
+            out = F.log_softmax(head(h), dim=1)
+        else:
+            out = head.log_prob(h)[:, self._rank_t]
+        return out.double().cpu().numpy()
 
     def contexts(self, ids):
         """(N, T) context ids of every token of ``ids`` (as used by :meth:`log_prob`)."""
@@ -422,3 +479,54 @@ class TreeLanguageModel:
         self._check_fitted()
         head = self.module_.head
         return head.tree if isinstance(head, TreeSoftmax) else None
+
+    # ------------------------------------------------------------------ persistence
+    _PARAMS = ("vocab_size", "context_size", "dim", "output", "arity", "depth", "batch_size", "lr",
+               "weight_decay", "tree_epochs", "reassign_per_epoch", "criterion", "min_count", "stats",
+               "tree_init", "cutoffs", "pad_id", "n_threads", "device", "random_state", "progress")
+
+    def save(self, path, vocabulary=None):
+        """Write the fitted model to one file: weights, label tree, hyper-parameters,
+        history and (optionally) the :class:`~prunus.datasets.Vocabulary`.
+
+        The file holds only tensors and plain Python values, so
+        ``torch.load(path, weights_only=True)`` reads it; :meth:`load` rebuilds
+        the model. ``vocabulary`` defaults to ``vocabulary_`` when set.
+        """
+        self._check_fitted()
+        vocabulary = getattr(self, "vocabulary_", None) if vocabulary is None else vocabulary
+        params = {name: getattr(self, name) for name in self._PARAMS}
+        params["device"] = str(params["device"])
+        save_payload(path, "prunus.TreeLanguageModel", dict(
+            params=plain(params), head_config=plain(self.head_config_), state_dict=cpu_state(self.module_),
+            pad_id=self.pad_id_, rank=None if self.rank_ is None else torch.as_tensor(self.rank_),
+            history=plain(self.history_), ms_per_batch=float(self.ms_per_batch_),
+            vocabulary=None if vocabulary is None else dict(words=list(vocabulary.words),
+                                                            counts=torch.as_tensor(vocabulary.counts)),
+        ))
+
+    @classmethod
+    def load(cls, path, device=None):
+        """A model written by :meth:`save`, on ``device`` (default: the saved ``device``
+        when it exists here, else the CPU)."""
+        from ..datasets._text import Vocabulary
+
+        payload = load_payload(path, "prunus.TreeLanguageModel")
+        model = cls(**payload["params"])
+        if device is not None:
+            model.device = device
+        elif model.device != "auto" and torch.device(model.device).type == "cuda" and not torch.cuda.is_available():
+            model.device = "cpu"
+        model._validate()
+        model.head_config_ = payload["head_config"]
+        model.pad_id_ = payload["pad_id"]
+        model.rank_ = None if payload["rank"] is None else payload["rank"].numpy()
+        model._make_module()
+        model.module_.load_state_dict(payload["state_dict"])
+        model.module_.eval()
+        model.history_ = payload["history"]
+        model.ms_per_batch_ = payload["ms_per_batch"]
+        voc = payload["vocabulary"]
+        if voc is not None:
+            model.vocabulary_ = Vocabulary(voc["words"], voc["counts"].numpy())
+        return model

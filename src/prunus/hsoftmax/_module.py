@@ -90,8 +90,43 @@ class TreeSoftmax(nn.Module):
         # unmasked so full_log_prob stays finite there (its own log-prob is -inf).
         mask = mask | ~mask.any(dim=1, keepdim=True)
         self.register_buffer("child_mask", mask, persistent=False)
-        self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device), persistent=False)
+        # The label tree is module state: everything else is rebuilt from it.
+        self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device))
         self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
+
+    # ------------------------------------------------------------ state
+    def get_extra_state(self):
+        """Shape of the label tree, checked by :meth:`load_state_dict` (plain ints: loadable with
+        ``torch.load(..., weights_only=True)``)."""
+        t = self.tree
+        return dict(n_labels=int(t.n_labels), arity=int(t.arity), depth=int(t.depth),
+                    in_features=int(self.in_features))
+
+    def set_extra_state(self, state):
+        pass  # checked before loading, in _load_from_state_dict
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """Load the parameters and the label tree (``leaf_of_label``): the tree is
+        re-built from the saved leaves, so ``log_prob`` / ``full_log_prob`` are
+        exactly those of the saved module; another tree shape is a ValueError."""
+        extra = state_dict.get(prefix + "_extra_state")
+        if extra is not None:
+            mine = self.get_extra_state()
+            if not isinstance(extra, dict) or any(extra.get(k) != v for k, v in mine.items()):
+                raise ValueError(f"state_dict holds a TreeSoftmax of another shape ({extra!r}); this one "
+                                 f"has {mine!r}.")
+        leaves = state_dict.get(prefix + "leaf_of_label")
+        if leaves is not None:
+            leaves = leaves.detach().cpu().numpy()
+            if leaves.shape != (self.tree.n_labels,):
+                raise ValueError(f"state_dict holds leaf_of_label for {leaves.shape[0] if leaves.ndim else 0} "
+                                 f"labels; this TreeSoftmax has {self.tree.n_labels}.")
+            self.tree.set_leaves(leaves)  # validated: distinct slots in range
+            self._leaf_rows = None
+            self._sync_tree()
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def extra_repr(self):
         t = self.tree

@@ -51,10 +51,21 @@ class TreeSoftmax(nn.Module):
 
     Attributes
     ----------
+    check_labels : bool
+        Class attribute, False: the label range of ``y`` is checked on CPU
+        tensors; on an accelerator only when True (it costs a host
+        synchronisation per call, so ``forward`` does not wait for the device).
+        The module works wherever its parameters are (``.to(device)``): node
+        statistics are accumulated there and copied to the host once per
+        :meth:`reassign`.
     weight : Parameter (n_internal, M * in_features)
         Row n holds W_n (M x in_features) flattened; see :meth:`node_weight`.
     bias : Parameter (n_internal, M)
     """
+
+    #: Check label ranges of accelerator tensors too (a host synchronisation per
+    #: call; CPU tensors are always checked).
+    check_labels = False
 
     def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
                  sparse=False, carry_leaf_rows=True):
@@ -146,8 +157,12 @@ class TreeSoftmax(nn.Module):
             raise ValueError(f"y must be a 1-D tensor of {batch} label ids.")
         if y.dtype not in (torch.int64, torch.int32):
             raise TypeError(f"y must hold integer label ids, got {y.dtype}.")
-        if batch and (int(y.min()) < 0 or int(y.max()) >= self.tree.n_labels):
-            raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
+        # Reading a value back from an accelerator waits for it: the range is
+        # checked on CPU tensors, and elsewhere only with ``check_labels``.
+        if batch and (y.device.type == "cpu" or self.check_labels):
+            low, high = torch.aminmax(y)
+            if int(low) < 0 or int(high) >= self.tree.n_labels:
+                raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
 
     def node_weight(self):
         """W as a (n_internal, M, in_features) view."""
@@ -298,8 +313,10 @@ class TreeSoftmax(nn.Module):
         """
         start = time.perf_counter()
         t = self.tree
-        sp = self.sum_probas.cpu().numpy()
-        cnt = self.counts.cpu().numpy()
+        # one copy to the host
+        both = torch.cat([self.sum_probas.reshape(-1), self.counts.reshape(-1)]).cpu().numpy()
+        sp = both[:self.sum_probas.numel()].reshape(self.sum_probas.shape)
+        cnt = both[self.sum_probas.numel():].reshape(self.counts.shape)
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
         new_leaf = reassign_kernel(old_nodes, t.path_children, sp, cnt, t.arity, t.depth,

@@ -16,7 +16,7 @@ def _stream(n=3000, v=40, seed=0):
     return np.asarray(ids, dtype=np.int64)
 
 
-@pytest.mark.parametrize("output", ["learned", "random", "flat", "adaptive"])
+@pytest.mark.parametrize("output", ["learned", "random", "huffman", "flat", "adaptive"])
 def test_perplexity_is_exact(output):
     ids = _stream()
     v = 40

@@ -75,7 +75,7 @@ def test_invalid_leaves_in_a_state_are_rejected():
         TreeSoftmax(5, LabelTree(20, 3, 3)).load_state_dict(state)
 
 
-@pytest.mark.parametrize("output", ["learned", "random", "flat", "adaptive"])
+@pytest.mark.parametrize("output", ["learned", "random", "huffman", "flat", "adaptive"])
 def test_language_model_save_load_and_pickle(output, tmp_path):
     ids = _stream(1500)
     model = TreeLanguageModel(40, context_size=2, dim=8, output=output, depth=2, batch_size=64,
@@ -93,7 +93,7 @@ def test_language_model_save_load_and_pickle(output, tmp_path):
     np.testing.assert_array_equal(loaded.full_log_prob(ctx), model.full_log_prob(ctx))
     assert loaded.vocabulary_.words == vocab.words
     assert loaded.history_ == model.history_
-    if output in ("learned", "random"):
+    if output in ("learned", "random", "huffman"):
         assert loaded.label_tree_ == model.label_tree_
     unpickled = pickle.loads(pickle.dumps(model))
     assert unpickled.perplexity(test) == model.perplexity(test)

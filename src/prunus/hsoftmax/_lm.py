@@ -14,10 +14,11 @@ from torch.nn import functional as F
 from tqdm.auto import tqdm
 
 from ._io import cpu_state, load_payload, plain, save_payload
-from ._label_tree import LabelTree
+from ._huffman import HuffmanTree
+from ._label_tree import LabelTree, default_arity
 from ._module import ReassignSchedule, TreeSoftmax
 
-OUTPUTS = ("learned", "random", "flat", "adaptive")
+OUTPUTS = ("learned", "random", "huffman", "flat", "adaptive")
 
 
 def check_ids(ids, name, vocab_size, min_len=1):
@@ -130,10 +131,13 @@ class TreeLanguageModel:
         T, number of previous words (3 for PTB in the paper, 4 for Gutenberg).
     dim : int
         d_r, size of word embeddings and context representation.
-    output : {"learned", "random", "flat", "adaptive"}
+    output : {"learned", "random", "huffman", "flat", "adaptive"}
         ``"learned"``: :class:`TreeSoftmax` whose tree is re-built by Algorithm 2
         during the first ``tree_epochs`` epochs (Algorithm 1), then fixed;
-        ``"random"``: the same layer with a fixed random tree; ``"flat"``: a
+        ``"random"``: the same layer with a fixed random tree; ``"huffman"``:
+        the same layer with the fixed M-ary Huffman tree of the training word
+        frequencies (:class:`HuffmanTree`, as in word2vec / fastText; paths of
+        different lengths, ``depth`` unused); ``"flat"``: a
         full softmax ``log_softmax(W r + b)``; ``"adaptive"``:
         :class:`torch.nn.AdaptiveLogSoftmaxWithLoss` (words ranked by training
         frequency, ``cutoffs``).
@@ -265,6 +269,10 @@ class TreeLanguageModel:
             else:
                 tree = LabelTree.random(v, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
             self.head_config_ = dict(arity=tree.arity, depth=tree.depth)
+        elif self.output == "huffman":
+            arity = default_arity(v, int(self.depth)) if self.arity is None else int(self.arity)
+            tree = HuffmanTree.build(freq, arity)
+            self.head_config_ = dict(arity=arity)
         elif self.output == "flat":
             self.head_config_ = {}
         else:
@@ -291,7 +299,7 @@ class TreeLanguageModel:
         # the Adagrad update proportional to the batch, not the vocabulary;
         # torch's Adagrad has no weight decay for sparse gradients.
         sparse = self.weight_decay == 0
-        if self.output in ("learned", "random"):
+        if self.output in ("learned", "random", "huffman"):
             tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
             head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
                                track_stats=self.output == "learned", sparse=sparse)
@@ -475,7 +483,7 @@ class TreeLanguageModel:
 
     @property
     def label_tree_(self):
-        """The (learned or random) :class:`LabelTree`; None for flat / adaptive."""
+        """The (learned or random) :class:`LabelTree` or the :class:`HuffmanTree`; None for flat / adaptive."""
         self._check_fitted()
         head = self.module_.head
         return head.tree if isinstance(head, TreeSoftmax) else None
@@ -521,7 +529,10 @@ class TreeLanguageModel:
         model.head_config_ = payload["head_config"]
         model.pad_id_ = payload["pad_id"]
         model.rank_ = None if payload["rank"] is None else payload["rank"].numpy()
-        model._make_module()
+        tree = None
+        if model.output == "huffman":
+            tree = HuffmanTree(payload["state_dict"]["head.codes"].numpy(), model.head_config_["arity"])
+        model._make_module(tree)
         model.module_.load_state_dict(payload["state_dict"])
         model.module_.eval()
         model.history_ = payload["history"]

@@ -10,6 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._assign import node_objectives, reassign_kernel
+from ._huffman import HuffmanTree
 from ._label_tree import LabelTree
 
 
@@ -70,8 +71,8 @@ class TreeSoftmax(nn.Module):
     def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
                  sparse=False, carry_leaf_rows=True):
         super().__init__()
-        if not isinstance(label_tree, LabelTree):
-            raise TypeError(f"label_tree must be a LabelTree, got {type(label_tree).__name__}.")
+        if not isinstance(label_tree, (LabelTree, HuffmanTree)):
+            raise TypeError(f"label_tree must be a LabelTree or a HuffmanTree, got {type(label_tree).__name__}.")
         if criterion not in ("loglik", "class"):
             raise ValueError(f"criterion must be 'loglik' or 'class', got {criterion!r}.")
         self.in_features = int(in_features)
@@ -101,17 +102,25 @@ class TreeSoftmax(nn.Module):
         # unmasked so full_log_prob stays finite there (its own log-prob is -inf).
         mask = mask | ~mask.any(dim=1, keepdim=True)
         self.register_buffer("child_mask", mask, persistent=False)
-        # The label tree is module state: everything else is rebuilt from it.
-        self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device))
-        self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
+        # The label tree is module state (its leaves, or a Huffman tree's codes):
+        # everything else is rebuilt from it.
+        if isinstance(t, HuffmanTree):
+            self.register_buffer("codes", torch.as_tensor(t.codes, device=device))
+            self.register_buffer("child_node", torch.as_tensor(t.child_node, device=device), persistent=False)
+            self.register_buffer("child_label", torch.as_tensor(t.child_label, device=device), persistent=False)
+        else:
+            self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device))
+            self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device),
+                                 persistent=False)
 
     # ------------------------------------------------------------ state
     def get_extra_state(self):
         """Shape of the label tree, checked by :meth:`load_state_dict` (plain ints: loadable with
         ``torch.load(..., weights_only=True)``)."""
         t = self.tree
-        return dict(n_labels=int(t.n_labels), arity=int(t.arity), depth=int(t.depth),
-                    in_features=int(self.in_features))
+        kind = "huffman" if isinstance(t, HuffmanTree) else "complete"
+        return dict(kind=kind, n_labels=int(t.n_labels), arity=int(t.arity), depth=int(t.depth),
+                    n_internal=int(t.n_internal), in_features=int(self.in_features))
 
     def set_extra_state(self, state):
         pass  # checked before loading, in _load_from_state_dict
@@ -127,8 +136,12 @@ class TreeSoftmax(nn.Module):
             if not isinstance(extra, dict) or any(extra.get(k) != v for k, v in mine.items()):
                 raise ValueError(f"state_dict holds a TreeSoftmax of another shape ({extra!r}); this one "
                                  f"has {mine!r}.")
+        codes = state_dict.get(prefix + "codes")
+        if codes is not None and isinstance(self.tree, HuffmanTree):
+            self.tree = HuffmanTree(codes.detach().cpu().numpy(), self.tree.arity)
+            self._sync_tree()
         leaves = state_dict.get(prefix + "leaf_of_label")
-        if leaves is not None:
+        if leaves is not None and isinstance(self.tree, LabelTree):
             leaves = leaves.detach().cpu().numpy()
             if leaves.shape != (self.tree.n_labels,):
                 raise ValueError(f"state_dict holds leaf_of_label for {leaves.shape[0] if leaves.ndim else 0} "
@@ -222,6 +235,8 @@ class TreeSoftmax(nn.Module):
         self._check_h(h)
         t = self.tree
         b = h.shape[0]
+        if isinstance(t, HuffmanTree):
+            return self._paths_log_prob(h)
         acc = h.new_zeros(b, 1)
         for d in range(t.depth):
             lo, hi = int(t.offsets[d]), int(t.offsets[d + 1])
@@ -229,6 +244,29 @@ class TreeSoftmax(nn.Module):
             logits = logits.masked_fill(~self.child_mask[lo:hi], float("-inf"))
             acc = (acc.unsqueeze(2) + F.log_softmax(logits, dim=-1)).reshape(b, -1)
         return acc[:, self.leaf_of_label]
+
+    def _paths_log_prob(self, h, max_elements=2**22):
+        """full_log_prob of any tree: all node softmaxes, then a sum along every label's path
+        (labels in blocks of at most ``max_elements`` gathered values)."""
+        t = self.tree
+        b, m = h.shape[0], t.arity
+        logits = torch.einsum("nmf,bf->bnm", self.node_weight(), h) + self.bias
+        logp = F.log_softmax(logits.masked_fill(~self.child_mask, float("-inf")), dim=-1).reshape(b, -1)
+        flat = self.path_nodes * m + self.path_children  # (K, depth)
+        step = max(1, max_elements // max(1, b * t.depth))
+        return torch.cat([logp[:, flat[s:s + step]].sum(dim=2) for s in range(0, t.n_labels, step)], dim=1)
+
+    def _predict_greedy_paths(self, h):
+        """Greedy descent in a tree whose paths differ in length (child_node / child_label)."""
+        node = torch.zeros(h.shape[0], dtype=torch.long, device=h.device)
+        label = torch.full_like(node, -1)
+        for _ in range(self.tree.depth):
+            j = self.node_log_probs(h, node.unsqueeze(1)).squeeze(1).argmax(dim=1)
+            active = label < 0
+            found, below = self.child_label[node, j], self.child_node[node, j]
+            label = torch.where(active & (found >= 0), found, label)
+            node = torch.where(active & (below >= 0), below, node)
+        return label
 
     @torch.no_grad()
     def predict(self, h, method="greedy"):
@@ -241,6 +279,8 @@ class TreeSoftmax(nn.Module):
         if method != "greedy":
             raise ValueError(f"method must be 'greedy' or 'exact', got {method!r}.")
         t = self.tree
+        if isinstance(t, HuffmanTree):
+            return self._predict_greedy_paths(h)
         pos = torch.zeros(h.shape[0], dtype=torch.long, device=h.device)
         for d in range(t.depth):
             nodes = int(t.offsets[d]) + pos
@@ -313,6 +353,8 @@ class TreeSoftmax(nn.Module):
         """
         start = time.perf_counter()
         t = self.tree
+        if not isinstance(t, LabelTree):
+            raise TypeError(f"reassign re-builds a LabelTree; this layer's tree is a {type(t).__name__} (fixed).")
         # one copy to the host
         both = torch.cat([self.sum_probas.reshape(-1), self.counts.reshape(-1)]).cpu().numpy()
         sp = both[:self.sum_probas.numel()].reshape(self.sum_probas.shape)

@@ -5,7 +5,8 @@ All in ONE process, same thread count, same epoch budget:
 1. one training step of the output layer alone (forward, backward, Adagrad) at
    d = 100, V = 10,000, batch 256 — tree: depth 3, 25-ary, sparse gradients;
 2. Algorithm 2 re-building a depth-3 tree over 10k labels (target < 1 s);
-3. the HLBL language model on Penn Treebank: every output layer trained for the
+3. the HLBL language model on Penn Treebank (learned / random / Huffman tree,
+   flat, adaptive): every output layer trained for the
    same number of epochs on the same tokens (learned tree: tree learned in
    epoch 1, fixed afterwards); exact test perplexity and ms per training batch.
 
@@ -87,7 +88,7 @@ def bench_lm(tokens, epochs, threads):
     train = data.ids_train if not tokens else data.ids_train[:tokens]
     test = data.ids_test
     rows = {}
-    for output in ("learned", "random", "flat", "adaptive"):
+    for output in ("learned", "random", "huffman", "flat", "adaptive"):
         model = TreeLanguageModel(len(data.vocabulary), context_size=3, dim=100, output=output, arity=25,
                                   depth=3, batch_size=256, lr=0.025, tree_epochs=1, reassign_per_epoch=20,
                                   pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0)
@@ -124,9 +125,10 @@ def main():
     print(f"\n[3] HLBL language model on PTB: {args.tokens or 'all'} training tokens, {args.epochs} epochs each, "
           "exact test perplexity")
     rows = bench_lm(args.tokens, args.epochs, args.threads)
-    lt, rt, fl, ad = rows["learned"], rows["random"], rows["flat"], rows["adaptive"]
+    lt, rt, hf, fl, ad = (rows[k] for k in ("learned", "random", "huffman", "flat", "adaptive"))
     print("\n  ratios (targets from the issue)")
     print(f"  learned vs random perplexity: {lt['ppl'] / rt['ppl']:.3f}  (target < 1: learned lower)")
+    print(f"  learned vs Huffman perplexity: {lt['ppl'] / hf['ppl']:.3f}  (target <= 1)")
     print(f"  learned vs flat perplexity:   {lt['ppl'] / fl['ppl']:.3f}  (target <= 1.05)")
     print(f"  flat / learned ms per batch:  {fl['ms'] / lt['ms']:.2f}x (target >= 2x)")
     print(f"  flat / adaptive ms per batch: {fl['ms'] / ad['ms']:.2f}x (adaptive, side by side)")

@@ -210,30 +210,47 @@ def _greedy(score, margin, pref, cap):
 
 
 @njit(cache=True)
-def _best_moves(score, child, members_of, m):
-    """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j]."""
-    best = np.full((m, m), -np.inf)
-    arg = np.full((m, m), -1, dtype=np.int64)
-    # One pass per child (m passes over the labels): m is the arity, small.
-    for j in range(m):
-        _refresh_row(score, child, j, best, arg)
-    return best, arg
+def _members(child, m):
+    """Labels of every child: ``members[j, :size[j]]``, and each label's slot in its row."""
+    n = child.shape[0]
+    members = np.empty((m, max(n, 1)), dtype=np.int64)
+    size = np.zeros(m, dtype=np.int64)
+    slot = np.full(n, -1, dtype=np.int64)
+    for a in range(n):
+        j = child[a]
+        if j >= 0:
+            members[j, size[j]] = a
+            slot[a] = size[j]
+            size[j] += 1
+    return members, size, slot
 
 
 @njit(cache=True)
-def _refresh_row(score, child, j, best, arg):
+def _move(a, j, jj, members, size, slot):
+    """Move label ``a`` from child ``j``'s row to child ``jj``'s (swap with the last)."""
+    last = members[j, size[j] - 1]
+    members[j, slot[a]] = last
+    slot[last] = slot[a]
+    size[j] -= 1
+    members[jj, size[jj]] = a
+    slot[a] = size[jj]
+    size[jj] += 1
+
+
+@njit(cache=True)
+def _refresh_row(score, members, size, j, best, arg):
+    """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j] (ties: lowest a)."""
     m = score.shape[1]
     for jj in range(m):
         best[j, jj] = -np.inf
         arg[j, jj] = -1
-    for a in range(score.shape[0]):
-        if child[a] != j:
-            continue
+    for t in range(size[j]):
+        a = members[j, t]
         for jj in range(m):
             if jj == j:
                 continue
             g = score[a, jj] - score[a, j]
-            if g > best[j, jj]:
+            if g > best[j, jj] or (g == best[j, jj] and a < arg[j, jj]):
                 best[j, jj] = g
                 arg[j, jj] = a
 
@@ -248,7 +265,11 @@ def _exchange(score, child, fill, cap, max_steps):
     such an exchange, so it is applied here. Returns the number of steps.
     """
     m = score.shape[1]
-    best, arg = _best_moves(score, child, child, m)
+    members, size, slot = _members(child, m)
+    best = np.full((m, m), -np.inf)
+    arg = np.full((m, m), -1, dtype=np.int64)
+    for j in range(m):
+        _refresh_row(score, members, size, j, best, arg)
     steps = 0
     while steps < max_steps:
         gain_best = 1e-12
@@ -274,12 +295,15 @@ def _exchange(score, child, fill, cap, max_steps):
             b = arg[bjj, bj]
             child[a] = bjj
             child[b] = bj
+            _move(a, bj, bjj, members, size, slot)
+            _move(b, bjj, bj, members, size, slot)
         else:
             child[a] = bjj
             fill[bj] -= 1
             fill[bjj] += 1
-        _refresh_row(score, child, bj, best, arg)
-        _refresh_row(score, child, bjj, best, arg)
+            _move(a, bj, bjj, members, size, slot)
+        _refresh_row(score, members, size, bj, best, arg)
+        _refresh_row(score, members, size, bjj, best, arg)
         steps += 1
     return steps
 

@@ -14,6 +14,7 @@ from torch.nn import functional as F
 from tqdm.auto import tqdm
 
 from ._io import cpu_state, load_payload, plain, save_payload
+from . import _distributed as ddp
 from ._huffman import HuffmanTree
 from ._label_tree import LabelTree, default_arity
 from ._module import ReassignSchedule, TreeSoftmax
@@ -119,6 +120,17 @@ class _HLBL(nn.Module):
     def represent(self, ctx):
         """ctx: (B, T) ids, column k holding w_{t-k-1}; returns r_x of shape (B, dim)."""
         return torch.einsum("btd,ted->be", self.embedding(ctx), self.context)
+
+    def forward(self, ctx, y):
+        """log p(y | ctx) of every row; ``y`` in the head's label ids (frequency ranks for
+        the adaptive softmax). A forward, so that DistributedDataParallel can wrap the model."""
+        h = self.represent(ctx)
+        head = self.head
+        if isinstance(head, TreeSoftmax):
+            return head.log_prob(h, y)
+        if isinstance(head, nn.Linear):
+            return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
+        return head(h, y).output
 
 
 class TreeLanguageModel:
@@ -298,7 +310,8 @@ class TreeLanguageModel:
         # Sparse gradients (embedding rows, tree nodes on the batch's paths) keep
         # the Adagrad update proportional to the batch, not the vocabulary;
         # torch's Adagrad has no weight decay for sparse gradients.
-        sparse = self.weight_decay == 0
+        # (dense under torch.distributed: DistributedDataParallel reduces dense gradients)
+        sparse = self.weight_decay == 0 and ddp.process_group() is None
         if self.output in ("learned", "random", "huffman"):
             tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
             head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
@@ -326,14 +339,6 @@ class TreeLanguageModel:
             return self._rank_t[y]
         return y
 
-    def _log_prob(self, h, y):
-        """Exact log p(y | context) for every row (all outputs are normalized)."""
-        head = self.module_.head
-        if isinstance(head, TreeSoftmax):
-            return head.log_prob(h, y)
-        if isinstance(head, nn.Linear):
-            return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
-        return head(h, self._target(y)).output
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
@@ -364,9 +369,12 @@ class TreeLanguageModel:
         dev = self.device_
         padded = self._pad(train, dev)
         target = torch.as_tensor(train).to(dev)
+        group = ddp.process_group()
+        net = model if group is None else ddp.wrap(model, dev, find_unused=self.output == "adaptive")
         n = train.shape[0]
+        n_local = ddp.shard(np.arange(n), group).shape[0]
         bs = int(self.batch_size)
-        n_batches = (n + bs - 1) // bs
+        n_batches = (n_local + bs - 1) // bs
         schedule = ReassignSchedule(n_batches, self.reassign_per_epoch, self.tree_epochs)
         learned = self.output == "learned"
         self.history_ = []
@@ -378,7 +386,7 @@ class TreeLanguageModel:
             model.train()
             if isinstance(head, TreeSoftmax):
                 head.track_stats = learned and epoch < self.tree_epochs
-            perm = torch.as_tensor(rng.permutation(n)).to(dev)
+            perm = torch.as_tensor(ddp.shard(rng.permutation(n), group)).to(dev)
             # The training NLL stays on the device: no host synchronisation per step.
             total_nll = torch.zeros((), dtype=torch.float64, device=dev)
             epoch_time, moved = 0.0, 0
@@ -387,9 +395,7 @@ class TreeLanguageModel:
             start = time.perf_counter()
             for b in bar:
                 pos = perm[b * bs:(b + 1) * bs]
-                y = target[pos]
-                h = model.represent(self._contexts(padded, pos))
-                loss = -self._log_prob(h, y).mean()
+                loss = -net(self._contexts(padded, pos), self._target(target[pos])).mean()
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
@@ -397,7 +403,9 @@ class TreeLanguageModel:
                 if learned and schedule.due_after(epoch, b):
                     # tree re-builds are timed apart (reassign_seconds_)
                     epoch_time += _elapsed(start, dev)
+                    ddp.sum_statistics(head, group)
                     info = head.reassign(reset_stats=self.stats == "window", min_count=self.min_count)
+                    ddp.keep_statistics_once(head, group)
                     _carry_optimizer_state(opt, head)
                     moved += info["moved"]
                     self.reassign_seconds_ += info["seconds"]
@@ -411,7 +419,8 @@ class TreeLanguageModel:
             bar.close()
             step_time += epoch_time
             steps += n_batches
-            record = dict(epoch=epoch + 1, train_nll=total_nll.item() / n, seconds=epoch_time,
+            train_nll = ddp.sum_scalar(total_nll, group).item() / (n_local * (1 if group is None else group[1]))
+            record = dict(epoch=epoch + 1, train_nll=train_nll, seconds=epoch_time,
                           ms_per_batch=1000.0 * epoch_time / n_batches,
                           tree_learning=learned and epoch < self.tree_epochs, moved=moved)
             if isinstance(head, TreeSoftmax) and learned:
@@ -443,8 +452,7 @@ class TreeLanguageModel:
         out = []
         for s in range(0, ids.shape[0], batch_size):
             pos = torch.arange(s, min(s + batch_size, ids.shape[0]), device=dev)
-            h = self.module_.represent(self._contexts(padded, pos))
-            out.append(self._log_prob(h, target[pos]))
+            out.append(self.module_(self._contexts(padded, pos), self._target(target[pos])))
         return torch.cat(out).double().cpu().numpy()
 
     def perplexity(self, ids):

@@ -12,9 +12,21 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._label_tree import LabelTree
+from . import _distributed as ddp
 from ._io import cpu_state, load_payload, plain, save_payload
 from ._lm import _carry_optimizer_state, _threads, check_count, resolve_device
 from ._module import ReassignSchedule, TreeSoftmax
+
+
+class _Network(nn.ModuleDict):
+    """``body`` (MLP) and ``head``; its forward is log p(y | x), so that DistributedDataParallel can wrap it."""
+
+    def forward(self, x, y):
+        h = self["body"](x)
+        head = self["head"]
+        if isinstance(head, TreeSoftmax):
+            return head.log_prob(h, y)
+        return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
 
 class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
@@ -142,7 +154,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             head = TreeSoftmax(width, tree, criterion=self.criterion, track_stats=self.output == "learned")
         self.label_tree_ = tree
         self.device_ = resolve_device(self.device)
-        self.module_ = nn.ModuleDict(dict(body=body, head=head)).to(self.device_)
+        self.module_ = _Network(dict(body=body, head=head)).to(self.device_)
         return body, head
 
     def _fit(self, X, codes, sample_weight, sizes, k, rng):
@@ -155,9 +167,12 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(dev)
         yt = torch.as_tensor(codes, dtype=torch.long).to(dev)
         wt = torch.as_tensor(sample_weight, dtype=torch.float32).to(dev)
+        group = ddp.process_group()
+        net = self.module_ if group is None else ddp.wrap(self.module_, dev)
         n = X.shape[0]
-        bs = min(int(self.batch_size), n)
-        n_batches = (n + bs - 1) // bs
+        n_local = ddp.shard(np.arange(n), group).shape[0]
+        bs = min(int(self.batch_size), n_local)
+        n_batches = (n_local + bs - 1) // bs
         tree_epochs = self.epochs // 2 if self.tree_epochs is None else int(self.tree_epochs)
         schedule = ReassignSchedule(n_batches, self.reassign_per_epoch, tree_epochs)
         learned = self.output == "learned"
@@ -166,12 +181,12 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             self.module_.train()
             if learned:
                 head.track_stats = epoch < tree_epochs
-            perm = torch.as_tensor(rng.permutation(n)).to(dev)
+            perm = torch.as_tensor(ddp.shard(rng.permutation(n), group)).to(dev)
             total = torch.zeros((), dtype=torch.float64, device=dev)  # no host sync per step
             moved = 0
             for b in range(n_batches):
                 idx = perm[b * bs:(b + 1) * bs]
-                lp = self._log_prob(body(Xt[idx]), yt[idx])
+                lp = net(Xt[idx], yt[idx])
                 w = wt[idx]
                 loss = -(w * lp).sum() / w.sum().clamp_min(1e-12)
                 opt.zero_grad(set_to_none=True)
@@ -179,16 +194,13 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 opt.step()
                 total += loss.detach() * idx.shape[0]
                 if learned and schedule.due_after(epoch, b):
+                    ddp.sum_statistics(head, group)
                     moved += head.reassign()["moved"]
+                    ddp.keep_statistics_once(head, group)
                     _carry_optimizer_state(opt, head)
-            self.history_.append(dict(epoch=epoch + 1, loss=total.item() / n, moved=moved))
+            loss = ddp.sum_scalar(total, group).item() / (n_local * (1 if group is None else group[1]))
+            self.history_.append(dict(epoch=epoch + 1, loss=loss, moved=moved))
         self.module_.eval()
-
-    def _log_prob(self, h, y):
-        head = self.module_["head"]
-        if isinstance(head, TreeSoftmax):
-            return head.log_prob(h, y)
-        return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
     @torch.no_grad()
     def _represent(self, X):

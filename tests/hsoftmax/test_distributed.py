@@ -83,3 +83,18 @@ def test_one_rank_equals_the_plain_fit(tmp_path):
     plain = lm_model().fit(ids[:1600], epochs=2)
     assert one["perplexity"] == pytest.approx(plain.perplexity(ids[1600:]), rel=1e-4)
     np.testing.assert_array_equal(one["leaf_of_label"].numpy(), plain.label_tree_.leaf_of_label)
+
+
+def test_train_entry_point(tmp_path, capsys):
+    from prunus import datasets
+    from prunus.hsoftmax.train import main
+
+    if not datasets.is_available("ptb"):
+        pytest.skip("ptb is not fetched on this machine")
+    path = tmp_path / "lm.pt"
+    main(["--data", "ptb", "--tokens", "3000", "--eval-tokens", "2000", "--epochs", "1", "--dim", "8",
+          "--reassign-per-epoch", "2", "--threads", "1", "--device", "cpu", "--save", str(path)])
+    assert "test perplexity" in capsys.readouterr().out
+    model = TreeLanguageModel.load(path)
+    assert model.vocabulary_.words == datasets.load("ptb").vocabulary.words
+    assert np.isfinite(model.perplexity(datasets.load("ptb").ids_test[:500]))

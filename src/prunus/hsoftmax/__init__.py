@@ -7,6 +7,9 @@ node statistics and Algorithm 2's re-assignment (``reassign``);
 section 6 with learned / random / Huffman tree, flat and adaptive softmax
 outputs; ``HuffmanTree`` is the M-ary Huffman tree of label frequencies;
 ``TreeSoftmaxClassifier`` is a scikit-learn estimator (small MLP + tree).
+Both estimators take ``device=``, save to one file (``save`` / ``load``) and
+train data-parallel when a torch.distributed process group is initialized
+(``python -m prunus.hsoftmax.train`` under ``torchrun``).
 
 Needs torch (the optional extra)::
 

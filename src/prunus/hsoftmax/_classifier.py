@@ -122,7 +122,12 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         return sizes
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the representation and the tree (Algorithm 1) on (X, y)."""
+        """Fit the representation and the tree (Algorithm 1) on (X, y).
+
+        Inside an initialized torch.distributed process group every rank passes
+        the same data and ``random_state`` and trains on its shard of each epoch
+        (gradients averaged, tree statistics summed before every re-build).
+        """
         sizes = self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)

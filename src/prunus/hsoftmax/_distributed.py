@@ -9,6 +9,8 @@ every rank runs Algorithm 2 on the same numbers and builds the same tree.
 
 from __future__ import annotations
 
+import inspect
+
 import torch
 from torch import distributed as dist
 
@@ -36,8 +38,10 @@ def wrap(model, device, find_unused=False):
     from torch.nn.parallel import DistributedDataParallel
 
     ids = [device.index if device.index is not None else torch.cuda.current_device()] if device.type == "cuda" else None
-    return DistributedDataParallel(model, device_ids=ids, broadcast_buffers=False,
-                                   find_unused_parameters=find_unused)
+    # the buffers are equal at the start (same seed); afterwards they are never synchronized
+    params = inspect.signature(DistributedDataParallel).parameters
+    sync = dict(forward_sync_buffers=False) if "forward_sync_buffers" in params else dict(broadcast_buffers=False)
+    return DistributedDataParallel(model, device_ids=ids, find_unused_parameters=find_unused, **sync)
 
 
 def sum_statistics(head, group):

@@ -342,16 +342,22 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
+        """Train with Adagrad for ``epochs`` passes over ``train_ids`` (shuffled positions).
+
+        ``valid_ids`` may be an id array or a dict name -> ids; the perplexity of
+        each is recorded in ``history_`` after every epoch (Figure 3).
+
+        Inside an initialized torch.distributed process group every rank passes
+        the same ``train_ids`` and ``random_state`` and trains on its shard of each
+        epoch; gradients are averaged by DistributedDataParallel and the node
+        statistics are summed over the ranks before every re-build of the tree,
+        so all ranks end with the same tree and parameters.
+        """
         self._validate()
         with _threads(self.n_threads):
             return self._fit(train_ids, epochs, valid_ids)
 
     def _fit(self, train_ids, epochs=4, valid_ids=None):
-        """Train with Adagrad for ``epochs`` passes over ``train_ids`` (shuffled positions).
-
-        ``valid_ids`` may be an id array or a dict name -> ids; the perplexity of
-        each is recorded in ``history_`` after every epoch (Figure 3).
-        """
         self._validate()
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
@@ -424,7 +430,8 @@ class TreeLanguageModel:
                           ms_per_batch=1000.0 * epoch_time / n_batches,
                           tree_learning=learned and epoch < self.tree_epochs, moved=moved)
             if isinstance(head, TreeSoftmax) and learned:
-                record["mean_J"] = float(np.nanmean(head.node_objectives()))
+                j = head.node_objectives()  # NaN everywhere on ranks > 0 right after a re-build
+                record["mean_J"] = float(np.nanmean(j)) if np.isfinite(j).any() else float("nan")
             for name, ids in evals.items():
                 record[f"perplexity_{name}"] = self.perplexity(ids)
             self.history_.append(record)

@@ -78,3 +78,20 @@ def test_device_argument_is_checked():
     auto = TreeLanguageModel(10, context_size=2, dim=4, depth=2, device="auto", progress=False, n_threads=1)
     auto.fit(np.arange(50) % 10, epochs=1)
     assert auto.device_.type == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_autocast_bf16_representation_gives_float32_log_probs():
+    torch.manual_seed(0)
+    body = torch.nn.Linear(4, 5)
+    layer = TreeSoftmax(5, LabelTree.random(20, 3, 3, random_state=0))
+    x = torch.randn(16, 4)
+    y = torch.randint(0, 20, (16,))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        h = body(x)
+        assert h.dtype == torch.bfloat16
+        lp = layer.log_prob(h, y)
+    assert lp.dtype == torch.float32 and torch.isfinite(lp).all()
+    exact = layer.log_prob(h.float(), y)
+    torch.testing.assert_close(lp, exact, atol=2e-2, rtol=1e-2)  # bf16 node products
+    with pytest.raises(TypeError, match="dtype"):
+        layer.log_prob(h, y)  # outside autocast: the dtype must match

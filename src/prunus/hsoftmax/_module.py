@@ -160,8 +160,9 @@ class TreeSoftmax(nn.Module):
     def _check_h(self, h):
         if not isinstance(h, torch.Tensor) or h.dim() != 2 or h.shape[1] != self.in_features:
             raise ValueError(f"h must be a tensor of shape (batch, {self.in_features}).")
-        if h.dtype != self.weight.dtype:
-            # as nn.Linear: no silent cast, the error names the expected dtype
+        if h.dtype != self.weight.dtype and not torch.is_autocast_enabled(h.device.type):
+            # as nn.Linear: no silent cast, the error names the expected dtype (under
+            # autocast, a bf16 / fp16 h meets the float32 parameters: float32 log-probs)
             raise TypeError(f"h must have the dtype of the layer's parameters, {self.weight.dtype}; got {h.dtype} "
                             "(cast h, or the layer with .to(dtype)).")
 
@@ -196,7 +197,9 @@ class TreeSoftmax(nn.Module):
     def log_prob(self, h, y):
         """log p(y | h) along each label's path (eq. 5), shape (B,).
 
-        ``h`` must have the parameters' dtype (no silent cast, as ``nn.Linear``);
+        ``h`` must have the parameters' dtype (no silent cast, as ``nn.Linear``),
+        except under ``torch.autocast``, where a bf16 / fp16 ``h`` is multiplied
+        with the float32 node parameters and the log-probabilities are float32;
         ``y`` holds int64 or int32 label ids.
 
         Vectorized over batch and depth; in training mode with ``track_stats``

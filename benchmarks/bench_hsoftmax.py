@@ -27,7 +27,7 @@ import torch
 from torch import nn
 
 from prunus import datasets
-from prunus.hsoftmax import LabelTree, TreeLanguageModel, TreeSoftmax
+from prunus.hsoftmax import HuffmanTree, LabelTree, TreeLanguageModel, TreeSoftmax
 
 warnings.filterwarnings("ignore", message="Sparse invariant checks")
 
@@ -35,9 +35,13 @@ warnings.filterwarnings("ignore", message="Sparse invariant checks")
 def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
     torch.manual_seed(0)
     h = torch.randn(batch, dim)
-    y = torch.randint(0, vocab, (batch,))
+    # Zipf-distributed ids, as word frequencies (label 0 the most frequent)
+    p = 1.0 / np.arange(1, vocab + 1)
+    y = torch.as_tensor(np.random.RandomState(0).choice(vocab, size=batch, p=p / p.sum()))
     layers = {
         "tree (25-ary, depth 3)": TreeSoftmax(dim, LabelTree.random(vocab, 25, 3, random_state=0), sparse=True),
+        # Zipf word frequencies: frequent labels get short paths
+        "Huffman tree (25-ary)": TreeSoftmax(dim, HuffmanTree.build(1.0 / np.arange(1, vocab + 1), 25), sparse=True),
         "flat softmax": nn.Linear(dim, vocab),
         "adaptive softmax": nn.AdaptiveLogSoftmaxWithLoss(dim, vocab, cutoffs=[2000, 5000], div_value=4.0),
     }

@@ -212,7 +212,13 @@ class TreeSoftmax(nn.Module):
         nodes = self.path_nodes[y]  # (B, D)
         # Every path starts at the root: one dense product there, gathers below.
         m = self.tree.arity
-        root = F.linear(h, self.weight[0].view(m, self.in_features), self.bias[0])
+        # The root row is gathered like the others, so that with ``sparse`` the
+        # gradient of ``weight`` stays sparse (indexing would make it dense and
+        # the optimizer would then update every node at every step).
+        zero = torch.zeros(1, dtype=torch.long, device=h.device)
+        w0 = F.embedding(zero, self.weight, sparse=self.sparse).view(m, self.in_features)
+        b0 = F.embedding(zero, self.bias, sparse=self.sparse).view(m)
+        root = F.linear(h, w0, b0)
         root = F.log_softmax(root.masked_fill(~self.child_mask[0], float("-inf")), dim=-1)
         if self.tree.depth > 1:
             logp = torch.cat([root.unsqueeze(1), self.node_log_probs(h, nodes[:, 1:])], dim=1)

@@ -6,8 +6,6 @@ import numpy as np
 import torch
 from torch import distributed as dist
 
-from prunus.hsoftmax import TreeLanguageModel, TreeSoftmaxClassifier
-
 
 def main():
     rank, world, port, out, kind = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]

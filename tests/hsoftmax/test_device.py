@@ -3,7 +3,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from prunus.hsoftmax import LabelTree, TreeLanguageModel, TreeSoftmax, TreeSoftmaxClassifier  # noqa: E402
+from prunus.hsoftmax import (  # noqa: E402
+    LabelTree,
+    TreeLanguageModel,
+    TreeSoftmax,
+    TreeSoftmaxClassifier,
+)
 
 from .test_lm import _stream  # noqa: E402
 

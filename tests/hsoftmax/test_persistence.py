@@ -6,7 +6,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from prunus.hsoftmax import LabelTree, TreeLanguageModel, TreeSoftmax, TreeSoftmaxClassifier, Vocabulary  # noqa: E402
+from prunus.hsoftmax import (  # noqa: E402
+    LabelTree,
+    TreeLanguageModel,
+    TreeSoftmax,
+    TreeSoftmaxClassifier,
+    Vocabulary,
+)
 
 from .test_lm import _stream  # noqa: E402
 

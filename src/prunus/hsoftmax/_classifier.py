@@ -7,13 +7,17 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 from torch import nn
 from torch.nn import functional as F
 
-from ._label_tree import LabelTree
 from . import _distributed as ddp
 from ._io import cpu_state, load_payload, plain, save_payload
+from ._label_tree import LabelTree
 from ._lm import _carry_optimizer_state, _threads, check_count, resolve_device
 from ._module import ReassignSchedule, TreeSoftmax
 
@@ -166,7 +170,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         tree = None
         if self.output != "flat":
             tree = LabelTree.random(k, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
-        body, head = self._make_module(X.shape[1], sizes, k, tree)
+        _, head = self._make_module(X.shape[1], sizes, k, tree)
         opt = torch.optim.Adam(self.module_.parameters(), lr=self.lr)
         dev = self.device_
         Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(dev)

@@ -13,9 +13,9 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from ._io import cpu_state, load_payload, plain, save_payload
 from . import _distributed as ddp
 from ._huffman import HuffmanTree
+from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree, default_arity
 from ._module import ReassignSchedule, TreeSoftmax
 

@@ -57,7 +57,7 @@ def main(argv=None):
     if launched:
         use_cuda = device != "cpu" and torch.cuda.is_available()
         if use_cuda:
-            local = int(os.environ.get("LOCAL_RANK", 0))
+            local = int(os.environ.get("LOCAL_RANK", "0"))
             torch.cuda.set_device(local)
             device = f"cuda:{local}"
         dist.init_process_group("nccl" if use_cuda else "gloo")

@@ -14,6 +14,7 @@ Usage::
 
     python benchmarks/bench_hsoftmax.py                 # 400k training tokens, 2 epochs
     python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
+    python benchmarks/bench_hsoftmax.py --first-epoch 600000   # tree-learning epoch vs fixed-tree epochs
 """
 
 from __future__ import annotations
@@ -107,14 +108,38 @@ def bench_lm(tokens, epochs, threads):
     return rows
 
 
+def bench_first_epoch(tokens, threads):
+    """The epoch that learns the tree (statistics + 20 re-builds) against epochs with a fixed tree:
+    the learned model's second epoch (its tree fixed) and the first epoch of a fixed random tree."""
+    data = datasets.load("ptb")
+    train = data.ids_train[:tokens]
+    kw = dict(context_size=3, dim=100, arity=25, depth=3, batch_size=256, lr=0.025, tree_epochs=1,
+              reassign_per_epoch=20, pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0,
+              progress=False)
+    learned = TreeLanguageModel(len(data.vocabulary), output="learned", **kw).fit(train, epochs=2)
+    random_tree = TreeLanguageModel(len(data.vocabulary), output="random", **kw).fit(train, epochs=1)
+    first = learned.history_[0]["seconds"] + learned.reassign_seconds_
+    return dict(first=first, steps=learned.history_[0]["seconds"], rebuilds=learned.reassign_seconds_,
+                fixed=learned.history_[1]["seconds"], random=random_tree.history_[0]["seconds"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=400_000, help="PTB training tokens (0 = all)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (same for every model)")
+    parser.add_argument("--first-epoch", type=int, default=0, metavar="TOKENS",
+                        help="only time the tree-learning epoch against fixed-tree epochs on TOKENS PTB tokens")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
+    if args.first_epoch:
+        r = bench_first_epoch(args.first_epoch, args.threads)
+        print(f"\n[first epoch] {args.first_epoch} PTB tokens: tree-learning epoch {r['first']:.1f} s "
+              f"(steps {r['steps']:.1f} s + 20 re-builds {r['rebuilds']:.1f} s); the same model's next epoch "
+              f"(tree fixed) {r['fixed']:.1f} s: ratio {r['first'] / r['fixed']:.2f} (target <= 1.3); "
+              f"a fixed random tree's epoch {r['random']:.1f} s: ratio {r['first'] / r['random']:.2f}")
+        return
 
     print("\n[1] output layer alone: one training step, d=100, V=10k, batch 256 (median)")
     layers = bench_layers()

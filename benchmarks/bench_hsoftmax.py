@@ -5,7 +5,8 @@ All in ONE process, same thread count, same epoch budget:
 1. one training step of the output layer alone (forward, backward, Adagrad) at
    d = 100, V = 10,000, batch 256 — tree: depth 3, 25-ary, sparse gradients;
 2. Algorithm 2 re-building a depth-3 tree over 10k labels (target < 1 s);
-3. the HLBL language model on Penn Treebank: every output layer trained for the
+3. the HLBL language model on Penn Treebank (learned / random / Huffman tree,
+   flat, adaptive): every output layer trained for the
    same number of epochs on the same tokens (learned tree: tree learned in
    epoch 1, fixed afterwards); exact test perplexity and ms per training batch.
 
@@ -13,6 +14,7 @@ Usage::
 
     python benchmarks/bench_hsoftmax.py                 # 400k training tokens, 2 epochs
     python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
+    python benchmarks/bench_hsoftmax.py --first-epoch 600000   # tree-learning epoch vs fixed-tree epochs
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import torch
 from torch import nn
 
 from prunus import datasets
-from prunus.hsoftmax import LabelTree, TreeLanguageModel, TreeSoftmax
+from prunus.hsoftmax import HuffmanTree, LabelTree, TreeLanguageModel, TreeSoftmax
 
 warnings.filterwarnings("ignore", message="Sparse invariant checks")
 
@@ -34,9 +36,13 @@ warnings.filterwarnings("ignore", message="Sparse invariant checks")
 def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
     torch.manual_seed(0)
     h = torch.randn(batch, dim)
-    y = torch.randint(0, vocab, (batch,))
+    # Zipf-distributed ids, as word frequencies (label 0 the most frequent)
+    p = 1.0 / np.arange(1, vocab + 1)
+    y = torch.as_tensor(np.random.RandomState(0).choice(vocab, size=batch, p=p / p.sum()))
     layers = {
         "tree (25-ary, depth 3)": TreeSoftmax(dim, LabelTree.random(vocab, 25, 3, random_state=0), sparse=True),
+        # Zipf word frequencies: frequent labels get short paths
+        "Huffman tree (25-ary)": TreeSoftmax(dim, HuffmanTree.build(1.0 / np.arange(1, vocab + 1), 25), sparse=True),
         "flat softmax": nn.Linear(dim, vocab),
         "adaptive softmax": nn.AdaptiveLogSoftmaxWithLoss(dim, vocab, cutoffs=[2000, 5000], div_value=4.0),
     }
@@ -87,7 +93,7 @@ def bench_lm(tokens, epochs, threads):
     train = data.ids_train if not tokens else data.ids_train[:tokens]
     test = data.ids_test
     rows = {}
-    for output in ("learned", "random", "flat", "adaptive"):
+    for output in ("learned", "random", "huffman", "flat", "adaptive"):
         model = TreeLanguageModel(len(data.vocabulary), context_size=3, dim=100, output=output, arity=25,
                                   depth=3, batch_size=256, lr=0.025, tree_epochs=1, reassign_per_epoch=20,
                                   pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0)
@@ -102,14 +108,38 @@ def bench_lm(tokens, epochs, threads):
     return rows
 
 
+def bench_first_epoch(tokens, threads):
+    """The epoch that learns the tree (statistics + 20 re-builds) against epochs with a fixed tree:
+    the learned model's second epoch (its tree fixed) and the first epoch of a fixed random tree."""
+    data = datasets.load("ptb")
+    train = data.ids_train[:tokens]
+    kw = dict(context_size=3, dim=100, arity=25, depth=3, batch_size=256, lr=0.025, tree_epochs=1,
+              reassign_per_epoch=20, pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0,
+              progress=False)
+    learned = TreeLanguageModel(len(data.vocabulary), output="learned", **kw).fit(train, epochs=2)
+    random_tree = TreeLanguageModel(len(data.vocabulary), output="random", **kw).fit(train, epochs=1)
+    first = learned.history_[0]["seconds"] + learned.reassign_seconds_
+    return dict(first=first, steps=learned.history_[0]["seconds"], rebuilds=learned.reassign_seconds_,
+                fixed=learned.history_[1]["seconds"], random=random_tree.history_[0]["seconds"])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=400_000, help="PTB training tokens (0 = all)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (same for every model)")
+    parser.add_argument("--first-epoch", type=int, default=0, metavar="TOKENS",
+                        help="only time the tree-learning epoch against fixed-tree epochs on TOKENS PTB tokens")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
+    if args.first_epoch:
+        r = bench_first_epoch(args.first_epoch, args.threads)
+        print(f"\n[first epoch] {args.first_epoch} PTB tokens: tree-learning epoch {r['first']:.1f} s "
+              f"(steps {r['steps']:.1f} s + 20 re-builds {r['rebuilds']:.1f} s); the same model's next epoch "
+              f"(tree fixed) {r['fixed']:.1f} s: ratio {r['first'] / r['fixed']:.2f} (target <= 1.3); "
+              f"a fixed random tree's epoch {r['random']:.1f} s: ratio {r['first'] / r['random']:.2f}")
+        return
 
     print("\n[1] output layer alone: one training step, d=100, V=10k, batch 256 (median)")
     layers = bench_layers()
@@ -124,9 +154,10 @@ def main():
     print(f"\n[3] HLBL language model on PTB: {args.tokens or 'all'} training tokens, {args.epochs} epochs each, "
           "exact test perplexity")
     rows = bench_lm(args.tokens, args.epochs, args.threads)
-    lt, rt, fl, ad = rows["learned"], rows["random"], rows["flat"], rows["adaptive"]
+    lt, rt, hf, fl, ad = (rows[k] for k in ("learned", "random", "huffman", "flat", "adaptive"))
     print("\n  ratios (targets from the issue)")
     print(f"  learned vs random perplexity: {lt['ppl'] / rt['ppl']:.3f}  (target < 1: learned lower)")
+    print(f"  learned vs Huffman perplexity: {lt['ppl'] / hf['ppl']:.3f}  (target <= 1)")
     print(f"  learned vs flat perplexity:   {lt['ppl'] / fl['ppl']:.3f}  (target <= 1.05)")
     print(f"  flat / learned ms per batch:  {fl['ms'] / lt['ms']:.2f}x (target >= 2x)")
     print(f"  flat / adaptive ms per batch: {fl['ms'] / ad['ms']:.2f}x (adaptive, side by side)")

@@ -170,3 +170,38 @@ def test_min_count_keeps_rarely_seen_labels():
     new = LabelTree(k, m, depth, leaf_of_label=slots)
     np.testing.assert_array_equal(new.path_children[:4, 0], tree.path_children[:4, 0])
     np.testing.assert_array_equal(new.path_children[4:, 0], planted[4:])
+
+
+def _greedy_by_global_sort(score, margin, pref, cap):
+    """Algorithm 2's greedy as written: sort all (label, child) pairs, take them in order."""
+    n, m = score.shape
+    k = np.arange(n * m)
+    order = np.lexsort((k, -margin.ravel(), np.where(pref[k // m] == k % m, 0, 1), -score.ravel()))
+    child = np.full(n, -1)
+    fill = np.zeros(m, dtype=np.int64)
+    for kk in order:
+        a, j = divmod(int(kk), m)
+        if child[a] < 0 and fill[j] < cap:
+            child[a] = j
+            fill[j] += 1
+    return child, fill
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 40), m=st.integers(2, 5), slack=st.integers(0, 2), ties=st.booleans(),
+       seed=st.integers(0, 10_000))
+def test_heap_greedy_equals_global_sort(n, m, slack, ties, seed):
+    from prunus.hsoftmax._assign import _greedy
+
+    rng = np.random.RandomState(seed)
+    if ties:  # many equal scores and margins: the tie-breaking rules decide
+        score = rng.choice([0.0, -0.0, 0.5, -0.5, 1.0], (n, m))
+        margin = rng.choice([0.0, 0.2, -0.2], (n, m))
+    else:
+        score, margin = rng.randn(n, m), rng.randn(n, m)
+    pref = rng.randint(-1, m, n)
+    cap = -(-n // m) + slack
+    child, fill = _greedy(score, margin, pref, cap)
+    ref_child, ref_fill = _greedy_by_global_sort(score, margin, pref, cap)
+    np.testing.assert_array_equal(child, ref_child)
+    np.testing.assert_array_equal(fill, ref_fill)

@@ -49,3 +49,23 @@ def test_string_labels_and_errors():
         TreeSoftmaxClassifier(output="x").fit(X, y)
     with pytest.raises(ValueError, match="class"):
         TreeSoftmaxClassifier().fit(X, np.zeros(200, dtype=int))
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(tree_epochs=-1), "tree_epochs"),
+    (dict(reassign_per_epoch=-1), "reassign_per_epoch"),
+    (dict(n_threads=0), "n_threads"),
+    (dict(criterion="x"), "criterion"),
+])
+def test_bad_parameters_name_the_argument(params, match):
+    X, y = _blobs(5, 50)
+    with pytest.raises((ValueError, TypeError), match=match):
+        TreeSoftmaxClassifier(epochs=1, **params).fit(X, y)
+
+
+def test_negative_sample_weight_is_rejected():
+    X, y = _blobs(5, 50)
+    w = np.ones(50)
+    w[3] = -1.0
+    with pytest.raises(ValueError, match="sample_weight"):
+        TreeSoftmaxClassifier(epochs=1).fit(X, y, sample_weight=w)

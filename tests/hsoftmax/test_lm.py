@@ -16,7 +16,7 @@ def _stream(n=3000, v=40, seed=0):
     return np.asarray(ids, dtype=np.int64)
 
 
-@pytest.mark.parametrize("output", ["learned", "random", "flat", "adaptive"])
+@pytest.mark.parametrize("output", ["learned", "random", "huffman", "flat", "adaptive"])
 def test_perplexity_is_exact(output):
     ids = _stream()
     v = 40
@@ -82,3 +82,41 @@ def test_vocabulary_ptb_conventions():
     small = Vocabulary.build(text, max_size=4)
     assert len(small) == 4 and small.counts.sum() == ids.shape[0]
     assert small.counts[small.unk_id] == 4  # cat, dog, on, mat
+
+
+@pytest.mark.parametrize("params, match", [
+    (dict(tree_epochs=-1), "tree_epochs"),
+    (dict(reassign_per_epoch=-2), "reassign_per_epoch"),
+    (dict(reassign_per_epoch=0), "reassign_per_epoch"),
+    (dict(n_threads=0), "n_threads"),
+    (dict(pad_id=10), "pad_id"),
+    (dict(pad_id=-1), "pad_id"),
+    (dict(min_count=-1), "min_count"),
+    (dict(criterion="x"), "criterion"),
+])
+def test_bad_parameters_name_the_argument(params, match):
+    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, **params)
+    with pytest.raises((ValueError, TypeError), match=match):
+        model.fit(np.arange(10) % 10, epochs=1)
+
+
+def test_bad_contexts_name_the_argument():
+    ids = _stream(400, v=10)
+    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, n_threads=1,
+                              random_state=0).fit(ids, epochs=1)
+    with pytest.raises(ValueError, match="context_ids"):
+        model.full_log_prob(np.array([[1, 10]]))  # id >= vocabulary size
+    with pytest.raises(ValueError, match="context_ids"):
+        model.full_log_prob(np.array([[1, -1]]))
+    with pytest.raises(ValueError, match="context_ids.*columns"):
+        model.full_log_prob(np.array([[1, 2, 3]]))  # wrong width
+    with pytest.raises(ValueError, match="context_ids.*2-D"):
+        model.full_log_prob(np.array([1, 2]))  # 1-D
+    with pytest.raises(TypeError, match="context_ids"):
+        model.full_log_prob(np.array([[1.0, 2.0]]))
+    with pytest.raises(ValueError, match="ids"):
+        model.log_prob(np.array([1, 2, 11]))
+    model.n_threads = 0
+    with pytest.raises(ValueError, match="n_threads"):
+        model.perplexity(ids[:20])
+    assert model.full_log_prob(np.array([[1, 2]])).shape == (1, 10)

@@ -159,6 +159,8 @@ def test_bad_input():
         layer.log_prob(torch.randn(3, 5), torch.tensor([0, 1, 10]))
     with pytest.raises(TypeError, match="y"):
         layer.log_prob(torch.randn(3, 5), torch.tensor([0.0, 1.0, 2.0]))
+    with pytest.raises(TypeError, match="h must have the dtype.*float32"):
+        layer.log_prob(torch.randn(3, 5, dtype=torch.float64), torch.tensor([0, 1, 2]))
     with pytest.raises(TypeError, match="label_tree"):
         TreeSoftmax(5, "tree")
     with pytest.raises(ValueError, match="criterion"):

@@ -33,8 +33,8 @@ CORPORA = {
     "PTB": ("ptb", 3),
     "Austen (Gutenberg substitute)": ("austen", 4),
 }
-OUTPUTS = {"random": "Random tree", "learned": "Learned tree", "flat": "Flat softmax",
-           "adaptive": "Adaptive softmax (torch)"}
+OUTPUTS = {"random": "Random tree", "learned": "Learned tree", "huffman": "Huffman tree (word2vec / fastText)",
+           "flat": "Flat softmax", "adaptive": "Adaptive softmax (torch)"}
 
 
 def _slice(ids, n):
@@ -42,7 +42,7 @@ def _slice(ids, n):
 
 
 def run_corpus(data, context_size, settings, progress=True, random_state=0):
-    """Fit the four output layers on one corpus with the same epoch budget.
+    """Fit the five output layers on one corpus with the same epoch budget.
 
     Returns a dict with one result per output (``model``, ``perplexity`` on
     test, ``valid_perplexity``, ``ms_per_batch``, ``history``, ``seconds``).
@@ -183,12 +183,15 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
                   "speed-up vs flat"], rows, digits=1)
     report.text("Paper (GPU, d_r = 200, PTB): random tree 172 (61 ms), learned tree 159 (63 ms), flat "
                 "softmax 151 (105 ms). Perplexities here are exact: every output layer is a normalized "
-                "distribution over the whole vocabulary.")
+                "distribution over the whole vocabulary. The Huffman tree is the 25-ary Huffman code of the "
+                "training word frequencies (the tree of word2vec and fastText), fixed during training; its "
+                "paths have different lengths.")
     lines = []
     for corpus, (_data, res) in all_results.items():
-        lt, rt, fl, ad = (res[k] for k in ("learned", "random", "flat", "adaptive"))
+        lt, rt, hf, fl, ad = (res[k] for k in ("learned", "random", "huffman", "flat", "adaptive"))
         lines.append(
             f"- {corpus}: learned / random perplexity {lt['perplexity'] / rt['perplexity']:.3f} (target < 1), "
+            f"learned / Huffman {lt['perplexity'] / hf['perplexity']:.3f} (target <= 1), "
             f"learned / flat {lt['perplexity'] / fl['perplexity']:.3f} (target <= 1.05); flat / learned "
             f"time per batch {fl['ms_per_batch'] / lt['ms_per_batch']:.2f}x (target >= 2), flat / adaptive "
             f"{fl['ms_per_batch'] / ad['ms_per_batch']:.2f}x."

@@ -52,8 +52,8 @@ def node_objectives(sum_probas, counts, path_nodes, n_internal):
     sp = sum_probas.reshape(-1, m)
     c = counts.ravel()
     total = np.bincount(nodes, weights=c, minlength=n_internal)
-    sum_all = np.zeros((n_internal, m))
-    np.add.at(sum_all, nodes, sp)
+    # one bincount per child: several times faster than np.add.at
+    sum_all = np.stack([np.bincount(nodes, weights=sp[:, j], minlength=n_internal) for j in range(m)], axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         p = sum_all / total[:, None]
         p_cond = np.where(c[:, None] > 0, sp / np.where(c > 0, c, 1.0)[:, None], 0.0)
@@ -113,68 +113,144 @@ def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_va
 
 
 @njit(cache=True)
+def _before(a, ja, b, jb, score, margin, pref, m):
+    """Greedy order of pairs (label a, child ja) and (b, jb): larger score, then the
+    label's previous child, then larger margin, then lower index a * m + j."""
+    if score[a, ja] != score[b, jb]:
+        return score[a, ja] > score[b, jb]
+    pa = pref[a] == ja
+    pb = pref[b] == jb
+    if pa != pb:
+        return pa
+    if margin[a, ja] != margin[b, jb]:
+        return margin[a, ja] > margin[b, jb]
+    return a * m + ja < b * m + jb
+
+
+@njit(cache=True)
+def _sift_down(heap, size, pos, nxt, score, margin, pref, m):
+    while True:
+        left = 2 * pos + 1
+        if left >= size:
+            return
+        best = left
+        right = left + 1
+        if right < size:
+            r, l_ = heap[right], heap[left]
+            if _before(r, nxt[r], l_, nxt[l_], score, margin, pref, m):
+                best = right
+        top, cand = heap[pos], heap[best]
+        if not _before(cand, nxt[cand], top, nxt[top], score, margin, pref, m):
+            return
+        heap[pos], heap[best] = cand, top
+        pos = best
+
+
+@njit(cache=True)
 def _greedy(score, margin, pref, cap):
     """Algorithm 2, lines 15-26: best (label, child) pair first, children fill up.
 
     Ties (equal gradient, e.g. labels without statistics) go to the label's
     previous child, then to the larger p_{j|i} - p_j, then lowest label, child.
+
+    The pairs are not sorted globally: every unassigned label keeps its best
+    child not yet found full in a heap, so the scan visits the pairs in the
+    same order at O((labels + refusals) log labels) cost.
     """
     m_labels, m = score.shape
-    n_pairs = m_labels * m
-    flat_score = np.empty(n_pairs)
-    flat_margin = np.empty(n_pairs)
-    flat_pref = np.empty(n_pairs)
+    # each label's children in greedy order (insertion sort, m is the arity)
+    ranked = np.empty((m_labels, m), dtype=np.int64)
     for a in range(m_labels):
+        p = pref[a]
         for j in range(m):
-            k = a * m + j
-            flat_score[k] = -score[a, j]
-            flat_margin[k] = -margin[a, j]
-            flat_pref[k] = 0.0 if pref[a] == j else 1.0
-    # lexicographic order by stable sorts, least significant key first
-    order = np.argsort(flat_margin, kind="mergesort")
-    order = order[np.argsort(flat_pref[order], kind="mergesort")]
-    order = order[np.argsort(flat_score[order], kind="mergesort")]
+            sj, mj = score[a, j], margin[a, j]
+            t = j
+            while t > 0:
+                i = ranked[a, t - 1]
+                si = score[a, i]
+                if sj != si:
+                    first = sj > si
+                elif (j == p) != (i == p):
+                    first = j == p
+                elif mj != margin[a, i]:
+                    first = mj > margin[a, i]
+                else:
+                    first = j < i
+                if not first:
+                    break
+                ranked[a, t] = i
+                t -= 1
+            ranked[a, t] = j
+    rank = np.zeros(m_labels, dtype=np.int64)  # position of the label's current candidate in ranked
+    nxt = ranked[:, 0].copy()  # current candidate child of each label
+    heap = np.arange(m_labels)
+    for pos in range(m_labels // 2 - 1, -1, -1):
+        _sift_down(heap, m_labels, pos, nxt, score, margin, pref, m)
+    size = m_labels
     child = np.full(m_labels, -1, dtype=np.int64)
     fill = np.zeros(m, dtype=np.int64)
-    left = m_labels
-    for k in order:
-        a = k // m
-        j = k % m
-        if child[a] >= 0 or fill[j] >= cap:
-            continue
-        child[a] = j
-        fill[j] += 1
-        left -= 1
-        if left == 0:
-            break
+    while size > 0:
+        a = heap[0]
+        j = nxt[a]
+        if fill[j] < cap:
+            child[a] = j
+            fill[j] += 1
+            size -= 1
+            heap[0] = heap[size]
+        else:
+            # child j is full for good: the label's next candidate
+            rank[a] += 1
+            if rank[a] >= m:  # no room anywhere (cannot happen when m * cap >= labels)
+                size -= 1
+                heap[0] = heap[size]
+            else:
+                nxt[a] = ranked[a, rank[a]]
+        _sift_down(heap, size, 0, nxt, score, margin, pref, m)
     return child, fill
 
 
 @njit(cache=True)
-def _best_moves(score, child, members_of, m):
-    """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j]."""
-    best = np.full((m, m), -np.inf)
-    arg = np.full((m, m), -1, dtype=np.int64)
-    # One pass per child (m passes over the labels): m is the arity, small.
-    for j in range(m):
-        _refresh_row(score, child, j, best, arg)
-    return best, arg
+def _members(child, m):
+    """Labels of every child: ``members[j, :size[j]]``, and each label's slot in its row."""
+    n = child.shape[0]
+    members = np.empty((m, max(n, 1)), dtype=np.int64)
+    size = np.zeros(m, dtype=np.int64)
+    slot = np.full(n, -1, dtype=np.int64)
+    for a in range(n):
+        j = child[a]
+        if j >= 0:
+            members[j, size[j]] = a
+            slot[a] = size[j]
+            size[j] += 1
+    return members, size, slot
 
 
 @njit(cache=True)
-def _refresh_row(score, child, j, best, arg):
+def _move(a, j, jj, members, size, slot):
+    """Move label ``a`` from child ``j``'s row to child ``jj``'s (swap with the last)."""
+    last = members[j, size[j] - 1]
+    members[j, slot[a]] = last
+    slot[last] = slot[a]
+    size[j] -= 1
+    members[jj, size[jj]] = a
+    slot[a] = size[jj]
+    size[jj] += 1
+
+
+@njit(cache=True)
+def _refresh_row(score, members, size, j, best, arg):
+    """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j] (ties: lowest a)."""
     m = score.shape[1]
     for jj in range(m):
         best[j, jj] = -np.inf
         arg[j, jj] = -1
-    for a in range(score.shape[0]):
-        if child[a] != j:
-            continue
+    for t in range(size[j]):
+        a = members[j, t]
         for jj in range(m):
             if jj == j:
                 continue
             g = score[a, jj] - score[a, j]
-            if g > best[j, jj]:
+            if g > best[j, jj] or (g == best[j, jj] and a < arg[j, jj]):
                 best[j, jj] = g
                 arg[j, jj] = a
 
@@ -189,7 +265,11 @@ def _exchange(score, child, fill, cap, max_steps):
     such an exchange, so it is applied here. Returns the number of steps.
     """
     m = score.shape[1]
-    best, arg = _best_moves(score, child, child, m)
+    members, size, slot = _members(child, m)
+    best = np.full((m, m), -np.inf)
+    arg = np.full((m, m), -1, dtype=np.int64)
+    for j in range(m):
+        _refresh_row(score, members, size, j, best, arg)
     steps = 0
     while steps < max_steps:
         gain_best = 1e-12
@@ -215,12 +295,15 @@ def _exchange(score, child, fill, cap, max_steps):
             b = arg[bjj, bj]
             child[a] = bjj
             child[b] = bj
+            _move(a, bj, bjj, members, size, slot)
+            _move(b, bjj, bj, members, size, slot)
         else:
             child[a] = bjj
             fill[bj] -= 1
             fill[bjj] += 1
-        _refresh_row(score, child, bj, best, arg)
-        _refresh_row(score, child, bjj, best, arg)
+            _move(a, bj, bjj, members, size, slot)
+        _refresh_row(score, members, size, bj, best, arg)
+        _refresh_row(score, members, size, bjj, best, arg)
         steps += 1
     return steps
 

@@ -7,14 +7,31 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import (
+    _check_sample_weight,
+    check_is_fitted,
+    validate_data,
+)
 from torch import nn
 from torch.nn import functional as F
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from . import _distributed as ddp
+from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree
-from ._lm import _carry_optimizer_state, _threads
+from ._lm import _carry_optimizer_state, _threads, check_count, resolve_device
 from ._module import ReassignSchedule, TreeSoftmax
+
+
+class _Network(nn.ModuleDict):
+    """``body`` (MLP) and ``head``; its forward is log p(y | x), so that DistributedDataParallel can wrap it."""
+
+    def forward(self, x, y):
+        h = self["body"](x)
+        head = self["head"]
+        if isinstance(head, TreeSoftmax):
+            return head.log_prob(h, y)
+        return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
 
 class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
@@ -50,6 +67,9 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         likely child down the tree (O(D M d) per example).
     n_threads : int or None
         torch intra-op threads during fit / predict.
+    device : {"cpu", "cuda", "auto"} or torch.device
+        Where the network is trained and evaluated (``"auto"``: cuda when
+        available); predictions come back as numpy arrays.
     random_state : int, RandomState or None
 
     Attributes
@@ -58,6 +78,10 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     label_tree_ : LabelTree or None
     module_ : torch.nn.Module
     history_ : list of dict (per epoch ``loss``, ``moved``)
+
+    A fitted classifier is saved to one file with :meth:`save` and read back
+    with :meth:`load` (``torch.load(..., weights_only=True)`` reads the file); it
+    also pickles.
     """
 
     _parameter_constraints = {
@@ -73,12 +97,13 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         "criterion": [StrOptions({"loglik", "class"})],
         "predict_method": [StrOptions({"exact", "greedy"})],
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "device": [str, torch.device],
         "random_state": ["random_state"],
     }
 
     def __init__(self, hidden_layer_sizes=(64,), output="learned", arity=None, depth=2, epochs=20,
                  batch_size=128, lr=0.01, tree_epochs=None, reassign_per_epoch=5, criterion="loglik",
-                 predict_method="exact", n_threads=None, random_state=None):
+                 predict_method="exact", n_threads=None, device="cpu", random_state=None):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.output = output
         self.arity = arity
@@ -91,6 +116,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.criterion = criterion
         self.predict_method = predict_method
         self.n_threads = n_threads
+        self.device = device
         self.random_state = random_state
 
     def _validate_params(self):
@@ -104,13 +130,26 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{name} must be a positive integer, got {v!r}.")
         if not (isinstance(self.lr, (int, float)) and self.lr > 0):
             raise ValueError(f"lr must be a positive number, got {self.lr!r}.")
+        if self.criterion not in ("loglik", "class"):
+            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        resolve_device(self.device)
+        check_count(self.tree_epochs, "tree_epochs", 0, allow_none=True)
+        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
+        check_count(self.n_threads, "n_threads", 1, allow_none=True)
+        if self.arity is not None:
+            check_count(self.arity, "arity", 2)
         sizes = tuple(self.hidden_layer_sizes)
         if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
             raise ValueError(f"hidden_layer_sizes must hold positive integers, got {self.hidden_layer_sizes!r}.")
         return sizes
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the representation and the tree (Algorithm 1) on (X, y)."""
+        """Fit the representation and the tree (Algorithm 1) on (X, y).
+
+        Inside an initialized torch.distributed process group every rank passes
+        the same data and ``random_state`` and trains on its shard of each epoch
+        (gradients averaged, tree statistics summed before every re-build).
+        """
         validate_fit(self, y)
         sizes = self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -130,27 +169,38 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             self._fit(X, codes, sample_weight, sizes, k, rng)
         return self
 
-    def _fit(self, X, codes, sample_weight, sizes, k, rng):
-        layers, width = [], X.shape[1]
+    def _make_module(self, n_features, sizes, k, tree=None):
+        """``module_`` (MLP body + head) on ``device_``; ``tree`` is the label tree of a tree head."""
+        layers, width = [], n_features
         for size in sizes:
             layers += [nn.Linear(width, int(size)), nn.ReLU()]
             width = int(size)
         body = nn.Sequential(*layers)
-        self.label_tree_ = None
         if self.output == "flat":
             head = nn.Linear(width, k)
         else:
-            tree = LabelTree.random(k, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
             head = TreeSoftmax(width, tree, criterion=self.criterion, track_stats=self.output == "learned")
-            self.label_tree_ = tree
-        self.module_ = nn.ModuleDict(dict(body=body, head=head))
+        self.label_tree_ = tree
+        self.device_ = resolve_device(self.device)
+        self.module_ = _Network(dict(body=body, head=head)).to(self.device_)
+        return body, head
+
+    def _fit(self, X, codes, sample_weight, sizes, k, rng):
+        tree = None
+        if self.output != "flat":
+            tree = LabelTree.random(k, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
+        _, head = self._make_module(X.shape[1], sizes, k, tree)
         opt = torch.optim.Adam(self.module_.parameters(), lr=self.lr)
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32)
-        yt = torch.as_tensor(codes, dtype=torch.long)
-        wt = torch.as_tensor(sample_weight, dtype=torch.float32)
+        dev = self.device_
+        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(dev)
+        yt = torch.as_tensor(codes, dtype=torch.long).to(dev)
+        wt = torch.as_tensor(sample_weight, dtype=torch.float32).to(dev)
+        group = ddp.process_group()
+        net = self.module_ if group is None else ddp.wrap(self.module_, dev)
         n = X.shape[0]
-        bs = min(int(self.batch_size), n)
-        n_batches = (n + bs - 1) // bs
+        n_local = ddp.shard(np.arange(n), group).shape[0]
+        bs = min(int(self.batch_size), n_local)
+        n_batches = (n_local + bs - 1) // bs
         tree_epochs = self.epochs // 2 if self.tree_epochs is None else int(self.tree_epochs)
         schedule = ReassignSchedule(n_batches, self.reassign_per_epoch, tree_epochs)
         learned = self.output == "learned"
@@ -159,35 +209,34 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             self.module_.train()
             if learned:
                 head.track_stats = epoch < tree_epochs
-            perm = torch.as_tensor(rng.permutation(n))
-            total, moved = 0.0, 0
+            perm = torch.as_tensor(ddp.shard(rng.permutation(n), group)).to(dev)
+            total = torch.zeros((), dtype=torch.float64, device=dev)  # no host sync per step
+            moved = 0
             for b in range(n_batches):
                 idx = perm[b * bs:(b + 1) * bs]
-                lp = self._log_prob(body(Xt[idx]), yt[idx])
+                lp = net(Xt[idx], yt[idx])
                 w = wt[idx]
                 loss = -(w * lp).sum() / w.sum().clamp_min(1e-12)
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
-                total += loss.item() * idx.shape[0]
+                total += loss.detach() * idx.shape[0]
                 if learned and schedule.due_after(epoch, b):
+                    ddp.sum_statistics(head, group)
                     moved += head.reassign()["moved"]
+                    ddp.keep_statistics_once(head, group)
                     _carry_optimizer_state(opt, head)
-            self.history_.append(dict(epoch=epoch + 1, loss=total / n, moved=moved))
+            loss = ddp.sum_scalar(total, group).item() / (n_local * (1 if group is None else group[1]))
+            self.history_.append(dict(epoch=epoch + 1, loss=loss, moved=moved))
         self.module_.eval()
-
-    def _log_prob(self, h, y):
-        head = self.module_["head"]
-        if isinstance(head, TreeSoftmax):
-            return head.log_prob(h, y)
-        return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
     @torch.no_grad()
     def _represent(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         self.module_.eval()
-        return self.module_["body"](torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32))
+        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(self.device_)
+        return self.module_["body"](Xt)
 
     def predict_log_proba(self, X, batch_size=1024):
         """Log class probabilities, computed in row blocks (the tree's full
@@ -202,7 +251,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                     lp = head.full_log_prob(block)
                 else:
                     lp = F.log_softmax(head(block), dim=1)
-                out[s:s + batch_size] = lp.double().numpy()
+                out[s:s + batch_size] = lp.double().cpu().numpy()
         return out
 
     def predict_proba(self, X):
@@ -212,7 +261,54 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         if self.predict_method == "greedy" and self.output != "flat":
             with _threads(self.n_threads), torch.no_grad():
-                codes = self.module_["head"].predict(self._represent(X), method="greedy").numpy()
+                codes = self.module_["head"].predict(self._represent(X), method="greedy").cpu().numpy()
         else:
             codes = np.argmax(self.predict_log_proba(X), axis=1)
         return self.classes_[codes]
+
+    # ------------------------------------------------------------------ persistence
+    def save(self, path):
+        """Write the fitted classifier to one file (weights, label tree, classes,
+        input scaling, hyper-parameters), readable with ``torch.load(path, weights_only=True)``."""
+        check_is_fitted(self)
+        params = self.get_params()
+        params["hidden_layer_sizes"] = [int(v) for v in params["hidden_layer_sizes"]]
+        params["device"] = str(params["device"])
+        tree = self.label_tree_
+        save_payload(path, "prunus.TreeSoftmaxClassifier", dict(
+            params=plain(params), classes=self.classes_.tolist(), classes_dtype=self.classes_.dtype.str
+            if self.classes_.dtype != object else "object",
+            mean=torch.as_tensor(self.mean_), scale=torch.as_tensor(self.scale_),
+            n_features_in=int(self.n_features_in_),
+            feature_names_in=None if not hasattr(self, "feature_names_in_") else self.feature_names_in_.tolist(),
+            tree=None if tree is None else dict(arity=tree.arity, depth=tree.depth),
+            state_dict=cpu_state(self.module_), history=plain(self.history_),
+        ))
+
+    @classmethod
+    def load(cls, path, device=None):
+        """A classifier written by :meth:`save`, on ``device`` (default: the saved one when it
+        exists here, else the CPU)."""
+        payload = load_payload(path, "prunus.TreeSoftmaxClassifier")
+        params = dict(payload["params"])
+        params["hidden_layer_sizes"] = tuple(params["hidden_layer_sizes"])
+        clf = cls(**params)
+        if device is not None:
+            clf.device = device
+        elif clf.device != "auto" and torch.device(clf.device).type == "cuda" and not torch.cuda.is_available():
+            clf.device = "cpu"
+        sizes = clf._validate_params()
+        clf.classes_ = np.asarray(payload["classes"], dtype=payload["classes_dtype"])
+        clf.mean_ = payload["mean"].numpy()
+        clf.scale_ = payload["scale"].numpy()
+        clf.n_features_in_ = payload["n_features_in"]
+        if payload["feature_names_in"] is not None:
+            clf.feature_names_in_ = np.asarray(payload["feature_names_in"], dtype=object)
+        t = payload["tree"]
+        k = clf.classes_.shape[0]
+        tree = None if t is None else LabelTree(k, t["arity"], t["depth"])
+        clf._make_module(clf.n_features_in_, sizes, k, tree)
+        clf.module_.load_state_dict(payload["state_dict"])
+        clf.module_.eval()
+        clf.history_ = payload["history"]
+        return clf

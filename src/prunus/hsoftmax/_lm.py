@@ -14,10 +14,13 @@ from torch.nn import functional as F
 from tqdm.auto import tqdm
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
-from ._label_tree import LabelTree
+from . import _distributed as ddp
+from ._huffman import HuffmanTree
+from ._io import cpu_state, load_payload, plain, save_payload
+from ._label_tree import LabelTree, default_arity
 from ._module import ReassignSchedule, TreeSoftmax
 
-OUTPUTS = ("learned", "random", "flat", "adaptive")
+OUTPUTS = ("learned", "random", "huffman", "flat", "adaptive")
 
 
 def check_ids(ids, name, vocab_size, min_len=1):
@@ -32,11 +35,57 @@ def check_ids(ids, name, vocab_size, min_len=1):
     return arr.astype(np.int64)
 
 
+def check_count(value, name, low, allow_none=False):
+    """An integer >= ``low`` (or None when allowed); TypeError / ValueError naming ``name``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {value!r}.")
+    if value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value!r}.")
+    return int(value)
+
+
+def check_contexts(context_ids, context_size, vocab_size):
+    """(n, context_size) int64 context ids in range; errors name ``context_ids``."""
+    arr = np.asarray(context_ids)
+    if arr.ndim != 2:
+        raise ValueError(f"context_ids must be a 2-D array of shape (n, {context_size}); got {arr.ndim} "
+                         "dimension(s).")
+    if arr.shape[1] != context_size:
+        raise ValueError(f"context_ids must have context_size = {context_size} columns, got {arr.shape[1]}.")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"context_ids must hold integer token ids, got dtype {arr.dtype}.")
+    if arr.size and (arr.min() < 0 or arr.max() >= vocab_size):
+        raise ValueError(f"context_ids must lie in [0, {vocab_size}); got ids in [{arr.min()}, {arr.max()}].")
+    return arr.astype(np.int64)
+
+
+def resolve_device(device):
+    """``"cpu"``, ``"cuda"`` (``"cuda:1"``, a ``torch.device``) or ``"auto"`` (cuda when available) as a torch.device."""
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"device must be 'cpu', 'cuda', 'auto' or a torch.device, got {device!r}.") from exc
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but torch.cuda.is_available() is False; use 'cpu' or 'auto'.")
+    return dev
+
+
+def _elapsed(start, device):
+    """Seconds since ``start``, after the device finished its queued work."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return time.perf_counter() - start
+
+
 class _threads:
     """Temporarily set torch's intra-op thread count."""
 
     def __init__(self, n):
-        self.n = n
+        self.n = check_count(n, "n_threads", 1, allow_none=True)
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -73,6 +122,17 @@ class _HLBL(nn.Module):
         """ctx: (B, T) ids, column k holding w_{t-k-1}; returns r_x of shape (B, dim)."""
         return torch.einsum("btd,ted->be", self.embedding(ctx), self.context)
 
+    def forward(self, ctx, y):
+        """log p(y | ctx) of every row; ``y`` in the head's label ids (frequency ranks for
+        the adaptive softmax). A forward, so that DistributedDataParallel can wrap the model."""
+        h = self.represent(ctx)
+        head = self.head
+        if isinstance(head, TreeSoftmax):
+            return head.log_prob(h, y)
+        if isinstance(head, nn.Linear):
+            return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
+        return head(h, y).output
+
 
 class TreeLanguageModel:
     """HLBL n-gram language model with a tree-structured, flat or adaptive softmax.
@@ -84,10 +144,13 @@ class TreeLanguageModel:
         T, number of previous words (3 for PTB in the paper, 4 for Gutenberg).
     dim : int
         d_r, size of word embeddings and context representation.
-    output : {"learned", "random", "flat", "adaptive"}
+    output : {"learned", "random", "huffman", "flat", "adaptive"}
         ``"learned"``: :class:`TreeSoftmax` whose tree is re-built by Algorithm 2
         during the first ``tree_epochs`` epochs (Algorithm 1), then fixed;
-        ``"random"``: the same layer with a fixed random tree; ``"flat"``: a
+        ``"random"``: the same layer with a fixed random tree; ``"huffman"``:
+        the same layer with the fixed M-ary Huffman tree of the training word
+        frequencies (:class:`HuffmanTree`, as in word2vec / fastText; paths of
+        different lengths, ``depth`` unused); ``"flat"``: a
         full softmax ``log_softmax(W r + b)``; ``"adaptive"``:
         :class:`torch.nn.AdaptiveLogSoftmaxWithLoss` (words ranked by training
         frequency, ``cutoffs``).
@@ -122,6 +185,10 @@ class TreeLanguageModel:
         torch intra-op threads while fitting / evaluating (restored after);
         ``None`` leaves torch's setting. On a busy machine 1 thread is often
         several times faster than oversubscribed ones.
+    device : {"cpu", "cuda", "auto"} or torch.device
+        Where the model is trained and evaluated (``"auto"``: cuda when
+        available). Token ids are checked once on the host; the training step
+        itself never waits for the device (the training loss is summed there).
     random_state : int, RandomState or None
     progress : bool
         tqdm bar over batches.
@@ -136,6 +203,10 @@ class TreeLanguageModel:
     ms_per_batch_ : float
         Mean wall time of one training step (forward, backward, update; tree
         re-builds excluded and reported in ``reassign_seconds_``) over the last fit.
+    device_ : torch.device
+
+    A fitted model is saved to one file with :meth:`save` and read back with
+    :meth:`load`; it also pickles.
     """
 
     _parameter_constraints = {
@@ -157,6 +228,7 @@ class TreeLanguageModel:
         "cutoffs": ["array-like", None],
         "pad_id": [Interval(Integral, 0, None, closed="left"), None],
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "device": [str, torch.device],
         "random_state": ["random_state"],
         "progress": ["boolean"],
     }
@@ -164,7 +236,7 @@ class TreeLanguageModel:
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
                  criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None,
-                 pad_id=None, n_threads=None,
+                 pad_id=None, n_threads=None, device="cpu",
                  random_state=None, progress=True):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -184,6 +256,7 @@ class TreeLanguageModel:
         self.cutoffs = cutoffs
         self.pad_id = pad_id
         self.n_threads = n_threads
+        self.device = device
         self.random_state = random_state
         self.progress = progress
 
@@ -203,6 +276,22 @@ class TreeLanguageModel:
             raise ValueError(f"stats must be 'cumulative' or 'window', got {self.stats!r}.")
         if self.tree_init not in ("random", "frequency"):
             raise ValueError(f"tree_init must be 'random' or 'frequency', got {self.tree_init!r}.")
+        if self.criterion not in ("loglik", "class"):
+            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        resolve_device(self.device)
+        check_count(self.tree_epochs, "tree_epochs", 0)
+        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
+        check_count(self.n_threads, "n_threads", 1, allow_none=True)
+        if self.arity is not None:
+            check_count(self.arity, "arity", 2)
+        if not (isinstance(self.min_count, (int, float, np.integer, np.floating)) and self.min_count >= 0):
+            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
+        if not (isinstance(self.weight_decay, (int, float, np.integer, np.floating)) and self.weight_decay >= 0):
+            raise ValueError(f"weight_decay must be a number >= 0, got {self.weight_decay!r}.")
+        if self.pad_id is not None:
+            check_count(self.pad_id, "pad_id", 0)
+            if self.pad_id >= self.vocab_size:
+                raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
 
     def _build(self, train):
         rng = check_random_state(self.random_state)
@@ -210,69 +299,91 @@ class TreeLanguageModel:
         v = int(self.vocab_size)
         freq = np.bincount(train, minlength=v).astype(np.float64)
         self.rank_ = None
-        # Sparse gradients (embedding rows, tree nodes on the batch's paths) keep
-        # the Adagrad update proportional to the batch, not the vocabulary;
-        # torch's Adagrad has no weight decay for sparse gradients.
-        sparse = self.weight_decay == 0
+        tree = None
         if self.output in ("learned", "random"):
             if self.output == "learned" and self.tree_init == "frequency":
                 tree = LabelTree.frequency_balanced(freq, self.arity, self.depth)
             else:
                 tree = LabelTree.random(v, self.arity, self.depth, random_state=rng.randint(2**31 - 1))
-            head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
-                               track_stats=self.output == "learned", sparse=sparse)
+            self.head_config_ = dict(arity=tree.arity, depth=tree.depth)
+        elif self.output == "huffman":
+            arity = default_arity(v, int(self.depth)) if self.arity is None else int(self.arity)
+            tree = HuffmanTree.build(freq, arity)
+            self.head_config_ = dict(arity=arity)
         elif self.output == "flat":
-            head = nn.Linear(self.dim, v)
+            self.head_config_ = {}
         else:
             # AdaptiveLogSoftmaxWithLoss wants the most frequent words first.
             order = np.argsort(-freq, kind="stable")
             self.rank_ = np.empty(v, dtype=np.int64)
             self.rank_[order] = np.arange(v)
             cutoffs = self.cutoffs or sorted({max(1, v // 5), max(2, v // 2)})
-            cutoffs = [c for c in cutoffs if 0 < c < v]
+            cutoffs = [int(c) for c in cutoffs if 0 < c < v]
             # tail cluster i projects to dim // div**(i+1) units: keep at least one
             div = 4.0
             while div > 1.0 and int(self.dim // div ** len(cutoffs)) < 1:
                 div /= 2.0
-            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=cutoffs, div_value=div)
-        self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse)
+            self.head_config_ = dict(cutoffs=cutoffs, div_value=div)
         self.pad_id_ = int(train[-1]) if self.pad_id is None else int(self.pad_id)
+        self._make_module(tree)
+
+    def _make_module(self, tree=None):
+        """``module_`` on ``device_`` from ``head_config_`` (``tree``: the label tree, or a placeholder
+        whose leaves :meth:`load` overwrites)."""
+        v = int(self.vocab_size)
+        config = self.head_config_
+        # Sparse gradients (embedding rows, tree nodes on the batch's paths) keep
+        # the Adagrad update proportional to the batch, not the vocabulary;
+        # torch's Adagrad has no weight decay for sparse gradients.
+        # (dense under torch.distributed: DistributedDataParallel reduces dense gradients)
+        sparse = self.weight_decay == 0 and ddp.process_group() is None
+        if self.output in ("learned", "random", "huffman"):
+            tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
+            head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
+                               track_stats=self.output == "learned", sparse=sparse)
+        elif self.output == "flat":
+            head = nn.Linear(self.dim, v)
+        else:
+            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=config["cutoffs"],
+                                                 div_value=config["div_value"])
+        self.device_ = resolve_device(self.device)
+        self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse).to(self.device_)
+        self._rank_t = None if self.rank_ is None else torch.as_tensor(self.rank_, device=self.device_)
 
     def _contexts(self, padded, positions):
         """(B, T) context ids of the tokens at ``positions`` (indices into the stream)."""
         t = int(self.context_size)
-        return padded[positions[:, None] + t - torch.arange(1, t + 1)[None, :]]
+        return padded[positions[:, None] + t - torch.arange(1, t + 1, device=positions.device)[None, :]]
 
-    def _pad(self, ids):
+    def _pad(self, ids, device=None):
         pad = torch.full((int(self.context_size),), self.pad_id_, dtype=torch.long)
-        return torch.cat([pad, torch.as_tensor(ids, dtype=torch.long)])
+        return torch.cat([pad, torch.as_tensor(ids, dtype=torch.long)]).to(device or "cpu")
 
     def _target(self, y):
-        if self.rank_ is not None:
-            return torch.as_tensor(self.rank_)[y]
+        if self._rank_t is not None:
+            return self._rank_t[y]
         return y
 
-    def _log_prob(self, h, y):
-        """Exact log p(y | context) for every row (all outputs are normalized)."""
-        head = self.module_.head
-        if isinstance(head, TreeSoftmax):
-            return head.log_prob(h, y)
-        if isinstance(head, nn.Linear):
-            return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
-        return head(h, self._target(y)).output
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
-        validate_fit(self)
-        with _threads(self.n_threads):
-            return self._fit(train_ids, epochs, valid_ids)
-
-    def _fit(self, train_ids, epochs=4, valid_ids=None):
         """Train with Adagrad for ``epochs`` passes over ``train_ids`` (shuffled positions).
 
         ``valid_ids`` may be an id array or a dict name -> ids; the perplexity of
         each is recorded in ``history_`` after every epoch (Figure 3).
+
+        Inside an initialized torch.distributed process group every rank passes
+        the same ``train_ids`` and ``random_state`` and trains on its shard of each
+        epoch; gradients are averaged by DistributedDataParallel and the node
+        statistics are summed over the ranks before every re-build of the tree,
+        so all ranks end with the same tree and parameters.
         """
+        validate_fit(self)
+        self._validate()
+        with _threads(self.n_threads):
+            return self._fit(train_ids, epochs, valid_ids)
+
+    def _fit(self, train_ids, epochs=4, valid_ids=None):
         self._validate()
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
@@ -287,11 +398,15 @@ class TreeLanguageModel:
         opt = torch.optim.Adagrad(model.parameters(), lr=self.lr, weight_decay=self.weight_decay)
         # torch warns once per process that it skips sparse invariant checks.
         warnings.filterwarnings("ignore", message="Sparse invariant checks", category=UserWarning)
-        padded = self._pad(train)
-        target = torch.as_tensor(train)
+        dev = self.device_
+        padded = self._pad(train, dev)
+        target = torch.as_tensor(train).to(dev)
+        group = ddp.process_group()
+        net = model if group is None else ddp.wrap(model, dev, find_unused=self.output == "adaptive")
         n = train.shape[0]
+        n_local = ddp.shard(np.arange(n), group).shape[0]
         bs = int(self.batch_size)
-        n_batches = (n + bs - 1) // bs
+        n_batches = (n_local + bs - 1) // bs
         schedule = ReassignSchedule(n_batches, self.reassign_per_epoch, self.tree_epochs)
         learned = self.output == "learned"
         self.history_ = []
@@ -303,40 +418,46 @@ class TreeLanguageModel:
             model.train()
             if isinstance(head, TreeSoftmax):
                 head.track_stats = learned and epoch < self.tree_epochs
-            perm = torch.as_tensor(rng.permutation(n))
-            total_nll, epoch_time, moved = 0.0, 0.0, 0
+            perm = torch.as_tensor(ddp.shard(rng.permutation(n), group)).to(dev)
+            # The training NLL stays on the device: no host synchronisation per step.
+            total_nll = torch.zeros((), dtype=torch.float64, device=dev)
+            epoch_time, moved = 0.0, 0
             bar = tqdm(range(n_batches), desc=f"{self.output} epoch {epoch + 1}/{epochs}",
                        disable=not self.progress, leave=False, mininterval=1.0)
+            start = time.perf_counter()
             for b in bar:
                 pos = perm[b * bs:(b + 1) * bs]
-                start = time.perf_counter()
-                y = target[pos]
-                h = model.represent(self._contexts(padded, pos))
-                loss = -self._log_prob(h, y).mean()
+                loss = -net(self._contexts(padded, pos), self._target(target[pos])).mean()
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 opt.step()
-                elapsed = time.perf_counter() - start
-                epoch_time += elapsed
-                total_nll += loss.item() * pos.shape[0]
+                total_nll += loss.detach() * pos.shape[0]
                 if learned and schedule.due_after(epoch, b):
+                    # tree re-builds are timed apart (reassign_seconds_)
+                    epoch_time += _elapsed(start, dev)
+                    ddp.sum_statistics(head, group)
                     info = head.reassign(reset_stats=self.stats == "window", min_count=self.min_count)
+                    ddp.keep_statistics_once(head, group)
                     _carry_optimizer_state(opt, head)
                     moved += info["moved"]
                     self.reassign_seconds_ += info["seconds"]
                     self.reassign_log_.append(dict(epoch=epoch, batch=b, moved=info["moved"],
                                                    mean_J=float(np.nanmean(info["J"])),
                                                    root_J=float(info["J"][0])))
-                if b % 50 == 0:
-                    bar.set_postfix(ppl=f"{math.exp(min(total_nll / ((b * bs) + pos.shape[0]), 50)):.1f}")
+                    start = time.perf_counter()
+                if self.progress and b % 50 == 0:
+                    bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
+            epoch_time += _elapsed(start, dev)
             bar.close()
             step_time += epoch_time
             steps += n_batches
-            record = dict(epoch=epoch + 1, train_nll=total_nll / n, seconds=epoch_time,
+            train_nll = ddp.sum_scalar(total_nll, group).item() / (n_local * (1 if group is None else group[1]))
+            record = dict(epoch=epoch + 1, train_nll=train_nll, seconds=epoch_time,
                           ms_per_batch=1000.0 * epoch_time / n_batches,
                           tree_learning=learned and epoch < self.tree_epochs, moved=moved)
             if isinstance(head, TreeSoftmax) and learned:
-                record["mean_J"] = float(np.nanmean(head.node_objectives()))
+                j = head.node_objectives()  # NaN everywhere on ranks > 0 right after a re-build
+                record["mean_J"] = float(np.nanmean(j)) if np.isfinite(j).any() else float("nan")
             for name, ids in evals.items():
                 record[f"perplexity_{name}"] = self.perplexity(ids)
             self.history_.append(record)
@@ -358,14 +479,14 @@ class TreeLanguageModel:
         self._check_fitted()
         ids = check_ids(ids, "ids", self.vocab_size)
         self.module_.eval()
-        padded = self._pad(ids)
-        target = torch.as_tensor(ids)
+        dev = self.device_
+        padded = self._pad(ids, dev)
+        target = torch.as_tensor(ids).to(dev)
         out = []
         for s in range(0, ids.shape[0], batch_size):
-            pos = torch.arange(s, min(s + batch_size, ids.shape[0]))
-            h = self.module_.represent(self._contexts(padded, pos))
-            out.append(self._log_prob(h, target[pos]))
-        return torch.cat(out).double().numpy()
+            pos = torch.arange(s, min(s + batch_size, ids.shape[0]), device=dev)
+            out.append(self.module_(self._contexts(padded, pos), self._target(target[pos])))
+        return torch.cat(out).double().cpu().numpy()
 
     def perplexity(self, ids):
         """exp of the mean negative log-likelihood per token, exactly normalized.
@@ -383,15 +504,17 @@ class TreeLanguageModel:
         Column k of ``context_ids`` holds w_{t-k-1} (most recent word first).
         """
         self._check_fitted()
-        ctx = torch.as_tensor(np.asarray(context_ids), dtype=torch.long)
+        ctx = torch.as_tensor(check_contexts(context_ids, int(self.context_size), int(self.vocab_size)))
         self.module_.eval()
-        h = self.module_.represent(ctx)
+        h = self.module_.represent(ctx.to(self.device_))
         head = self.module_.head
         if isinstance(head, TreeSoftmax):
-            return head.full_log_prob(h).double().numpy()
-        if isinstance(head, nn.Linear):
-            return F.log_softmax(head(h), dim=1).double().numpy()
-        return head.log_prob(h)[:, torch.as_tensor(self.rank_)].double().numpy()
+            out = head.full_log_prob(h)
+        elif isinstance(head, nn.Linear):
+            out = F.log_softmax(head(h), dim=1)
+        else:
+            out = head.log_prob(h)[:, self._rank_t]
+        return out.double().cpu().numpy()
 
     def contexts(self, ids):
         """(N, T) context ids of every token of ``ids`` (as used by :meth:`log_prob`)."""
@@ -401,7 +524,61 @@ class TreeLanguageModel:
 
     @property
     def label_tree_(self):
-        """The (learned or random) :class:`LabelTree`; None for flat / adaptive."""
+        """The (learned or random) :class:`LabelTree` or the :class:`HuffmanTree`; None for flat / adaptive."""
         self._check_fitted()
         head = self.module_.head
         return head.tree if isinstance(head, TreeSoftmax) else None
+
+    # ------------------------------------------------------------------ persistence
+    _PARAMS = ("vocab_size", "context_size", "dim", "output", "arity", "depth", "batch_size", "lr",
+               "weight_decay", "tree_epochs", "reassign_per_epoch", "criterion", "min_count", "stats",
+               "tree_init", "cutoffs", "pad_id", "n_threads", "device", "random_state", "progress")
+
+    def save(self, path, vocabulary=None):
+        """Write the fitted model to one file: weights, label tree, hyper-parameters,
+        history and (optionally) the :class:`~prunus.datasets.Vocabulary`.
+
+        The file holds only tensors and plain Python values, so
+        ``torch.load(path, weights_only=True)`` reads it; :meth:`load` rebuilds
+        the model. ``vocabulary`` defaults to ``vocabulary_`` when set.
+        """
+        self._check_fitted()
+        vocabulary = getattr(self, "vocabulary_", None) if vocabulary is None else vocabulary
+        params = {name: getattr(self, name) for name in self._PARAMS}
+        params["device"] = str(params["device"])
+        save_payload(path, "prunus.TreeLanguageModel", dict(
+            params=plain(params), head_config=plain(self.head_config_), state_dict=cpu_state(self.module_),
+            pad_id=self.pad_id_, rank=None if self.rank_ is None else torch.as_tensor(self.rank_),
+            history=plain(self.history_), ms_per_batch=float(self.ms_per_batch_),
+            vocabulary=None if vocabulary is None else dict(words=list(vocabulary.words),
+                                                            counts=torch.as_tensor(vocabulary.counts)),
+        ))
+
+    @classmethod
+    def load(cls, path, device=None):
+        """A model written by :meth:`save`, on ``device`` (default: the saved ``device``
+        when it exists here, else the CPU)."""
+        from ..datasets._text import Vocabulary
+
+        payload = load_payload(path, "prunus.TreeLanguageModel")
+        model = cls(**payload["params"])
+        if device is not None:
+            model.device = device
+        elif model.device != "auto" and torch.device(model.device).type == "cuda" and not torch.cuda.is_available():
+            model.device = "cpu"
+        model._validate()
+        model.head_config_ = payload["head_config"]
+        model.pad_id_ = payload["pad_id"]
+        model.rank_ = None if payload["rank"] is None else payload["rank"].numpy()
+        tree = None
+        if model.output == "huffman":
+            tree = HuffmanTree(payload["state_dict"]["head.codes"].numpy(), model.head_config_["arity"])
+        model._make_module(tree)
+        model.module_.load_state_dict(payload["state_dict"])
+        model.module_.eval()
+        model.history_ = payload["history"]
+        model.ms_per_batch_ = payload["ms_per_batch"]
+        voc = payload["vocabulary"]
+        if voc is not None:
+            model.vocabulary_ = Vocabulary(voc["words"], voc["counts"].numpy())
+        return model

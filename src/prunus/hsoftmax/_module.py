@@ -10,6 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ._assign import node_objectives, reassign_kernel
+from ._huffman import HuffmanTree
 from ._label_tree import LabelTree
 
 
@@ -51,16 +52,27 @@ class TreeSoftmax(nn.Module):
 
     Attributes
     ----------
+    check_labels : bool
+        Class attribute, False: the label range of ``y`` is checked on CPU
+        tensors; on an accelerator only when True (it costs a host
+        synchronisation per call, so ``forward`` does not wait for the device).
+        The module works wherever its parameters are (``.to(device)``): node
+        statistics are accumulated there and copied to the host once per
+        :meth:`reassign`.
     weight : Parameter (n_internal, M * in_features)
         Row n holds W_n (M x in_features) flattened; see :meth:`node_weight`.
     bias : Parameter (n_internal, M)
     """
 
+    #: Check label ranges of accelerator tensors too (a host synchronisation per
+    #: call; CPU tensors are always checked).
+    check_labels = False
+
     def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
                  sparse=False, carry_leaf_rows=True):
         super().__init__()
-        if not isinstance(label_tree, LabelTree):
-            raise TypeError(f"label_tree must be a LabelTree, got {type(label_tree).__name__}.")
+        if not isinstance(label_tree, (LabelTree, HuffmanTree)):
+            raise TypeError(f"label_tree must be a LabelTree or a HuffmanTree, got {type(label_tree).__name__}.")
         if criterion not in ("loglik", "class"):
             raise ValueError(f"criterion must be 'loglik' or 'class', got {criterion!r}.")
         self.in_features = int(in_features)
@@ -90,8 +102,55 @@ class TreeSoftmax(nn.Module):
         # unmasked so full_log_prob stays finite there (its own log-prob is -inf).
         mask = mask | ~mask.any(dim=1, keepdim=True)
         self.register_buffer("child_mask", mask, persistent=False)
-        self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device), persistent=False)
-        self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
+        # The label tree is module state (its leaves, or a Huffman tree's codes):
+        # everything else is rebuilt from it.
+        if isinstance(t, HuffmanTree):
+            self.register_buffer("codes", torch.as_tensor(t.codes, device=device))
+            self.register_buffer("child_node", torch.as_tensor(t.child_node, device=device), persistent=False)
+            self.register_buffer("child_label", torch.as_tensor(t.child_label, device=device), persistent=False)
+        else:
+            self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device))
+            self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device),
+                                 persistent=False)
+
+    # ------------------------------------------------------------ state
+    def get_extra_state(self):
+        """Shape of the label tree, checked by :meth:`load_state_dict` (plain ints: loadable with
+        ``torch.load(..., weights_only=True)``)."""
+        t = self.tree
+        kind = "huffman" if isinstance(t, HuffmanTree) else "complete"
+        return dict(kind=kind, n_labels=int(t.n_labels), arity=int(t.arity), depth=int(t.depth),
+                    n_internal=int(t.n_internal), in_features=int(self.in_features))
+
+    def set_extra_state(self, state):
+        pass  # checked before loading, in _load_from_state_dict
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs):
+        """Load the parameters and the label tree (``leaf_of_label``): the tree is
+        re-built from the saved leaves, so ``log_prob`` / ``full_log_prob`` are
+        exactly those of the saved module; another tree shape is a ValueError."""
+        extra = state_dict.get(prefix + "_extra_state")
+        if extra is not None:
+            mine = self.get_extra_state()
+            if not isinstance(extra, dict) or any(extra.get(k) != v for k, v in mine.items()):
+                raise ValueError(f"state_dict holds a TreeSoftmax of another shape ({extra!r}); this one "
+                                 f"has {mine!r}.")
+        codes = state_dict.get(prefix + "codes")
+        if codes is not None and isinstance(self.tree, HuffmanTree):
+            self.tree = HuffmanTree(codes.detach().cpu().numpy(), self.tree.arity)
+            self._sync_tree()
+        leaves = state_dict.get(prefix + "leaf_of_label")
+        if leaves is not None and isinstance(self.tree, LabelTree):
+            leaves = leaves.detach().cpu().numpy()
+            if leaves.shape != (self.tree.n_labels,):
+                raise ValueError(f"state_dict holds leaf_of_label for {leaves.shape[0] if leaves.ndim else 0} "
+                                 f"labels; this TreeSoftmax has {self.tree.n_labels}.")
+            self.tree.set_leaves(leaves)  # validated: distinct slots in range
+            self._leaf_rows = None
+            self._sync_tree()
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
+                                      unexpected_keys, error_msgs)
 
     def extra_repr(self):
         t = self.tree
@@ -101,14 +160,23 @@ class TreeSoftmax(nn.Module):
     def _check_h(self, h):
         if not isinstance(h, torch.Tensor) or h.dim() != 2 or h.shape[1] != self.in_features:
             raise ValueError(f"h must be a tensor of shape (batch, {self.in_features}).")
+        if h.dtype != self.weight.dtype and not torch.is_autocast_enabled(h.device.type):
+            # as nn.Linear: no silent cast, the error names the expected dtype (under
+            # autocast, a bf16 / fp16 h meets the float32 parameters: float32 log-probs)
+            raise TypeError(f"h must have the dtype of the layer's parameters, {self.weight.dtype}; got {h.dtype} "
+                            "(cast h, or the layer with .to(dtype)).")
 
     def _check_y(self, y, batch):
         if not isinstance(y, torch.Tensor) or y.dim() != 1 or y.shape[0] != batch:
             raise ValueError(f"y must be a 1-D tensor of {batch} label ids.")
         if y.dtype not in (torch.int64, torch.int32):
             raise TypeError(f"y must hold integer label ids, got {y.dtype}.")
-        if batch and (int(y.min()) < 0 or int(y.max()) >= self.tree.n_labels):
-            raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
+        # Reading a value back from an accelerator waits for it: the range is
+        # checked on CPU tensors, and elsewhere only with ``check_labels``.
+        if batch and (y.device.type == "cpu" or self.check_labels):
+            low, high = torch.aminmax(y)
+            if int(low) < 0 or int(high) >= self.tree.n_labels:
+                raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
 
     def node_weight(self):
         """W as a (n_internal, M, in_features) view."""
@@ -129,6 +197,11 @@ class TreeSoftmax(nn.Module):
     def log_prob(self, h, y):
         """log p(y | h) along each label's path (eq. 5), shape (B,).
 
+        ``h`` must have the parameters' dtype (no silent cast, as ``nn.Linear``),
+        except under ``torch.autocast``, where a bf16 / fp16 ``h`` is multiplied
+        with the float32 node parameters and the log-probabilities are float32;
+        ``y`` holds int64 or int32 label ids.
+
         Vectorized over batch and depth; in training mode with ``track_stats``
         the node probabilities are added to SumProbas / Counts (Algorithm 1,
         lines 8-9) at no extra cost.
@@ -139,7 +212,13 @@ class TreeSoftmax(nn.Module):
         nodes = self.path_nodes[y]  # (B, D)
         # Every path starts at the root: one dense product there, gathers below.
         m = self.tree.arity
-        root = F.linear(h, self.weight[0].view(m, self.in_features), self.bias[0])
+        # The root row is gathered like the others, so that with ``sparse`` the
+        # gradient of ``weight`` stays sparse (indexing would make it dense and
+        # the optimizer would then update every node at every step).
+        zero = torch.zeros(1, dtype=torch.long, device=h.device)
+        w0 = F.embedding(zero, self.weight, sparse=self.sparse).view(m, self.in_features)
+        b0 = F.embedding(zero, self.bias, sparse=self.sparse).view(m)
+        root = F.linear(h, w0, b0)
         root = F.log_softmax(root.masked_fill(~self.child_mask[0], float("-inf")), dim=-1)
         if self.tree.depth > 1:
             logp = torch.cat([root.unsqueeze(1), self.node_log_probs(h, nodes[:, 1:])], dim=1)
@@ -165,6 +244,8 @@ class TreeSoftmax(nn.Module):
         self._check_h(h)
         t = self.tree
         b = h.shape[0]
+        if isinstance(t, HuffmanTree):
+            return self._paths_log_prob(h)
         acc = h.new_zeros(b, 1)
         for d in range(t.depth):
             lo, hi = int(t.offsets[d]), int(t.offsets[d + 1])
@@ -172,6 +253,29 @@ class TreeSoftmax(nn.Module):
             logits = logits.masked_fill(~self.child_mask[lo:hi], float("-inf"))
             acc = (acc.unsqueeze(2) + F.log_softmax(logits, dim=-1)).reshape(b, -1)
         return acc[:, self.leaf_of_label]
+
+    def _paths_log_prob(self, h, max_elements=2**22):
+        """full_log_prob of any tree: all node softmaxes, then a sum along every label's path
+        (labels in blocks of at most ``max_elements`` gathered values)."""
+        t = self.tree
+        b, m = h.shape[0], t.arity
+        logits = torch.einsum("nmf,bf->bnm", self.node_weight(), h) + self.bias
+        logp = F.log_softmax(logits.masked_fill(~self.child_mask, float("-inf")), dim=-1).reshape(b, -1)
+        flat = self.path_nodes * m + self.path_children  # (K, depth)
+        step = max(1, max_elements // max(1, b * t.depth))
+        return torch.cat([logp[:, flat[s:s + step]].sum(dim=2) for s in range(0, t.n_labels, step)], dim=1)
+
+    def _predict_greedy_paths(self, h):
+        """Greedy descent in a tree whose paths differ in length (child_node / child_label)."""
+        node = torch.zeros(h.shape[0], dtype=torch.long, device=h.device)
+        label = torch.full_like(node, -1)
+        for _ in range(self.tree.depth):
+            j = self.node_log_probs(h, node.unsqueeze(1)).squeeze(1).argmax(dim=1)
+            active = label < 0
+            found, below = self.child_label[node, j], self.child_node[node, j]
+            label = torch.where(active & (found >= 0), found, label)
+            node = torch.where(active & (below >= 0), below, node)
+        return label
 
     @torch.no_grad()
     def predict(self, h, method="greedy"):
@@ -184,6 +288,8 @@ class TreeSoftmax(nn.Module):
         if method != "greedy":
             raise ValueError(f"method must be 'greedy' or 'exact', got {method!r}.")
         t = self.tree
+        if isinstance(t, HuffmanTree):
+            return self._predict_greedy_paths(h)
         pos = torch.zeros(h.shape[0], dtype=torch.long, device=h.device)
         for d in range(t.depth):
             nodes = int(t.offsets[d]) + pos
@@ -256,8 +362,12 @@ class TreeSoftmax(nn.Module):
         """
         start = time.perf_counter()
         t = self.tree
-        sp = self.sum_probas.cpu().numpy()
-        cnt = self.counts.cpu().numpy()
+        if not isinstance(t, LabelTree):
+            raise TypeError(f"reassign re-builds a LabelTree; this layer's tree is a {type(t).__name__} (fixed).")
+        # one copy to the host
+        both = torch.cat([self.sum_probas.reshape(-1), self.counts.reshape(-1)]).cpu().numpy()
+        sp = both[:self.sum_probas.numel()].reshape(self.sum_probas.shape)
+        cnt = both[self.sum_probas.numel():].reshape(self.counts.shape)
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
         new_leaf = reassign_kernel(old_nodes, t.path_children, sp, cnt, t.arity, t.depth,

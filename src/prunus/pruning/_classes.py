@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
 from . import selection as sel
 
@@ -18,6 +19,7 @@ _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 
+@dask_dispatch(sampled_fit="fit_cart")
 class CARTClassifier(ClassifierMixin, BaseEstimator):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
@@ -64,6 +66,14 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     n_jobs : int or None, default=None
         Folds run in parallel with joblib.
     random_state : int, RandomState or None, default=None
+    grow_size : int or None, default=None
+        For ``method="M1"``: grow T_max on a random sample L1 of
+        ``grow_size`` rows, held in memory, and take the pruning statistics
+        from L2 = every other row (``None``: L1 and L2 are halves). Needed to
+        fit on a dask array or DataFrame, whose L2 is counted block by block
+        on the workers (:mod:`prunus.distributed`). With it the hold-out test
+        rows are drawn row by row with probability ``test_size``, and the
+        selection must be "holdout", "alpha", "slope" or "penalty".
 
     Attributes
     ----------
@@ -88,7 +98,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         For "holdout": test error of every T_k.
     pruning_indices_ : ndarray of int
         Rows of X whose counts gave the pruning risks and leaf labels (the
-        learning sample for M2, its half L2 for M1).
+        learning sample for M2, its half L2 for M1); None with ``grow_size``.
+    split_ : SampledSplit
+        With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     """
@@ -107,6 +119,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         penalty_c=None,
         n_jobs=None,
         random_state=None,
+        grow_size=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -120,6 +133,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.penalty_c = penalty_c
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -206,12 +220,21 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.pruning_indices_ = learn[prune_idx]
         n_prune = prune_idx.shape[0]
 
-        if self.selection == "holdout":
-            w_test = None if sample_weight is None else sample_weight[test]
-            test_counts = path.tree.node_counts(X[test], y_enc[test], w_test, n_classes=n_classes)
-            k, self.test_risk_ = sel.select_holdout(path, test_counts)
-        elif self.selection in ("cv", "cv-1se"):
+        if self.selection in ("cv", "cv-1se"):
             k = self._select_cv(X, y_enc, sample_weight, n_classes, grow, grow_seed, path, rng)
+        else:
+            test_counts = None
+            if self.selection == "holdout":
+                w_test = None if sample_weight is None else sample_weight[test]
+                test_counts = path.tree.node_counts(X[test], y_enc[test], w_test, n_classes=n_classes)
+            k = self._select_from_counts(path, n_prune, test_counts)
+        return self._store_selection(path, k)
+
+    def _select_from_counts(self, path, n_prune, test_counts=None):
+        """k-hat of every selection but CV: from the path, the pruning sample's
+        size ``n_prune`` and, for "holdout", the test sample's node counts."""
+        if self.selection == "holdout":
+            k, self.test_risk_ = sel.select_holdout(path, test_counts)
         elif self.selection == "alpha":
             k = path.index(self.alpha)
         else:
@@ -221,7 +244,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
                 c = 2.0 * sel.minimal_penalty_constant(path, n_prune, kappa)
             self.penalty_c_ = c
             k = sel.select_penalty(path, n_prune, c, kappa)
+        return k
 
+    def _store_selection(self, path, k):
         self.path_ = path
         self.tree_ = path.tree
         self.selected_index_ = int(k)

@@ -1,0 +1,112 @@
+"""A labelled sample held either in memory or as dask blocks, seen through
+the two operations a sampled fit needs: take a few rows, and count the rest."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ._blocks import aligned, known_rows, row_blocks, row_offsets
+from ._counts import add_records, tree_reduce
+from ._detect import any_dask, require_dask
+
+
+def encode(y, classes):
+    """Codes of the labels ``y`` in the sorted ``classes`` (ValueError for an unknown one)."""
+    codes = np.searchsorted(classes, y)
+    codes = np.minimum(codes, classes.shape[0] - 1)
+    if codes.size and not np.all(classes[codes] == y):
+        raise ValueError("y holds a label missing from the classes found in y (mixed label types?).")
+    return codes.astype(np.int64)
+
+
+def split_block_counts(tree, X, y, w, start, split, classes):
+    """Counts of the pruning rows (L2) and of the test rows of one block.
+
+    Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
+    numbers of rows.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y has a block of {y.shape[0]} rows paired with a block of {X.shape[0]} rows of X.")
+    if w is not None:
+        w = np.asarray(w, dtype=np.float64)
+        if w.shape != (X.shape[0],):
+            raise ValueError(
+                f"sample_weight has a block of {w.shape[0]} rows paired with a block of {X.shape[0]} rows of X."
+            )
+    test, prune = split.block_masks(int(start), int(start) + X.shape[0])
+    codes = encode(y, classes)
+    out = []
+    for mask in (prune, test):
+        wm = None if w is None else w[mask]
+        out.append(tree.node_counts(X[mask], codes[mask], wm, n_classes=classes.shape[0]))
+    out.extend(int(mask.sum()) for mask in (prune, test))
+    return tuple(out)
+
+
+class Sample:
+    """``X``, ``y`` and ``sample_weight`` of a fit, in memory or in dask blocks.
+
+    Sets ``n_features_in_`` on ``estimator`` (and ``feature_names_in_`` for
+    in-memory pandas input, through scikit-learn's validation).
+    """
+
+    def __init__(self, estimator, X, y, sample_weight):
+        self.is_dask = any_dask(X, y, sample_weight)
+        if self.is_dask:
+            if y is None:
+                raise ValueError("y is required.")
+            X, y, w = aligned(X, y, sample_weight)
+            X = known_rows(X)
+            y = _follow(y, X, "y")
+            w = None if w is None else _follow(w, X, "sample_weight")
+            if hasattr(estimator, "feature_names_in_"):
+                del estimator.feature_names_in_
+            estimator.n_features_in_ = int(X.shape[1])
+        else:
+            X, y = validate_data(estimator, X, y, dtype=np.float64)
+            w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        self.X, self.y, self.w = X, y, w
+        self.n_samples = int(X.shape[0])
+
+    def take(self, rows):
+        """``(X, y, w, classes)`` in memory: the given rows, and every label of ``y`` sorted."""
+        if not self.is_dask:
+            w = None if self.w is None else self.w[rows]
+            return self.X[rows], self.y[rows], w, np.unique(self.y)
+        dask = require_dask()
+        import dask.array as da
+
+        parts = [self.X[rows], self.y[rows], da.unique(self.y)]
+        if self.w is not None:
+            parts.append(self.w[rows])
+        got = dask.compute(*parts)
+        X, y, classes = got[:3]
+        return np.ascontiguousarray(X), y, (got[3] if self.w is not None else None), classes
+
+    def split_counts(self, tree, classes, split):
+        """:func:`split_block_counts` summed over all blocks."""
+        if not self.is_dask:
+            return split_block_counts(tree, self.X, self.y, self.w, 0, split, classes)
+        dask = require_dask()
+        block = dask.delayed(split_block_counts, pure=True)
+        tree_d, split_d, classes_d = dask.delayed(tree), dask.delayed(split), dask.delayed(classes)
+        starts = row_offsets(self.X)
+        parts = [
+            block(tree_d, xb, yb, wb, int(start), split_d, classes_d)
+            for (xb, yb, wb), start in zip(row_blocks(self.X, self.y, self.w), starts)
+        ]
+        (total,) = dask.compute(tree_reduce(parts, add_records))
+        return total
+
+
+def _follow(v, X, name):
+    """``v`` with the (now known) row chunks of ``X``."""
+    if v.chunks[0] == X.chunks[0]:
+        return v
+    v = known_rows(v)
+    if v.shape[0] != X.shape[0]:
+        raise ValueError(f"{name} has {v.shape[0]} rows but X has {X.shape[0]}.")
+    return v.rechunk((X.chunks[0],))

@@ -14,11 +14,11 @@ from ._detect import is_dask_collection, require_dask
 
 
 def _is_dataframe(obj):
-    return hasattr(obj, "columns") and hasattr(obj, "to_dask_array")
+    return hasattr(obj, "to_dask_array") and getattr(obj, "ndim", None) == 2
 
 
 def _is_series(obj):
-    return hasattr(obj, "to_dask_array") and not hasattr(obj, "columns")
+    return hasattr(obj, "to_dask_array") and getattr(obj, "ndim", None) == 1
 
 
 def as_matrix(X, n_features=None, name="X"):
@@ -32,7 +32,9 @@ def as_matrix(X, n_features=None, name="X"):
     """
     require_dask()
     if _is_dataframe(X):
-        bad = [str(col) for col, dt in X.dtypes.items() if not (np.issubdtype(dt, np.number) or dt == bool)]
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        bad = [str(col) for col, dt in X.dtypes.items() if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
         if bad:
             raise TypeError(
                 f"{name} must have numeric columns only; columns {bad} are not numeric."

@@ -161,3 +161,13 @@ def test_counts_property(n, block, split_every, seed):
         got = pdist.node_counts(tree, da.from_array(X, chunks=(block, 2)), y, w, n_classes=3,
                                 split_every=split_every)
     np.testing.assert_array_equal(got, tree.node_counts(X, y, w, n_classes=3))
+
+
+def test_tree_methods_take_dask_input(client):
+    X, y = labelled(n=900)
+    tree = grow_cart(X[::2], y[::2], random_state=0)
+    Xd = da.from_array(X, chunks=200)
+    np.testing.assert_array_equal(tree.node_counts(Xd, da.from_array(y, chunks=200)), tree.node_counts(X, y))
+    leaves = tree.apply(Xd)
+    assert isinstance(leaves, da.Array)
+    np.testing.assert_array_equal(leaves.compute(), tree.apply(X))

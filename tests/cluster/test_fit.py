@@ -43,6 +43,7 @@ def test_cart_m1_dask_equals_in_memory(client, selection):
         assert ref.penalty_c_ == got.penalty_c_
 
 
+@pytest.mark.filterwarnings("ignore:Dask currently has limited support:UserWarning")
 def test_cart_m1_dataframe_and_labels(client):
     X, y = labelled(n=2000)
     labels = np.array(["a", "b", "c"])[y]

@@ -131,3 +131,12 @@ def test_bad_sampled_fits(client):
         CARTClassifier(method="M1", grow_size=100).fit(Xd, np.zeros(600, dtype=int))
     with pytest.raises(ValueError, match="rows"):
         CARTClassifier(method="M1", grow_size=100).fit(Xd, y[:-1])
+
+
+def test_other_estimators_refuse_a_dask_fit():
+    from prunus import HSVoteClassifier, PenalizedTreeClassifier
+
+    X, y = labelled(n=100, n_classes=2)
+    for est in (PenalizedTreeClassifier(), HSVoteClassifier()):
+        with pytest.raises(TypeError, match="cannot be fit on a dask collection"):
+            est.fit(da.from_array(X, chunks=50), y)

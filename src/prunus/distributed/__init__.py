@@ -4,7 +4,7 @@ Pruning with a second sample (method M1 of Gey, *Risk bounds for CART
 classifiers under a margin condition*, section 3.1) and the PAC-Bayes vote
 (Nguyen & Kpotufe, *PAC-Bayes Tree*) need only per-node class counts of the
 sample, and counts add up over row blocks. This package runs that map-reduce
-on `Dask <https://www.dask.org>`_: every block is counted by the numba kernel
+on Dask: every block is counted by the numba kernel
 behind :meth:`prunus.tree.Tree.node_counts` on a worker, the block counts are
 summed by a tree reduction, and predictions are ``map_blocks``.
 

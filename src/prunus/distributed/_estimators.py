@@ -86,10 +86,25 @@ def _wrap_fit(method, sampled_fit):
     return wrapper
 
 
+def _refuse_dask_fit(method):
+    @functools.wraps(method)
+    def wrapper(self, X, y, sample_weight=None):
+        if any_dask(X, y, sample_weight):
+            raise TypeError(
+                f"{type(self).__name__} cannot be fit on a dask collection (it would load every row into "
+                "memory); fit it on an in-memory sample, or use CARTClassifier(method='M1') or "
+                "PACBayesTreeClassifier with grow_size."
+            )
+        return method(self, X, y, sample_weight=sample_weight)
+
+    return wrapper
+
+
 def dask_dispatch(sampled_fit=None):
     """Class decorator: dask input for ``predict``, ``predict_proba``, ``apply``, ``score``
     and, when ``sampled_fit`` names a function of :mod:`prunus.distributed._fit`, ``fit``
-    (also used in memory when the estimator's ``grow_size`` is set)."""
+    (also used in memory when the estimator's ``grow_size`` is set); otherwise ``fit``
+    refuses dask input rather than loading it whole."""
 
     def decorate(cls):
         for name in _ROW_METHODS:
@@ -101,8 +116,8 @@ def dask_dispatch(sampled_fit=None):
         if not getattr(cls.score, "_dask_dispatch", False):
             cls.score = _wrap_score(cls.score)
             cls.score._dask_dispatch = True
-        if sampled_fit is not None:
-            cls.fit = _wrap_fit(cls.fit, sampled_fit)
+        if not getattr(cls.fit, "_dask_dispatch", False):
+            cls.fit = _wrap_fit(cls.fit, sampled_fit) if sampled_fit else _refuse_dask_fit(cls.fit)
             cls.fit._dask_dispatch = True
         return cls
 

@@ -3,12 +3,15 @@ the two operations a sampled fit needs: take a few rows, and count the rest."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._blocks import aligned, known_rows, row_blocks, row_offsets
 from ._counts import add_records, tree_reduce
 from ._detect import any_dask, require_dask
+from ._split import SampledSplit
 
 
 def encode(y, classes):
@@ -20,8 +23,17 @@ def encode(y, classes):
     return codes.astype(np.int64)
 
 
-def split_block_counts(tree, X, y, w, start, split, classes):
-    """Counts of the pruning rows (L2) and of the test rows of one block.
+@dataclass(frozen=True)
+class CountPlan:
+    """What every block needs to count itself: the tree, the split and the sorted labels."""
+
+    tree: object
+    split: SampledSplit
+    classes: np.ndarray
+
+
+def split_block_counts(plan, X, y, w, start):
+    """Counts of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
 
     Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
     numbers of rows.
@@ -36,12 +48,12 @@ def split_block_counts(tree, X, y, w, start, split, classes):
             raise ValueError(
                 f"sample_weight has a block of {w.shape[0]} rows paired with a block of {X.shape[0]} rows of X."
             )
-    test, prune = split.block_masks(int(start), int(start) + X.shape[0])
-    codes = encode(y, classes)
+    test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
+    codes = encode(y, plan.classes)
     out = []
     for mask in (prune, test):
         wm = None if w is None else w[mask]
-        out.append(tree.node_counts(X[mask], codes[mask], wm, n_classes=classes.shape[0]))
+        out.append(plan.tree.node_counts(X[mask], codes[mask], wm, n_classes=plan.classes.shape[0]))
     out.extend(int(mask.sum()) for mask in (prune, test))
     return tuple(out)
 
@@ -88,14 +100,15 @@ class Sample:
 
     def split_counts(self, tree, classes, split):
         """:func:`split_block_counts` summed over all blocks."""
+        plan = CountPlan(tree, split, classes)
         if not self.is_dask:
-            return split_block_counts(tree, self.X, self.y, self.w, 0, split, classes)
+            return split_block_counts(plan, self.X, self.y, self.w, 0)
         dask = require_dask()
         block = dask.delayed(split_block_counts, pure=True)
-        tree_d, split_d, classes_d = dask.delayed(tree), dask.delayed(split), dask.delayed(classes)
+        plan_d = dask.delayed(plan)  # one copy per worker, not one per task
         starts = row_offsets(self.X)
         parts = [
-            block(tree_d, xb, yb, wb, int(start), split_d, classes_d)
+            block(plan_d, xb, yb, wb, int(start))
             for (xb, yb, wb), start in zip(row_blocks(self.X, self.y, self.w), starts)
         ]
         (total,) = dask.compute(tree_reduce(parts, add_records))

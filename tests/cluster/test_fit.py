@@ -10,7 +10,7 @@ import pytest
 
 from prunus import CARTClassifier, PACBayesTreeClassifier
 from prunus.pruning import cost_complexity_path
-from prunus.pruning.selection import select_holdout
+from prunus.pruning.selection import cv_temperatures, select_holdout
 from prunus.tree import grow_cart
 from prunus.voting import pac_bayes_weights
 
@@ -121,8 +121,10 @@ def test_bad_sampled_fits(client):
         CARTClassifier(method="M1").fit(Xd, y)
     with pytest.raises(ValueError, match="method='M1'"):
         CARTClassifier(grow_size=100).fit(Xd, y)
-    with pytest.raises(ValueError, match="selection"):
-        CARTClassifier(method="M1", selection="cv", grow_size=100).fit(Xd, y)
+    with pytest.raises(ValueError, match="at least cv=5 row blocks"):
+        CARTClassifier(method="M1", selection="cv", cv=5, grow_size=100).fit(Xd, y)
+    with pytest.raises(ValueError, match="needs a dask collection"):
+        CARTClassifier(method="M1", selection="cv", grow_size=100).fit(X, y)
     with pytest.raises(ValueError, match="grow_size"):
         CARTClassifier(method="M1", grow_size=600).fit(Xd, y)
     with pytest.raises(ValueError, match="grow_size"):
@@ -140,3 +142,33 @@ def test_other_estimators_refuse_a_dask_fit():
     for est in (PenalizedTreeClassifier(), HSVoteClassifier()):
         with pytest.raises(TypeError, match="cannot be fit on a dask collection"):
             est.fit(da.from_array(X, chunks=50), y)
+
+
+@pytest.mark.parametrize("selection", ["cv", "cv-1se"])
+def test_cart_m1_cv_by_blocks_equals_reference(client, selection):
+    """Folds are whole blocks; each fold's tree is grown on L1 outside it, pruned with L2 outside it."""
+    X, y = labelled(n=2400, n_classes=2, seed=5)
+    est = CARTClassifier(method="M1", grow_size=600, selection=selection, cv=3, random_state=4)
+    est.fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
+    assert sorted(np.bincount(est.cv_block_folds_)) == [4, 4, 4]
+    grow, _, prune = est.split_.masks()
+    fold = est.cv_block_folds_[np.arange(len(y)) // 200]
+    grow_seed = np.random.RandomState(4).randint(2**31 - 1)
+    tree = grow_cart(X[grow], y[grow], random_state=grow_seed)
+    path = cost_complexity_path(tree, tree.node_counts(X[prune], y[prune], n_classes=2))
+    betas = cv_temperatures(path.alphas)
+    wrong, weight = [], []
+    for k in range(3):
+        g, p, t = grow & (fold != k), prune & (fold != k), fold == k
+        tree_k = grow_cart(X[g], y[g], random_state=grow_seed)
+        path_k = cost_complexity_path(tree_k, tree_k.node_counts(X[p], y[p], n_classes=2))
+        wrong.append(path_k.misclassified(tree_k.node_counts(X[t], y[t], n_classes=2), betas))
+        weight.append(float(t.sum()))
+    mean = np.array(wrong).sum(axis=0) / np.sum(weight)
+    np.testing.assert_array_equal(est.cv_results_["mean_risk"], mean)
+    best = len(mean) - 1 - int(np.argmin(mean[::-1]))  # ties: the smaller tree
+    if selection == "cv-1se":
+        se = np.sqrt(mean * (1 - mean) / len(y))
+        best = int(np.flatnonzero(mean <= mean[best] + se[best]).max())
+    assert est.tree_ == tree
+    assert est.selected_index_ == best

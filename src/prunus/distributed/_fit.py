@@ -23,11 +23,12 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..pruning.path import cost_complexity_path
 from ..tree import grow_cart
+from ._cv import fit_cv
 from ._sample import Sample, encode
 from ._split import SampledSplit
 
-#: Selections that need only the path and counts (no refit per fold).
-CART_SELECTIONS = ("holdout", "alpha", "slope", "penalty")
+#: Selections of a sampled fit ("cv" and "cv-1se" need dask input: folds are row blocks).
+CART_SELECTIONS = ("holdout", "alpha", "slope", "penalty", "cv", "cv-1se")
 
 
 def _check_grow_size(grow_size, n_samples):
@@ -85,23 +86,39 @@ def fit_cart(est, X, y, sample_weight=None):
     sample = Sample(est, X, y, sample_weight)
     n = sample.n_samples
     grow_size = _check_grow_size(est.grow_size, n)
+    by_blocks = est.selection in ("cv", "cv-1se")
+    if by_blocks and not sample.is_dask:
+        raise ValueError(
+            "with grow_size, selection='cv' needs a dask collection: its folds are whole row blocks."
+        )
+    if by_blocks and (isinstance(est.cv, bool) or not isinstance(est.cv, numbers.Integral) or est.cv < 2):
+        raise ValueError(f"on a dask collection cv must be an integer >= 2 (folds of row blocks), got {est.cv!r}.")
     est._check_params(n)
     rng = check_random_state(est.random_state)
     grow_seed = rng.randint(2**31 - 1)  # first draw, as in the in-memory fit
     test_size = est.test_size if est.selection == "holdout" else 0.0
     split = SampledSplit.draw(n, grow_size, test_size, rng)
     X1, y1, w1 = _grow_sample(est, sample, split)
-    tree = grow_cart(X1, y1, sample_weight=w1, random_state=grow_seed, criterion=est.criterion,
-                     max_depth=est.max_depth, min_samples_leaf=est.min_samples_leaf)
-    prune_counts, test_counts, n_prune, n_test = sample.split_counts(tree, est.classes_, split)
-    if not prune_counts[0].sum() > 0:
-        raise ValueError("the pruning sample (every row outside the growing sample and the test rows) has no weight.")
-    if est.selection == "holdout" and not test_counts[0].sum() > 0:
-        raise ValueError(f"the hold-out test sample is empty or has no weight (test_size={est.test_size}).")
-    path = cost_complexity_path(tree, prune_counts)
+
+    def grow_tree(X, y, w):
+        return grow_cart(X, y, sample_weight=w, random_state=grow_seed, criterion=est.criterion,
+                         max_depth=est.max_depth, min_samples_leaf=est.min_samples_leaf)
+
     est.cv_results_ = None
     est.test_risk_ = None
-    k = est._select_from_counts(path, n_prune, test_counts if est.selection == "holdout" else None)
+    if by_blocks:
+        path, k, _ = fit_cv(est, sample, (X1, y1, w1, grow_tree), split, rng)
+    else:
+        tree = grow_tree(X1, y1, w1)
+        prune_counts, test_counts, n_prune, n_test = sample.split_counts(tree, est.classes_, split)
+        if not prune_counts[0].sum() > 0:
+            raise ValueError(
+                "the pruning sample (every row outside the growing sample and the test rows) has no weight."
+            )
+        if est.selection == "holdout" and not test_counts[0].sum() > 0:
+            raise ValueError(f"the hold-out test sample is empty or has no weight (test_size={est.test_size}).")
+        path = cost_complexity_path(tree, prune_counts)
+        k = est._select_from_counts(path, n_prune, test_counts if est.selection == "holdout" else None)
     est._store_selection(path, k)
     est.split_ = split
     est.pruning_indices_ = None

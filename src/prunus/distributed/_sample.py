@@ -32,12 +32,25 @@ class CountPlan:
     classes: np.ndarray
 
 
-def split_block_counts(plan, X, y, w, start):
+def split_block_counts(plan, X, y, w, start, index=0):
     """Counts of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
 
     Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
     numbers of rows.
     """
+    X, y, w = check_block(X, y, w)
+    test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
+    codes = encode(y, plan.classes)
+    out = []
+    for mask in (prune, test):
+        wm = None if w is None else w[mask]
+        out.append(plan.tree.node_counts(X[mask], codes[mask], wm, n_classes=plan.classes.shape[0]))
+    out.extend(int(mask.sum()) for mask in (prune, test))
+    return tuple(out)
+
+
+def check_block(X, y, w):
+    """A block's arrays, checked to have the same number of rows."""
     X = np.asarray(X)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
@@ -48,14 +61,7 @@ def split_block_counts(plan, X, y, w, start):
             raise ValueError(
                 f"sample_weight has a block of {w.shape[0]} rows paired with a block of {X.shape[0]} rows of X."
             )
-    test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
-    codes = encode(y, plan.classes)
-    out = []
-    for mask in (prune, test):
-        wm = None if w is None else w[mask]
-        out.append(plan.tree.node_counts(X[mask], codes[mask], wm, n_classes=plan.classes.shape[0]))
-    out.extend(int(mask.sum()) for mask in (prune, test))
-    return tuple(out)
+    return X, y, w
 
 
 class Sample:
@@ -100,16 +106,26 @@ class Sample:
 
     def split_counts(self, tree, classes, split):
         """:func:`split_block_counts` summed over all blocks."""
-        plan = CountPlan(tree, split, classes)
+        return self.map_reduce(split_block_counts, CountPlan(tree, split, classes))
+
+    @property
+    def n_blocks(self):
+        return self.X.numblocks[0] if self.is_dask else 1
+
+    def block_starts(self):
+        """First global row of every block."""
+        return row_offsets(self.X) if self.is_dask else np.zeros(1, dtype=np.int64)
+
+    def map_reduce(self, fn, plan):
+        """Sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)`` (tuples of tables / numbers)."""
         if not self.is_dask:
-            return split_block_counts(plan, self.X, self.y, self.w, 0)
+            return fn(plan, self.X, self.y, self.w, 0, 0)
         dask = require_dask()
-        block = dask.delayed(split_block_counts, pure=True)
+        block = dask.delayed(fn, pure=True)
         plan_d = dask.delayed(plan)  # one copy per worker, not one per task
-        starts = row_offsets(self.X)
         parts = [
-            block(plan_d, xb, yb, wb, int(start))
-            for (xb, yb, wb), start in zip(row_blocks(self.X, self.y, self.w), starts)
+            block(plan_d, xb, yb, wb, int(start), b)
+            for b, ((xb, yb, wb), start) in enumerate(zip(row_blocks(self.X, self.y, self.w), self.block_starts()))
         ]
         (total,) = dask.compute(tree_reduce(parts, add_records))
         return total

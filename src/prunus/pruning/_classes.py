@@ -72,8 +72,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         from L2 = every other row (``None``: L1 and L2 are halves). Needed to
         fit on a dask array or DataFrame, whose L2 is counted block by block
         on the workers (:mod:`prunus.distributed`). With it the hold-out test
-        rows are drawn row by row with probability ``test_size``, and the
-        selection must be "holdout", "alpha", "slope" or "penalty".
+        rows are drawn row by row with probability ``test_size``, and "cv" /
+        "cv-1se" need a dask collection: their folds are whole row blocks.
 
     Attributes
     ----------
@@ -101,6 +101,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         learning sample for M2, its half L2 for M1); None with ``grow_size``.
     split_ : SampledSplit
         With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
+    cv_block_folds_ : ndarray of int
+        With ``grow_size`` and CV on a dask collection: the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     """

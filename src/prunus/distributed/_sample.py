@@ -94,15 +94,20 @@ class Sample:
         if not self.is_dask:
             w = None if self.w is None else self.w[rows]
             return self.X[rows], self.y[rows], w, np.unique(self.y)
+        # One task per block reads its rows once and returns both its share of
+        # the sample and its labels: blocks are never held for a second consumer.
         dask = require_dask()
-        import dask.array as da
-
-        parts = [self.X[rows], self.y[rows], da.unique(self.y)]
-        if self.w is not None:
-            parts.append(self.w[rows])
-        got = dask.compute(*parts)
-        X, y, classes = got[:3]
-        return np.ascontiguousarray(X), y, (got[3] if self.w is not None else None), classes
+        rows = np.asarray(rows, dtype=np.int64)
+        starts = self.block_starts()
+        stops = np.append(starts[1:], self.n_samples)
+        lo, hi = np.searchsorted(rows, starts), np.searchsorted(rows, stops)
+        block = dask.delayed(_take_block, pure=True)
+        parts = [
+            block(xb, yb, wb, rows[a:b] - start)
+            for (xb, yb, wb), start, a, b in zip(row_blocks(self.X, self.y, self.w), starts, lo, hi)
+        ]
+        (X, y, w, classes) = dask.compute(tree_reduce(parts, _join_taken))[0]
+        return np.ascontiguousarray(X), y, w, classes
 
     def split_counts(self, tree, classes, split):
         """:func:`split_block_counts` summed over all blocks."""
@@ -129,6 +134,19 @@ class Sample:
         ]
         (total,) = dask.compute(tree_reduce(parts, add_records))
         return total
+
+
+def _take_block(X, y, w, local):
+    X, y, w = check_block(X, y, w)
+    return X[local], y[local], None if w is None else w[local], np.unique(y)
+
+
+def _join_taken(*parts):
+    """The blocks' rows in block order, and the union of their labels."""
+    X = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    w = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
+    return X, y, w, np.unique(np.concatenate([p[3] for p in parts]))
 
 
 def _follow(v, X, name):

@@ -11,7 +11,7 @@
 The issue's full scale is ``--rows 100000000 --grow 1000000`` (10^8 rows:
 16 GB of features that exist only block by block).
 
-Run: ``python benchmarks/bench_scale.py [--rows N] [--grow N] [--block N]``
+Run: ``python benchmarks/bench_scale.py [--rows N] [--grow N] [--block N] [--skip-counts] [--skip-fit]``
 """
 
 import argparse
@@ -106,8 +106,10 @@ def main():
     parser.add_argument("--grow", type=int, default=100_000)
     parser.add_argument("--block", type=int, default=100_000, help="rows per block (below 200k: serial kernel)")
     parser.add_argument("--skip-fit", action="store_true")
+    parser.add_argument("--skip-counts", action="store_true")
     args = parser.parse_args()
-    bench_counts(args.rows, args.block, (1, 2))
+    if not args.skip_counts:
+        bench_counts(args.rows, args.block, (1, 2))
     if not args.skip_fit:
         bench_fit(args.rows, args.grow, args.block)
 

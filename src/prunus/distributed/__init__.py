@@ -8,6 +8,12 @@ on Dask: every block is counted by the numba kernel
 behind :meth:`prunus.tree.Tree.node_counts` on a worker, the block counts are
 summed by a tree reduction, and predictions are ``map_blocks``.
 
+The estimators take dask input directly: ``CARTClassifier(method="M1",
+grow_size=...)`` and ``PACBayesTreeClassifier(grow_size=...)`` grow their tree
+on ``grow_size`` rows drawn into memory and take every other statistic from
+the counts of the remaining rows (:class:`SampledSplit`); CV folds are whole
+row blocks. The fitted estimators are ordinary in-memory ones.
+
 Dask is an optional extra (``pip install "prunus[dask]"``). Nothing here
 imports it before a dask collection is passed in, so ``import prunus`` never
 needs it.

@@ -78,6 +78,16 @@ def test_unreachable_scheduler_is_a_clear_error_not_a_hang():
     assert "no Dask scheduler answered" in str(outcome["error"])
 
 
+def test_cli_reproduce_with_unreachable_scheduler(monkeypatch, capsys):
+    from prunus import cli
+    from prunus.distributed import _client
+
+    monkeypatch.setattr(_client, "CONNECT_TIMEOUT", 1.0)
+    code = cli.main(["reproduce", "cart", "--scheduler", f"tcp://127.0.0.1:{_free_port()}", "--out", "unused"])
+    assert code == 1
+    assert "no Dask scheduler answered" in capsys.readouterr().err
+
+
 def test_connect_rejects_bad_arguments():
     with pytest.raises(TypeError, match="scheduler"):
         pdist.connect(None)

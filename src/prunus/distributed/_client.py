@@ -8,7 +8,7 @@ import numbers
 CONNECT_TIMEOUT = 10.0
 
 
-def connect(scheduler, timeout=CONNECT_TIMEOUT):
+def connect(scheduler, timeout=None):
     """A ``distributed.Client`` for ``scheduler``.
 
     Parameters
@@ -17,8 +17,9 @@ def connect(scheduler, timeout=CONNECT_TIMEOUT):
         A scheduler address (``"tcp://host:8786"``), or ``"local:N"`` to start
         a ``LocalCluster`` of ``N`` single-threaded worker processes on this
         machine (closed with the client).
-    timeout : float
-        Seconds to wait for the scheduler to answer.
+    timeout : float, optional
+        Seconds to wait for the scheduler to answer (default
+        :data:`CONNECT_TIMEOUT`).
 
     Raises
     ------
@@ -27,6 +28,8 @@ def connect(scheduler, timeout=CONNECT_TIMEOUT):
     """
     if not isinstance(scheduler, str) or not scheduler:
         raise TypeError(f"scheduler must be an address string or 'local:N', got {scheduler!r}.")
+    if timeout is None:
+        timeout = CONNECT_TIMEOUT
     if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
     try:

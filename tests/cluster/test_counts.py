@@ -95,6 +95,9 @@ def test_dataframe_input(client):
     np.testing.assert_array_equal(pdist.node_counts(tree, ddf, ys), expected)
     np.testing.assert_array_equal(pdist.node_counts(tree, ddf, y), expected)  # labels in memory
     np.testing.assert_array_equal(pdist.apply(tree, ddf).compute(), tree.apply(X))
+    est = CARTClassifier(selection="alpha", alpha=0.01, random_state=0).fit(X, y)
+    assert est.score(ddf, ys) == pytest.approx(est.score(X, y), abs=1e-12)  # partitions of unknown length
+    np.testing.assert_array_equal(est.predict(ddf).compute(), est.predict(X))
     bad = ddf.assign(e=ddf["a"].astype(str))
     with pytest.raises(TypeError, match="numeric"):
         pdist.node_counts(tree, bad.drop(columns=["d"]), ys)

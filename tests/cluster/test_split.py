@@ -1,5 +1,7 @@
 """The sampled split: the same rows whatever the blocks (no cluster needed)."""
 
+from itertools import pairwise
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,7 +25,7 @@ def test_block_masks_agree_with_whole_sample(n, data, test_size, seed):
     assert not (grow & test).any() and not (grow & prune).any() and not (test & prune).any()
     assert (grow | test | prune).all()
     bounds = [0, *cuts, n]
-    parts = [split.block_masks(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
+    parts = [split.block_masks(a, b) for a, b in pairwise(bounds)]
     assert np.array_equal(np.concatenate([p[0] for p in parts]), test)
     assert np.array_equal(np.concatenate([p[1] for p in parts]), prune)
     if test_size == 0.0:

@@ -28,7 +28,7 @@ def test_worker_killed_during_counts_gives_exact_result(client):
         return block.copy()
 
     Xd = da.from_array(X, chunks=(100, 4)).map_blocks(slow_copy, dtype=float)  # 40 blocks, about 3 s
-    victim = sorted(client.scheduler_info()["workers"])[0]
+    victim = min(client.scheduler_info()["workers"])
     pid = client.run(os.getpid, workers=[victim])[victim]
     killed = {}
 

@@ -19,9 +19,9 @@ imports it before a dask collection is passed in, so ``import prunus`` never
 needs it.
 """
 
-from ._detect import is_dask_collection
-from ._counts import apply, node_counts
 from ._client import connect
+from ._counts import apply, node_counts
+from ._detect import is_dask_collection
 from ._split import SampledSplit
 
 __all__ = ["SampledSplit", "apply", "connect", "is_dask_collection", "node_counts"]

@@ -24,7 +24,7 @@ def require_dask():
     """Import dask (and dask.array), or say which extra to install."""
     try:
         import dask
-        import dask.array  # noqa: F401
+        import dask.array
     except ImportError as exc:  # pragma: no cover - the extra is installed in CI
         raise ImportError(
             "dask inputs need the optional dask extra: pip install 'prunus[dask]'"

@@ -110,7 +110,7 @@ def fit_cart(est, X, y, sample_weight=None):
         path, k, _ = fit_cv(est, sample, (X1, y1, w1, grow_tree), split, rng)
     else:
         tree = grow_tree(X1, y1, w1)
-        prune_counts, test_counts, n_prune, n_test = sample.split_counts(tree, est.classes_, split)
+        prune_counts, test_counts, n_prune, _ = sample.split_counts(tree, est.classes_, split)
         if not prune_counts[0].sum() > 0:
             raise ValueError(
                 "the pruning sample (every row outside the growing sample and the test rows) has no weight."

@@ -1,5 +1,14 @@
-"""CART pruning benchmarks: prunus against scikit-learn, in one process.
+"""CART benchmarks: prunus against scikit-learn and R's rpart, in one process.
 
+0. Growth of T_max: ``grow_cart`` vs ``DecisionTreeClassifier().fit`` on
+   letter, satimage, spam and ``make_classification`` (150k and 1M rows x 20
+   features); numba's one-time compilation is measured apart.
+   CV selection: ``CARTClassifier(selection="cv", cv=10)`` vs rpart with
+   ``rpart.control(cp=0, minsplit=2, minbucket=1, xval=10, maxcompete=0,
+   maxsurrogate=0)`` and its min-xerror subtree (timed inside R, on the same
+   training rows); test error of both on the same held-out 20%. rpart is run
+   by ``Rscript`` when present (``apt-get install r-base-core r-cran-rpart``).
+   Peak memory of the 1M-row CV fit against the size of X.
 1. Path speed: ``cost_complexity_path`` vs scikit-learn's pruning-path
    computation on the same grown tree (~100k nodes: 300k noisy rows, 10
    features).
@@ -7,10 +16,15 @@
    ``GridSearchCV(DecisionTreeClassifier(), ccp_alpha over its path, cv=5)`` on
    letter (18000 training rows, 2000 test rows; needs ``prunus data fetch letter``).
 
-Run: ``python benchmarks/bench_cart.py [--quick]``
+Run: ``python benchmarks/bench_cart.py [--quick] [--only grow|cv|memory|path|selection] [--n-jobs N]``
 """
 
 import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -20,7 +34,7 @@ from sklearn.tree._tree import ccp_pruning_path
 
 from prunus.datasets import is_available, load
 from prunus.pruning import CARTClassifier, cost_complexity_path
-from prunus.tree import Tree
+from prunus.tree import Tree, grow_cart
 
 
 def best_of(fn, repeat):
@@ -82,13 +96,160 @@ def bench_selection(n_alphas, n_jobs):
     print(f"[cv] speed-up: {t_sklearn / t_prunus:.1f}x")
 
 
+GROW_DATASETS = ("letter", "satimage", "spam")
+CV_DATASETS = ("letter", "satimage", "spam", "digits", "breast_cancer", "wine", "iris")
+
+
+def synthetic(n_rows):
+    from sklearn.datasets import make_classification
+
+    return make_classification(n_rows, 20, n_informative=10, random_state=0)
+
+
+def grow_problems(quick):
+    for name in GROW_DATASETS:
+        if is_available(name):
+            data = load(name)
+            yield name, data.X, data.y
+        else:
+            print(f"[grow] {name} not fetched: run `prunus data fetch {name}`")
+    for n_rows in (150_000,) if quick else (150_000, 1_000_000):
+        yield f"make_classification {n_rows // 1000}k x 20", *synthetic(n_rows)
+
+
+def bench_grow(quick, repeat):
+    start = time.perf_counter()
+    grow_cart(np.array([[0.0], [1.0]]), np.array([0, 1]))
+    print(f"[grow] numba compilation (first call of this process): {time.perf_counter() - start:.1f} s")
+    print(f"[grow] {'data':<28} {'prunus s':>9} {'sklearn s':>10} {'ratio':>6} {'leaves':>14}")
+    for name, X, y in grow_problems(quick):
+        reps = 1 if X.shape[0] >= 1_000_000 else repeat
+        t_ours, tree = best_of(lambda: grow_cart(X, y), reps)
+        t_sk, sk = best_of(lambda: DecisionTreeClassifier().fit(X, y), reps)
+        print(f"[grow] {name:<28} {t_ours:9.3f} {t_sk:10.3f} {t_sk / t_ours:5.1f}x "
+              f"{tree.n_leaves:>6}/{sk.get_n_leaves():<6}")
+
+
+_RPART_SCRIPT = r"""
+suppressMessages(library(rpart))
+args <- commandArgs(TRUE)
+train <- read.csv(args[1]); test <- read.csv(args[2])
+train$y <- factor(train$y); test$y <- factor(test$y, levels = levels(train$y))
+set.seed(0)
+elapsed <- system.time({
+  fit <- rpart(y ~ ., data = train, method = "class",
+               control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
+                                       maxcompete = 0, maxsurrogate = 0))
+  cp <- fit$cptable
+  best <- which.min(cp[, "xerror"])
+  pruned0 <- prune(fit, cp = cp[best, "CP"])
+  bound <- cp[best, "xerror"] + cp[best, "xstd"]
+  pruned1 <- prune(fit, cp = cp[which(cp[, "xerror"] <= bound)[1], "CP"])
+})[["elapsed"]]
+err0 <- mean(predict(pruned0, test, type = "class") != test$y)
+err1 <- mean(predict(pruned1, test, type = "class") != test$y)
+cat(elapsed, err0, err1, "\n")
+"""
+
+
+def run_rpart(Xtr, ytr, Xte, yte):
+    """rpart's CV fit on the same rows: (seconds inside R, 0-SE error, 1-SE error)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for part, (X, y) in (("train", (Xtr, ytr)), ("test", (Xte, yte))):
+            path = os.path.join(tmp, f"{part}.csv")
+            header = ",".join(f"x{j}" for j in range(X.shape[1])) + ",y"
+            np.savetxt(path, np.column_stack([X, y]), delimiter=",", header=header, comments="", fmt="%.17g")
+            paths.append(path)
+        script = os.path.join(tmp, "fit.R")
+        with open(script, "w") as fh:
+            fh.write(_RPART_SCRIPT)
+        out = subprocess.run(["Rscript", script, *paths], capture_output=True, text=True, check=True)
+    elapsed, err0, err1 = (float(v) for v in out.stdout.split())
+    return elapsed, err0, err1
+
+
+def cv_problems(quick):
+    for name in CV_DATASETS:
+        if is_available(name):
+            data = load(name)
+            yield name, data.X, data.y
+        else:
+            print(f"[cv] {name} not fetched: run `prunus data fetch {name}`")
+    yield "make_classification 150k x 20", *synthetic(150_000)
+
+
+def bench_cv_vs_rpart(quick, repeat, n_jobs):
+    from sklearn.model_selection import train_test_split
+
+    has_r = shutil.which("Rscript") is not None
+    if not has_r:
+        print("[cv] Rscript not found: rpart columns left out (apt-get install r-base-core r-cran-rpart)")
+    CARTClassifier(selection="cv", cv=2).fit(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1])  # compile
+    print(f"[cv] CARTClassifier(selection='cv', cv=10, n_jobs={n_jobs}) vs rpart xval=10; 80/20 split; best of {repeat}")
+    print(f"[cv] {'data':<30} {'prunus s':>9} {'rpart s':>8} {'ratio':>6} {'err 0-SE':>16} {'err 1-SE':>16}")
+    for name, X, y in cv_problems(quick):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
+        reps = 1 if Xtr.shape[0] > 50_000 else repeat
+        t_ours, est = best_of(
+            lambda: CARTClassifier(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr), reps)
+        err0 = np.mean(est.predict(Xte) != yte)
+        one_se = CARTClassifier(selection="cv-1se", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
+        err1 = np.mean(one_se.predict(Xte) != yte)
+        if has_r:
+            runs = [run_rpart(Xtr, ytr, Xte, yte) for _ in range(reps)]
+            t_r = min(r[0] for r in runs)
+            r0, r1 = runs[0][1], runs[0][2]
+            print(f"[cv] {name:<30} {t_ours:9.2f} {t_r:8.2f} {t_r / t_ours:5.1f}x "
+                  f"{err0:7.4f}/{r0:<7.4f}  {err1:7.4f}/{r1:<7.4f}")
+        else:
+            print(f"[cv] {name:<30} {t_ours:9.2f} {'-':>8} {'-':>6} {err0:7.4f}/{'-':<7}  {err1:7.4f}/{'-':<7}")
+
+
+def bench_memory(n_rows):
+    """Peak resident memory of a CV fit beyond X, in a child process (so the
+    high-water mark is this fit's alone)."""
+    code = f"""
+import resource, numpy as np
+from prunus import CARTClassifier
+rng = np.random.default_rng(0)
+X = np.empty(({n_rows}, 20))
+for start in range(0, {n_rows}, 100_000):
+    X[start:start + 100_000] = rng.standard_normal((min(100_000, {n_rows} - start), 20))
+y = (X[:, :5].sum(axis=1) + rng.standard_normal({n_rows}) > 0).astype(int)
+CARTClassifier(selection="cv", cv=2).fit(X[:50], y[:50])
+with open("/proc/self/clear_refs", "w") as fh:
+    fh.write("5")  # reset the high-water mark: only the fit counts from here
+base = int(open("/proc/self/statm").read().split()[1]) * resource.getpagesize()
+CARTClassifier(selection="cv", cv=10, random_state=0).fit(X, y)
+peak = [int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
+print(X.nbytes, peak - base)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    nbytes, extra = (int(v) for v in out.stdout.split())
+    print(f"[memory] CV fit on {n_rows} x 20: X is {nbytes / 2**20:.0f} MiB, peak memory of the fit beyond "
+          f"what was resident before it {extra / 2**20:.0f} MiB = {extra / nbytes:.2f} x X")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller path benchmark (60k rows)")
     parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--only", choices=("grow", "cv", "memory", "path", "selection"), action="append",
+                        help="run only these parts (repeatable)")
+    parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
-    bench_path(60_000 if args.quick else 300_000, repeat=3)
-    bench_selection(n_alphas=52, n_jobs=args.n_jobs)
+    parts = args.only or ("grow", "cv", "memory", "path", "selection")
+    if "grow" in parts:
+        bench_grow(args.quick, args.repeat)
+    if "cv" in parts:
+        bench_cv_vs_rpart(args.quick, args.repeat, args.n_jobs)
+    if "memory" in parts:
+        bench_memory(150_000 if args.quick else 1_000_000)
+    if "path" in parts:
+        bench_path(60_000 if args.quick else 300_000, repeat=3)
+    if "selection" in parts:
+        bench_selection(n_alphas=52, n_jobs=args.n_jobs)
 
 
 if __name__ == "__main__":

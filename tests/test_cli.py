@@ -1,5 +1,6 @@
 """Tests of the ``prunus`` command line (through ``prunus.cli.main`` and once as a console script)."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -28,38 +29,93 @@ def test_console_script_version_and_data_list():
     assert out.returncode == 0 and out.stdout.strip() == f"prunus {prunus.__version__}"
     out = subprocess.run([exe, "data", "list"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
-    assert {line.split()[0] for line in out.stdout.splitlines()} == set(datasets.list_datasets())
+    assert set(_rows(out.stdout)) == set(datasets.list_datasets())
+
+
+def _table(text):
+    """The header and the rows of ``prunus data list`` (the table ends at the first blank line)."""
+    lines = text.split("\n\n")[0].splitlines()
+    return lines[0], lines[1:]
 
 
 def _rows(text):
-    return {line.split()[0]: line for line in text.splitlines()}
+    return {line.split()[0]: line for line in _table(text)[1]}
+
+
+KIND = {"bundled": "bundled", "synthetic": "synthetic", "fetched": "download"}
 
 
 def test_data_list(capsys):
     assert cli.main(["data", "list"]) == 0
-    rows = _rows(capsys.readouterr().out)
+    text = capsys.readouterr().out
+    header, _ = _table(text)
+    assert header.split() == ["NAME", "KIND", "STATUS", "DESCRIPTION"]
+    rows = _rows(text)
     assert set(rows) == set(datasets.list_datasets())
     for name in datasets.list_datasets():
         spec = datasets.get_spec(name)
         fields = rows[name].split()
-        assert fields[1] == spec.kind
+        assert fields[1] == KIND[spec.kind]
+        assert fields[2] == datasets.cache_status(name)
         assert spec.description in rows[name]
-        assert rows[name].split(spec.kind, 1)[1].strip().startswith(
-            "ready" if datasets.is_available(name) else "not fetched")
     for name in ("iris", "digits", "gey_hypercube"):
         assert rows[name].split()[2] == "ready"
-    # Columns line up: every description starts at the same offset.
-    offsets = {line.index(datasets.get_spec(name).description) for name, line in rows.items()}
-    assert len(offsets) == 1
+    # Columns line up with the header.
+    for column in ("KIND", "STATUS", "DESCRIPTION"):
+        offset = header.index(column)
+        assert all(line[offset - 2:offset] == "  " and line[offset] != " " for line in rows.values())
 
 
 def test_data_list_shows_missing_datasets(capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("PRUNUS_DATA", str(tmp_path))
     assert cli.main(["data", "list"]) == 0
-    rows = _rows(capsys.readouterr().out)
+    text = capsys.readouterr().out
+    rows = _rows(text)
     for name in ("letter", "satimage", "spam"):
-        assert "not fetched" in rows[name]
-    assert "not fetched" not in rows["iris"]
+        assert rows[name].split()[1:3] == ["download", "missing"]
+    assert rows["iris"].split()[2] == "ready"
+    (note,) = [line for line in text.splitlines() if line.startswith("missing:")]
+    assert "prunus data fetch" in note and "letter" in note and "spam" in note and str(tmp_path) in note
+
+
+def _corrupt_spam(monkeypatch, tmp_path):
+    spec = datasets.get_spec("spam")
+    good = _debian.cached_path(spec).read_bytes()
+    monkeypatch.setenv("PRUNUS_DATA", str(tmp_path))
+    bad = _debian.cached_path(spec)
+    bad.parent.mkdir(parents=True)
+    bad.write_bytes(good[: len(good) // 2])  # a truncated download
+    return good, bad
+
+
+def test_data_list_verifies_checksums(capsys, monkeypatch, tmp_path):
+    _corrupt_spam(monkeypatch, tmp_path)
+    assert cli.main(["data", "list"]) == 0
+    text = capsys.readouterr().out
+    assert _rows(text)["spam"].split()[1:3] == ["download", "corrupted"]
+    (note,) = [line for line in text.splitlines() if line.startswith("corrupted:")]
+    assert note.endswith("repair with: prunus data fetch spam")
+
+
+def test_data_fetch_repairs_a_corrupted_file_without_force(capsys, monkeypatch, tmp_path):
+    good, bad = _corrupt_spam(monkeypatch, tmp_path)
+    calls = []
+
+    def extract(spec, debs):  # stands for dpkg-deb -x of a downloaded package
+        calls.append((spec.name, debs))
+        bad.write_bytes(good)
+        return bad
+
+    monkeypatch.setattr(_debian, "_download_deb", lambda package, force: [Path(f"{package}.deb")])
+    monkeypatch.setattr(_debian, "_extract", extract)
+    assert cli.main(["data", "fetch", "spam"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("spam: fetching (the cached file is corrupted) (Debian package r-cran-kernlab")
+    assert out[1] == f"spam: {bad}"
+    assert calls == [("spam", [Path("r-cran-kernlab.deb")])]
+    assert datasets.cache_status("spam") == "ready"
+    assert cli.main(["data", "fetch", "spam"]) == 0  # ready now: nothing fetched
+    assert len(calls) == 1 and capsys.readouterr().out == f"spam: {bad}\n"
 
 
 @pytest.mark.parametrize("name,kind", [("iris", "bundled"), ("gey_gaussian", "synthetic")])
@@ -76,15 +132,37 @@ def test_data_fetch_cached(capsys):
 
 def test_data_fetch_needs_a_name(capsys):
     assert cli.main(["data", "fetch"]) == 2
-    assert "--all" in capsys.readouterr().err
-
-
-def test_data_fetch_unknown_dataset(capsys):
-    assert cli.main(["data", "fetch", "nope"]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("prunus: error: Unknown dataset 'nope'")
+    assert err.startswith("prunus: error: ") and "--all" in err and err.count("\n") == 1
+
+
+def test_data_fetch_unknown_dataset_is_a_usage_error(capsys, monkeypatch):
+    fetched = []
+    monkeypatch.setattr(datasets, "fetch", lambda name, force=False: fetched.append(name))
+    assert cli.main(["data", "fetch", "spam", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("prunus: error: Unknown dataset 'nope'") and err.count("\n") == 1
     for name in datasets.list_datasets():
         assert name in err
+    assert fetched == []  # every name is checked before anything is fetched
+
+
+def test_help_describes_names_and_papers(capsys):
+    with pytest.raises(SystemExit) as info:
+        cli.main(["data", "fetch", "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert "NAME" in out and "prunus data list" in out and "bundled and synthetic" in out
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "--help"])
+    out = capsys.readouterr().out
+    for paper in prunus.experiments.PAPERS:
+        assert paper in out
+    assert "Gey" in out and "Kpotufe" in out and "Aslam" in out and "Jernite" in out
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    assert all(p in out for p in prunus.experiments.PAPERS)
 
 
 def test_data_fetch_failure_is_reported_not_raised(capsys, monkeypatch, tmp_path):
@@ -94,7 +172,8 @@ def test_data_fetch_failure_is_reported_not_raised(capsys, monkeypatch, tmp_path
     out, err = capsys.readouterr()
     assert out == "letter: fetching (Debian package r-cran-mlbench, file " \
         "/usr/lib/R/site-library/mlbench/data/LetterRecognition.rda) ...\n"
-    assert "prunus: error: apt-get download r-cran-mlbench failed" in err and "no network" in err
+    # One line, the tool's own output included.
+    assert err == "prunus: error: apt-get download r-cran-mlbench failed: E: no network\n"
 
 
 def test_data_fetch_all_fetches_every_fetched_dataset(capsys, monkeypatch):
@@ -105,10 +184,14 @@ def test_data_fetch_all_fetches_every_fetched_dataset(capsys, monkeypatch):
 
 
 def test_unknown_commands_and_paper(capsys):
-    for argv in ([], ["data"], ["frobnicate"], ["reproduce", "no-such-paper"]):
+    for argv in ([], ["data"], ["frobnicate"], ["reproduce", "no-such-paper"], ["reproduce", "--bogus"]):
         with pytest.raises(SystemExit) as info:
             cli.main(argv)
         assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and ": error: " in err and "--help" in err, err  # one line, no usage dump
+    with pytest.raises(SystemExit):
+        cli.main(["reproduce", "no-such-paper"])
     assert "invalid choice: 'no-such-paper'" in capsys.readouterr().err
     with pytest.raises(ValueError, match="no-such-paper"):
         prunus.experiments.get_runner("no-such-paper")
@@ -205,3 +288,91 @@ def test_fetch_all_goes_on_past_a_missing_extra(capsys, monkeypatch):
     # Named explicitly, the same dataset is an error, not a skip.
     assert cli.main(["data", "fetch", "ptb"]) == 1
     assert "prunus: error: Penn Treebank needs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kind", ["file", "under a file"])
+def test_reproduce_checks_out_before_any_computation(fake_papers, capsys, tmp_path, kind):
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file")
+    out = blocker if kind == "file" else blocker / "report"
+    assert cli.main(["reproduce", "alpha", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("prunus: error: argument --out: ") and str(out) in err and err.count("\n") == 1
+    assert fake_papers == []  # nothing computed
+
+
+def test_reproduce_creates_out(fake_papers, tmp_path):
+    out = tmp_path / "a" / "b"
+    assert cli.main(["reproduce", "alpha", "--out", str(out)]) == 0
+    assert out.is_dir() and fake_papers
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root can write anywhere")
+def test_reproduce_refuses_a_read_only_out(fake_papers, capsys, tmp_path):
+    out = tmp_path / "ro"
+    out.mkdir()
+    out.chmod(0o500)
+    try:
+        assert cli.main(["reproduce", "alpha", "--out", str(out)]) == 2
+    finally:
+        out.chmod(0o700)
+    assert "cannot write" in capsys.readouterr().err and fake_papers == []
+
+
+def test_reproduce_unwritable_out_is_refused(fake_papers, capsys, tmp_path, monkeypatch):
+    """A directory the probe file cannot be created in (as for a read-only mount) is refused."""
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(cli.tempfile, "TemporaryFile", refuse)
+    assert cli.main(["reproduce", "alpha", "--out", str(tmp_path / "r")]) == 2
+    assert capsys.readouterr().err == f"prunus: error: argument --out: cannot write in {tmp_path / 'r'}: " \
+        "Permission denied\n"
+    assert fake_papers == []
+
+
+@pytest.mark.parametrize("exc, status", [
+    (RuntimeError("solver failed\n  detail line"), 1),
+    (OSError(28, "No space left on device"), 1),
+    (KeyError("column"), 1),
+    (ZeroDivisionError("division by zero"), 1),
+])
+def test_every_failure_is_one_line(exc, status, capsys, monkeypatch, tmp_path):
+    module = types.ModuleType("prunus_test_fake_failing")
+
+    def run(mode="quick", out=None, progress=True):
+        raise exc
+
+    module.run = run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(prunus.experiments, "PAPERS", {"bad": module.__name__})
+    monkeypatch.delenv("PRUNUS_DEBUG", raising=False)
+    assert cli.main(["reproduce", "bad", "--out", str(tmp_path)]) == status
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("prunus: error: ") and "Traceback" not in err[0]
+    monkeypatch.setenv("PRUNUS_DEBUG", "1")
+    if isinstance(exc, (KeyError, ZeroDivisionError)):  # unexpected errors: the traceback on request
+        with pytest.raises(type(exc)):
+            cli.main(["reproduce", "bad", "--out", str(tmp_path)])
+
+
+def test_console_script_errors_are_one_line(tmp_path):
+    exe = shutil.which("prunus")
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for argv, status in ([["reproduce", "cart", "--out", str(blocker)], 2], [["data", "fetch", "nope"], 2],
+                         [["reproduce", "nope"], 2]):
+        out = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=120)
+        assert out.returncode == status, out
+        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_version_is_written_once():
+    """pyproject.toml reads the version from prunus.__version__; the installed metadata agrees."""
+    import importlib.metadata
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    meta = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
+    assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "prunus.__version__"}
+    assert importlib.metadata.version("prunus") == prunus.__version__

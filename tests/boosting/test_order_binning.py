@@ -22,8 +22,9 @@ def test_merge_equals_stable_argsort(n, seed, n_levels, alpha):
 
 
 def test_merge_within_boosting_matches_argsort():
-    from prunus.boosting import ExactBoostClassifier
     from sklearn.datasets import load_wine
+
+    from prunus.boosting import ExactBoostClassifier
 
     X, y = load_wine(return_X_y=True)
     seen = []

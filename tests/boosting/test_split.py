@@ -18,7 +18,6 @@ from prunus.boosting._split import (
 
 from .conftest import brute_force_stump
 
-
 # every split search of the kernel: the three strategies and adaptive's lower-bound-first rule
 SEARCHES = {**STRATEGIES, "lower_first": ADAPTIVE_RULES["lower_first"]}
 

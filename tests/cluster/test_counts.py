@@ -134,9 +134,14 @@ def test_bad_input_is_refused_before_or_during_compute(client):
     with pytest.raises(ValueError, match="rows"):
         pdist.node_counts(tree, da.from_array(X, chunks=100), y[:-1])
     bad = X.copy()
-    bad[350, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
+    bad[350, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
         pdist.node_counts(tree, da.from_array(bad, chunks=100), y)
+    missing = X.copy()
+    missing[::7, 0] = np.nan  # NaN is a missing value: routed as in memory
+    np.testing.assert_array_equal(
+        pdist.node_counts(tree, da.from_array(missing, chunks=100), y), tree.node_counts(missing, y)
+    )
     with pytest.raises(ValueError, match="sample_weight"):
         pdist.node_counts(tree, da.from_array(X, chunks=100), y, -np.ones(len(y)))
     with pytest.raises(ValueError, match="split_every"):

@@ -143,8 +143,42 @@ def test_corrupted_cache_is_detected(monkeypatch, tmp_path):
     data = bytearray(good.read_bytes())
     data[-1] ^= 0xFF
     bad.write_bytes(bytes(data))
-    with pytest.raises(RuntimeError, match="prunus data fetch spam --force"):
+    with pytest.raises(RuntimeError, match="corrupted.*prunus data fetch spam$"):
         datasets.load("spam")
+    assert datasets.cache_status("spam") == "corrupted"
+    assert datasets.is_available("spam")  # the cheap check only looks for the file
+
+
+def test_cache_status(monkeypatch, tmp_path):
+    assert datasets.cache_status("iris") == "ready"
+    assert datasets.cache_status("gey_gaussian") == "ready"
+    assert datasets.cache_status("spam") == "ready"
+    monkeypatch.setenv("PRUNUS_DATA", str(tmp_path))
+    for name in ("letter", "satimage", "spam", "austen"):
+        assert datasets.cache_status(name) == "missing"
+    with pytest.raises(ValueError, match="Unknown dataset"):
+        datasets.cache_status("nope")
+
+
+def test_fetch_repairs_a_corrupted_file_without_force(monkeypatch, tmp_path):
+    spec = datasets.get_spec("spam")
+    payload = _debian.cached_path(spec).read_bytes()
+    calls = _fake_apt(monkeypatch, tmp_path, spec, payload)
+    monkeypatch.setenv("PRUNUS_DATA", str(tmp_path / "cache"))
+    path = datasets.fetch("spam")
+    path.write_bytes(payload[: len(payload) // 2])  # truncated
+    assert datasets.cache_status("spam") == "corrupted"
+    calls.clear()
+    assert datasets.fetch("spam") == path
+    assert ["dpkg-deb", "-x"] in calls and ["apt-get", "download"] not in calls  # the cached .deb sufficed
+    assert path.read_bytes() == payload and datasets.cache_status("spam") == "ready"
+    # A truncated cached .deb is downloaded again.
+    path.write_bytes(b"")
+    (deb,) = (tmp_path / "cache" / "debian" / "_debs").glob("*.deb")
+    deb.write_bytes(deb.read_bytes()[:100])
+    calls.clear()
+    assert datasets.fetch("spam") == path
+    assert ["apt-get", "download"] in calls and path.read_bytes() == payload
 
 
 def _fake_apt(monkeypatch, tmp_path, spec, payload):

@@ -5,7 +5,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from prunus.hsoftmax._assign import _scores, assign_node, assignment_gain, reassign_kernel  # noqa: E402
 

@@ -3,7 +3,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 
 from prunus.hsoftmax import j_star, node_objective, node_objectives  # noqa: E402
 

@@ -234,7 +234,10 @@ def test_parallel_folds_equal_sequential():
 @pytest.mark.parametrize(
     "params, X, y, w, match",
     [
-        ({}, [[np.nan, 1.0], [1.0, 2.0]] * 5, [0, 1] * 5, None, "NaN"),
+        ({}, [[np.inf, 1.0], [1.0, 2.0]] * 5, [0, 1] * 5, None, "infinity"),
+        ({}, [[1.0], [2.0], [3.0], [4.0]], [0, 1, 0, 1], [1, np.inf, 1, 1], "sample_weight"),
+        ({"criterion": "squared"}, [[1.0], [2.0]], [0, 1], None, "criterion"),
+        ({"max_depth": 0}, [[1.0], [2.0]], [0, 1], None, "max_depth"),
         ({}, [[np.inf, 1.0], [1.0, 2.0]] * 5, [0, 1] * 5, None, "infinity"),
         ({}, [1.0, 2.0, 3.0, 4.0], [0, 1, 0, 1], None, "2D array"),
         ({}, [[1.0], [2.0], [3.0]], [0, 1], None, "inconsistent numbers of samples"),

@@ -10,6 +10,7 @@ from prunus.utils._testing import sklearn_check_params
 from prunus.voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier, pac_bayes_weights
 from prunus.voting._classes import LOG_GRID
 
+
 def _expected_failures(est):
     """Checks expected to fail, with the reason (none at present)."""
     return {}

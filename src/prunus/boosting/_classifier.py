@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._binning import fit_binning
 from ._grow import SplitWorkspace, apply_binned, grow_tree
 from ._order import merge_weight_order
@@ -128,6 +129,24 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     classes_, n_classes_, n_features_in_, bin_thresholds_
     """
 
+    _parameter_constraints = {
+        "n_estimators": [Interval(Integral, 1, None, closed="left")],
+        "max_depth": [Interval(Integral, 1, None, closed="left")],
+        "split_search": [StrOptions(set(STRATEGIES))],
+        "criterion": [StrOptions(set(CRITERIA))],
+        "max_bins": [Interval(Integral, 2, 65535, closed="both")],
+        "feature_fraction": [Interval(Real, 0.0, 1.0, closed="right")],
+        "weight_trim": [Interval(Real, 0.0, 1.0, closed="right"), None],
+        "track_bounds": ["boolean"],
+        "quick_init": [Interval(Real, 0.0, 1.0, closed="right")],
+        "quick_batches": [Interval(Integral, 1, None, closed="left")],
+        "min_batch": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
+        "adaptive_init": [Interval(Real, 0.0, 1.0, closed="right")],
+        "adaptive_rule": [StrOptions(set(ADAPTIVE_RULES))],
+        "adaptive_target": [Interval(Real, 0.0, 1.0, closed="both")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, n_estimators=500, max_depth=3, split_search="adaptive", criterion="error",
                  max_bins=256, feature_fraction=1.0, weight_trim=None, track_bounds=False,
                  quick_init=0.9, quick_batches=20, min_batch="auto", adaptive_init=0.9, adaptive_rule="gap",
@@ -209,6 +228,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ``order``, the trained ids, the grown tree and its predictions; the
         experiments use it for per-round lower bounds.
         """
+        validate_fit(self, y)
         self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)

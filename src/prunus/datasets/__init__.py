@@ -6,17 +6,19 @@
 (1797, 64)
 """
 
+from pathlib import Path
+
 from sklearn.utils import Bunch
 
 from . import synthetic
 from ._bundled import bundled_dataset
 from ._debian import DatasetNotFetchedError, rda_dataset
-from ._registry import DatasetSpec, data_home, get_spec, is_available, list_datasets, load, register
+from ._registry import DatasetSpec, cache_status, data_home, get_spec, is_available, list_datasets, load, register
 from ._text import Vocabulary, austen_dataset, ptb_dataset
 from .synthetic import excess_risk, make_gey_gaussian, make_gey_hypercube, make_holder_multiclass
 
 
-def fetch(name, force=False):
+def fetch(name: str, force: bool = False) -> Path | None:
     """Fetch a dataset into the cache (no-op for bundled / synthetic ones)."""
     spec = get_spec(name)
     if spec.fetch is None:
@@ -71,7 +73,7 @@ register(ptb_dataset())
 register(austen_dataset())
 
 __all__ = [
-    "Bunch", "DatasetNotFetchedError", "DatasetSpec", "data_home", "excess_risk", "fetch", "get_spec",
+    "Bunch", "DatasetNotFetchedError", "DatasetSpec", "cache_status", "data_home", "excess_risk", "fetch", "get_spec",
     "is_available", "list_datasets", "load", "make_gey_gaussian", "make_gey_hypercube",
     "make_holder_multiclass", "register", "synthetic", "Vocabulary",
 ]

@@ -42,6 +42,24 @@ def is_fetched(spec: DatasetSpec) -> bool:
     return cached_path(spec).is_file()
 
 
+def _cached_files(spec: DatasetSpec) -> list:
+    """(path, expected SHA-256) of every cached file of ``spec``, the main file first."""
+    target = cached_path(spec)
+    extra = spec.options.get("extra_members", {})
+    return [(target, spec.options["sha256"])] + [(target.parent / Path(m).name, h) for m, h in extra.items()]
+
+
+def debian_status(spec: DatasetSpec) -> str:
+    """``"ready"``, ``"missing"`` (not fetched) or ``"corrupted"`` (a cached file fails its SHA-256)."""
+    files = _cached_files(spec)
+    if not files[0][0].is_file():
+        return "missing"
+    for path, sha256 in files:
+        if not path.is_file() or _sha256(path) != sha256:
+            return "corrupted"
+    return "ready"
+
+
 def _run(cmd, cwd):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
 
@@ -54,16 +72,33 @@ def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
     directory. Runs ``apt-get download PACKAGE`` (and ``apt-get update`` once if the
     package is unknown), then ``dpkg-deb -x``. The extracted file must match
     the SHA-256 recorded in the registry.
+
+    Without ``force`` nothing is done when the cached files pass their
+    checksums; a missing or corrupted file is fetched again. A cached ``.deb``
+    that fails (truncated, or extracting to a wrong checksum) is downloaded
+    again once.
     """
     target = cached_path(spec)
-    if target.is_file() and not force:
+    if not force and debian_status(spec) == "ready":
         return target
-    opts = spec.options
     for tool in ("apt-get", "dpkg-deb"):
         if shutil.which(tool) is None:
             raise RuntimeError(f"Fetching {spec.name!r} needs {tool!r} (a Debian-based system).")
+    package = spec.options["package"]
+    had_deb = not force and bool(sorted(_deb_dir().glob(f"{package}_*.deb")))
+    try:
+        return _extract(spec, _download_deb(package, force))
+    except RuntimeError:
+        if not had_deb:
+            raise
+        return _extract(spec, _download_deb(package, True))
+
+
+def _extract(spec: DatasetSpec, debs: list) -> Path:
+    """Extract, verify and cache the data file(s) of ``spec`` from its package's ``.deb``."""
+    target = cached_path(spec)
+    opts = spec.options
     with tempfile.TemporaryDirectory(prefix="prunus-fetch-") as tmp:
-        debs = _download_deb(opts["package"], force)
         extracted = Path(tmp) / "root"
         result = _run(["dpkg-deb", "-x", str(debs[0]), str(extracted)], cwd=tmp)
         if result.returncode != 0:
@@ -91,10 +126,14 @@ def fetch_debian_file(spec: DatasetSpec, force: bool = False) -> Path:
     return target
 
 
+def _deb_dir() -> Path:
+    return data_home() / "debian" / "_debs"
+
+
 def _download_deb(package: str, force: bool) -> list:
     """The package's .deb, kept in the cache so that several datasets of one
     package (letter and satimage in r-cran-mlbench) cost one download."""
-    deb_dir = data_home() / "debian" / "_debs"
+    deb_dir = _deb_dir()
     deb_dir.mkdir(parents=True, exist_ok=True)
     debs = sorted(deb_dir.glob(f"{package}_*.deb"))
     if debs and not force:
@@ -138,7 +177,8 @@ def load_rda_classification(spec: DatasetSpec) -> Bunch:
     opts = spec.options
     path = _require(spec)
     if _sha256(path) != opts["sha256"]:
-        raise RuntimeError(f"Cached file {path} is corrupted; run: prunus data fetch {spec.name} --force")
+        raise RuntimeError(f"Cached file {path} is corrupted (SHA-256 mismatch); repair it with: "
+                           f"prunus data fetch {spec.name}")
     frame = _read_rda_frame(path, opts["object"])
     target = frame[opts["target"]]
     features = frame.drop(columns=[opts["target"]])
@@ -179,5 +219,6 @@ def rda_dataset(name, package, member, sha256, object_name, target, description,
             target=target,
             n_train=n_train,
             available=is_fetched,
+            status=debian_status,
         ),
     )

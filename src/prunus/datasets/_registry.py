@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from sklearn.utils import Bunch
 
@@ -27,7 +27,10 @@ class DatasetSpec:
     fetch : callable or None
         ``fetch(spec, force=False) -> Path`` for fetched datasets.
     options : dict
-        Source-specific settings read by ``loader`` / ``fetch``.
+        Source-specific settings read by ``loader`` / ``fetch``; fetched
+        datasets give ``available(spec) -> bool`` (cheap: is it cached?) and
+        may give ``status(spec) -> "ready" | "missing" | "corrupted"``
+        (verifies the cached files).
     """
 
     name: str
@@ -82,6 +85,22 @@ def data_home() -> Path:
     """Cache directory: ``$PRUNUS_DATA`` or ``~/.cache/prunus``."""
     root = os.environ.get("PRUNUS_DATA")
     return Path(root).expanduser() if root else Path.home() / ".cache" / "prunus"
+
+
+def cache_status(name: str) -> str:
+    """``"ready"``, ``"missing"`` (fetch it first) or ``"corrupted"`` (a cached file fails its checksum).
+
+    Bundled and synthetic datasets are always ready. For fetched ones this
+    reads the cached files (a SHA-256 per file), unlike :func:`is_available`,
+    which only looks for them.
+    """
+    spec = get_spec(name)
+    if spec.kind != "fetched":
+        return "ready"
+    check = spec.options.get("status")
+    if check is not None:
+        return check(spec)
+    return "ready" if spec.options["available"](spec) else "missing"
 
 
 def is_available(name: str) -> bool:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 from sklearn.utils import Bunch
 
-from ._debian import _require, _sha256, fetch_debian_file, is_fetched
+from ._debian import _require, _sha256, debian_status, fetch_debian_file, is_fetched
 from ._registry import DatasetSpec
 
 EOS = "<eos>"
@@ -235,8 +235,8 @@ def load_austen(spec, vocab_size=10000):
     for path, member in ((main, opts["member"]), (rdx, next(iter(opts["extra_members"])))):
         expected = opts["sha256"] if path == main else opts["extra_members"][member]
         if not path.is_file() or _sha256(path) != expected:
-            raise RuntimeError(f"Cached file {path} is missing or corrupted; run: "
-                               f"prunus data fetch {spec.name} --force")
+            raise RuntimeError(f"Cached file {path} is missing or corrupted; repair it with: "
+                               f"prunus data fetch {spec.name}")
     books = read_r_lazyload(main, rdx)
     parts = {"train": [], "valid": [], "test": []}
     for name in _AUSTEN_BOOKS:
@@ -279,5 +279,6 @@ def austen_dataset():
             extra_members={"/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx":
                            "cab8cbe4ce965d3b42b35c03383bafccc0eb78151f70e4748ead45270470c22f"},
             available=is_fetched,
+            status=debian_status,
         ),
     )

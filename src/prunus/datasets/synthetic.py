@@ -1,6 +1,7 @@
 """Synthetic classification problems with a known Bayes classifier.
 
-Gey's two margin examples (section 3.2 of ``cart-risk-bounds-margin.md``)
+Gey's two margin examples (section 3.2 of S. Gey, *Risk bounds for CART
+classifiers under a margin condition*)
 satisfy the margin assumption MA(1) with any h < |2q - 1|; the smooth
 multiclass generator has a Hölder-continuous regression function for rate
 experiments. Every generator returns, besides ``X`` and ``y``, the Bayes
@@ -14,9 +15,14 @@ without a test sample: see :func:`excess_risk`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from scipy.special import softmax
 from sklearn.utils import Bunch, check_random_state
+
+#: What ``random_state`` arguments accept: a seed, a RandomState or None.
+RandomStateLike = int | np.random.RandomState | None
 
 
 def _check_q(q):
@@ -57,7 +63,9 @@ def _binary_bunch(X, y, region, q, bayes_predict, name, description):
     )
 
 
-def make_gey_hypercube(n_samples=1000, n_features=2, q=0.2, random_state=None):
+def make_gey_hypercube(
+    n_samples: int = 1000, n_features: int = 2, q: float = 0.2, random_state: RandomStateLike = None
+) -> Bunch:
     """Example 1 of Gey (section 3.2): X uniform on [0, 1]^d.
 
     If all coordinates lie on the same side of 1/2, Y = 1 with probability
@@ -86,7 +94,7 @@ def make_gey_hypercube(n_samples=1000, n_features=2, q=0.2, random_state=None):
     )
 
 
-def make_gey_gaussian(n_samples=1000, q=0.2, random_state=None):
+def make_gey_gaussian(n_samples: int = 1000, q: float = 0.2, random_state: RandomStateLike = None) -> Bunch:
     """Example 2 of Gey (section 3.2): X ~ N(0, I_2).
 
     If X^1 > 0 and X^2 > 0, Y = 1 with probability ``q``; otherwise Y = 1
@@ -112,8 +120,13 @@ def make_gey_gaussian(n_samples=1000, q=0.2, random_state=None):
 
 
 def make_holder_multiclass(
-    n_samples=1000, n_features=2, n_classes=3, smoothness=0.5, scale=4.0, random_state=None
-):
+    n_samples: int = 1000,
+    n_features: int = 2,
+    n_classes: int = 3,
+    smoothness: float = 0.5,
+    scale: float = 4.0,
+    random_state: RandomStateLike = None,
+) -> Bunch:
     """Multiclass problem with a Hölder-continuous regression function.
 
     X is uniform on [0, 1]^d and ``P(Y = k | x) = softmax_k(-scale * ||x - c_k||^s)``
@@ -165,7 +178,9 @@ def make_holder_multiclass(
     )
 
 
-def excess_risk(predict, problem, n_test=200_000, random_state=0):
+def excess_risk(
+    predict: Callable[[np.ndarray], np.ndarray], problem: Bunch, n_test: int = 200_000, random_state: int = 0
+) -> float:
     """Monte Carlo estimate of the excess risk l(f*, f) (eq. 5) of ``predict``.
 
     Uses ``l(f*, f) = E[|2 eta(X) - 1| 1{f(X) != f*(X)}]``, which for Gey's

@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from ..pruning.path import cost_complexity_path
 from ..tree import grow_cart
+from ..utils._param_validation import validate_fit
 from ._cv import fit_cv
 from ._sample import Sample, encode
 from ._split import SampledSplit
@@ -74,6 +75,7 @@ def fit_cart(est, X, y, sample_weight=None):
         Fitted; an ordinary in-memory estimator. ``split_`` records L1 and the
         test rows (:class:`SampledSplit`); ``pruning_indices_`` is None.
     """
+    validate_fit(est)
     if est.method != "M1":
         raise ValueError(
             f"grow_size and dask input need method='M1' (T_max grown on a sample, pruned with the rest); "
@@ -135,6 +137,7 @@ def fit_subtree(est, X, y, sample_weight=None):
     from ..voting._classes import _Fold
     from ..voting._pacbayes import NodeStats
 
+    validate_fit(est)
     sample = Sample(est, X, y, sample_weight)
     n = sample.n_samples
     grow_size = _check_grow_size(est.grow_size, n)

@@ -18,6 +18,10 @@ PAPERS = {
 
 
 def get_runner(name):
+    """The ``run`` function of paper ``name``; checks first that figures can be drawn (the ``plot`` extra)."""
     if name not in PAPERS:
         raise ValueError(f"Unknown paper {name!r}; choose from {', '.join(PAPERS)}.")
+    from ._report import require_matplotlib
+
+    require_matplotlib()
     return importlib.import_module(PAPERS[name]).run

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+from ..utils._optional import pyplot, require
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+
+def require_matplotlib():
+    """Check, before a reproduction computes anything, that its figures can be drawn.
+
+    Selects the non-interactive Agg backend (the reports only write PNG files).
+    """
+    require("matplotlib", "Reproducing a paper (its figures)").use("Agg")
+    return pyplot("Reproducing a paper (its figures)")
 
 
 def _cell(value, digits):
@@ -27,6 +33,7 @@ class Report:
     """
 
     def __init__(self, out, title):
+        require_matplotlib()
         self.out = Path(out)
         self.out.mkdir(parents=True, exist_ok=True)
         self.blocks = [f"# {title}\n"]
@@ -49,7 +56,7 @@ class Report:
         """Save a matplotlib figure as ``name``.png and link it."""
         path = self.out / f"{name}.png"
         fig.savefig(path, dpi=110, bbox_inches="tight")
-        plt.close(fig)
+        pyplot("Report.figure").close(fig)
         self.blocks.append(f"![{caption or name}]({path.name})\n")
         if caption:
             self.blocks.append(f"*{caption}*\n")

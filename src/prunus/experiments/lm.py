@@ -173,7 +173,7 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
 
     report.heading("Table 1: perplexity and training time per batch")
     rows = []
-    for corpus, (data, res) in all_results.items():
+    for corpus, (_data, res) in all_results.items():
         flat_ms = res["flat"]["ms_per_batch"]
         for output, label in OUTPUTS.items():
             r = res[output]
@@ -185,7 +185,7 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
                 "softmax 151 (105 ms). Perplexities here are exact: every output layer is a normalized "
                 "distribution over the whole vocabulary.")
     lines = []
-    for corpus, (data, res) in all_results.items():
+    for corpus, (_data, res) in all_results.items():
         lt, rt, fl, ad = (res[k] for k in ("learned", "random", "flat", "adaptive"))
         lines.append(
             f"- {corpus}: learned / random perplexity {lt['perplexity'] / rt['perplexity']:.3f} (target < 1), "
@@ -201,7 +201,7 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
                     "bench_hsoftmax.py`, 400k tokens, and `--full`).")
 
     fig, axes = plt.subplots(1, len(all_results), figsize=(5.5 * len(all_results), 3.8))
-    for ax, (corpus, (data, res)) in zip(np.atleast_1d(axes), all_results.items()):
+    for ax, (corpus, (_data, res)) in zip(np.atleast_1d(axes), all_results.items()):
         for output, label in OUTPUTS.items():
             hist = res[output]["history"]
             ax.plot([h["epoch"] for h in hist], [h["perplexity_test"] for h in hist], marker="o", label=label)
@@ -230,7 +230,7 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
 
     report.heading("Tree learning diagnostics")
     diag = []
-    for corpus, (data, res) in all_results.items():
+    for corpus, (_data, res) in all_results.items():
         m = res["learned"]["model"]
         log = m.reassign_log_
         diag.append((corpus, len(log), sum(r["moved"] for r in log), log[0]["root_J"] if log else float("nan"),

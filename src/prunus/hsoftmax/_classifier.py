@@ -11,6 +11,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from torch import nn
 from torch.nn import functional as F
 
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._label_tree import LabelTree
 from ._lm import _carry_optimizer_state, _threads
 from ._module import ReassignSchedule, TreeSoftmax
@@ -59,6 +60,22 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     history_ : list of dict (per epoch ``loss``, ``moved``)
     """
 
+    _parameter_constraints = {
+        "hidden_layer_sizes": ["array-like"],
+        "output": [StrOptions({"learned", "random", "flat"})],
+        "arity": [Interval(Integral, 2, None, closed="left"), None],
+        "depth": [Interval(Integral, 1, None, closed="left")],
+        "epochs": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0.0, None, closed="neither")],
+        "tree_epochs": [Interval(Integral, 0, None, closed="left"), None],
+        "reassign_per_epoch": [Interval(Integral, 1, None, closed="left")],
+        "criterion": [StrOptions({"loglik", "class"})],
+        "predict_method": [StrOptions({"exact", "greedy"})],
+        "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+    }
+
     def __init__(self, hidden_layer_sizes=(64,), output="learned", arity=None, depth=2, epochs=20,
                  batch_size=128, lr=0.01, tree_epochs=None, reassign_per_epoch=5, criterion="loglik",
                  predict_method="exact", n_threads=None, random_state=None):
@@ -94,10 +111,11 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sample_weight=None):
         """Fit the representation and the tree (Algorithm 1) on (X, y)."""
+        validate_fit(self, y)
         sizes = self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, codes = np.unique(y, return_inverse=True)
         k = self.classes_.shape[0]
         if k < 2:

@@ -13,6 +13,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._label_tree import LabelTree
 from ._module import ReassignSchedule, TreeSoftmax
 
@@ -137,6 +138,29 @@ class TreeLanguageModel:
         re-builds excluded and reported in ``reassign_seconds_``) over the last fit.
     """
 
+    _parameter_constraints = {
+        "vocab_size": [Interval(Integral, 2, None, closed="left")],
+        "context_size": [Interval(Integral, 1, None, closed="left")],
+        "dim": [Interval(Integral, 1, None, closed="left")],
+        "output": [StrOptions(set(OUTPUTS))],
+        "arity": [Interval(Integral, 2, None, closed="left"), None],
+        "depth": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0.0, None, closed="neither")],
+        "weight_decay": [Interval(Real, 0.0, None, closed="left")],
+        "tree_epochs": [Interval(Integral, 0, None, closed="left")],
+        "reassign_per_epoch": [Interval(Integral, 1, None, closed="left")],
+        "criterion": [StrOptions({"loglik", "class"})],
+        "min_count": [Interval(Integral, 0, None, closed="left")],
+        "stats": [StrOptions({"cumulative", "window"})],
+        "tree_init": [StrOptions({"random", "frequency"})],
+        "cutoffs": ["array-like", None],
+        "pad_id": [Interval(Integral, 0, None, closed="left"), None],
+        "n_threads": [Interval(Integral, 1, None, closed="left"), None],
+        "random_state": ["random_state"],
+        "progress": ["boolean"],
+    }
+
     def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
                  batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
                  criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None,
@@ -239,6 +263,7 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
+        validate_fit(self)
         with _threads(self.n_threads):
             return self._fit(train_ids, epochs, valid_ids)
 

@@ -13,6 +13,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 
 from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
+from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from . import selection as sel
 
 _METHODS = ("M1", "M2")
@@ -31,8 +33,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "log_loss"}, default="gini"
-        Impurity used to grow T_max.
+    criterion : {"gini", "entropy", "log_loss", "misclassification"}, default="gini"
+        Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
+        missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
@@ -64,7 +67,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     penalty_c : float >= 0 or None, default=None
         Constant of the "penalty" selection.
     n_jobs : int or None, default=None
-        Folds run in parallel with joblib.
+        Folds run in parallel with joblib (threads: the builder releases the
+        GIL, and every fold reuses the order of X sorted once per fit).
+    verbose : int, default=0
+        With ``verbose > 0`` a progress bar counts the growths (the folds and
+        the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
@@ -87,7 +94,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         alpha_{k-hat}.
     pruned_tree_ : Tree
         T_{k-hat}.
-    pruned_counts_ : ndarray, shape (pruned_tree_.n_nodes, n_classes)
+    pruned_counts_ : ndarray, shape (n_nodes of ``pruned_tree_``, n_classes)
         Class weights of the pruning sample in the nodes of ``pruned_tree_``.
     classes_ : ndarray
     n_features_in_ : int
@@ -107,6 +114,24 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         For "slope" and "penalty": the penalty constant used.
     """
 
+    _parameter_constraints = {
+        "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
+        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
+                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "method": [StrOptions(set(_METHODS))],
+        "selection": [StrOptions(set(_SELECTIONS))],
+        "test_size": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "cv": CV_SPLITS,
+        "alpha": [Interval(Real, 0.0, None, closed="left"), None],
+        "kappa": [Interval(Real, 1.0, None, closed="left")],
+        "penalty_c": [Interval(Real, 0.0, None, closed="left"), None],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+        "random_state": ["random_state"],
+        "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+    }
+
     def __init__(
         self,
         criterion="gini",
@@ -120,6 +145,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         kappa=1.0,
         penalty_c=None,
         n_jobs=None,
+        verbose=0,
         random_state=None,
         grow_size=None,
     ):
@@ -134,6 +160,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.kappa = kappa
         self.penalty_c = penalty_c
         self.n_jobs = n_jobs
+        self.verbose = verbose
         self.random_state = random_state
         self.grow_size = grow_size
 
@@ -193,22 +220,28 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        validate_fit(self, y)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
         check_classification_targets(y)
         self.classes_, y_enc = np.unique(y, return_inverse=True)
         if self.classes_.shape[0] < 2:
             raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
         y_enc = y_enc.astype(np.int64)
-        if sample_weight is not None:
-            sample_weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if not np.isfinite(weight).all():
+            raise ValueError("sample_weight must be finite (it contains NaN or infinity).")
         n = X.shape[0]
         self._check_params(n)
+        params = check_growth_params(
+            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
+        )
         n_classes = self.classes_.shape[0]
         rng = check_random_state(self.random_state)
         # Drawn first, so every tree of this fit (and of a refit with the same
-        # random_state on other rows) is grown with the same feature order.
+        # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)
-        grow = dict(criterion=self.criterion, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
+        # Sorted once; the final tree and every fold grow from this order.
+        grower = CARTGrower(X, y_enc, n_classes)
 
         self.cv_results_ = None
         self.test_risk_ = None
@@ -217,18 +250,19 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             perm = rng.permutation(n)
             n_test = int(np.ceil(self.test_size * n))
             test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
-        w_learn = None if sample_weight is None else sample_weight[learn]
-        path, prune_idx = sel.build_path(X[learn], y_enc[learn], w_learn, n_classes, self.method, grow, grow_seed, rng)
-        self.pruning_indices_ = learn[prune_idx]
-        n_prune = prune_idx.shape[0]
+        cv = self.selection in ("cv", "cv-1se")
+        with _progress(self.verbose, total=(self._n_folds(X, y_enc) + 1) if cv else 1) as bar:
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng)
+            bar.update()
+            if cv:
+                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update)
+        self.pruning_indices_ = prune_rows
+        n_prune = prune_rows.shape[0]
 
-        if self.selection in ("cv", "cv-1se"):
-            k = self._select_cv(X, y_enc, sample_weight, n_classes, grow, grow_seed, path, rng)
-        else:
+        if not cv:
             test_counts = None
             if self.selection == "holdout":
-                w_test = None if sample_weight is None else sample_weight[test]
-                test_counts = path.tree.node_counts(X[test], y_enc[test], w_test, n_classes=n_classes)
+                test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
 
@@ -259,15 +293,22 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self._leaf_proba = _node_proba(self.pruned_tree_, self.pruned_counts_)
         return self
 
-    def _select_cv(self, X, y, sample_weight, n_classes, grow, grow_seed, path, rng):
-        folds = self._folds(X, y, n_classes, rng)
+    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress):
+        folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
         betas = sel.cv_temperatures(path.alphas)
-        wrong, weight = sel.cv_risks(
-            X, y, sample_weight, folds, n_classes, self.method, grow, grow_seed, betas, rng, self.n_jobs
+        wrong, held_out = sel.cv_risks(
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress
         )
-        mean, std, se = sel.cv_summary(wrong, weight, X.shape[0])
+        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0])
         self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+
+    def _n_folds(self, X, y):
+        if isinstance(self.cv, numbers.Integral):
+            return int(self.cv)
+        if hasattr(self.cv, "get_n_splits"):
+            return int(self.cv.get_n_splits(X, y))
+        return len(self.cv) if hasattr(self.cv, "__len__") else None
 
     def _folds(self, X, y, n_classes, rng):
         """(train, test) index pairs from ``cv``: a fold count (stratified
@@ -292,7 +333,12 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
 
     def apply(self, X):
         """Leaf of the selected tree reached by each row."""
@@ -320,3 +366,10 @@ def _node_proba(tree, counts):
     total = counts.sum(axis=1, keepdims=True)
     proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
     return fill_from_parent(proba, total[:, 0] <= 0, tree.parent)
+
+
+def _progress(verbose, total):
+    """A tqdm bar over the growths when ``verbose``, else a silent stand-in."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not verbose, desc="CART growths", unit="tree")

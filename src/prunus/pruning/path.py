@@ -1,7 +1,7 @@
 """Breiman's minimal cost-complexity pruning sequence on misclassification cost.
 
-Implements the pruning algorithm of Table 1 in Gey's paper
-(``cart-risk-bounds-margin.md``) for any :class:`~prunus.tree.Tree` and any
+Implements the pruning algorithm of Table 1 in S. Gey, *Risk bounds for CART
+classifiers under a margin condition*, for any :class:`~prunus.tree.Tree` and any
 per-node class counts (so T_max can be grown on one sample and pruned with
 another: method M1 of section 3.1).
 """
@@ -12,6 +12,7 @@ import numpy as np
 
 from ..tree import Tree
 from ..tree._kernels import fill_from_parent
+from ..utils._param_validation import check_index
 from ._path_kernels import collapse_temperatures, effective_temperatures
 
 
@@ -98,10 +99,7 @@ class CostComplexityPath:
         return self.tree.prune(self.collapsed(k), return_index=return_index)
 
     def _check_k(self, k):
-        k = int(k)
-        if not -len(self) <= k < len(self):
-            raise IndexError(f"k={k} is outside the path of length {len(self)}.")
-        return k % len(self)
+        return check_index(k, "k", len(self))
 
     # ----------------------------------------------------- leaf intervals
     def leaf_intervals(self):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-from ..tree import grow_cart
 from .path import cost_complexity_path
 
 #: Any temperature above 1 prunes to the root: alpha_k <= R(root) <= 1.
@@ -58,50 +57,73 @@ def cv_temperatures(alphas):
     return betas
 
 
-def build_path(X, y, sample_weight, n_classes, method, grow_params, grow_seed, rng):
+def build_path(grower, rows, weight, method, params, grow_seed, rng):
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
-    M2 grows and prunes on the whole learning sample. M1 splits it in two
+    M2 grows and prunes on the learning sample ``rows``. M1 splits it in two
     halves at random, grows T_max on the first and computes every pruning
     statistic (risks, leaf labels) from the second only.
 
-    ``grow_seed`` fixes scikit-learn's feature order, so the same seed grows
-    the same tree from the same rows; ``rng`` draws the M1 halves.
+    Parameters
+    ----------
+    grower : CARTGrower
+        The whole sample, presorted once; the tree is grown on ``rows`` of it
+        (the other rows get weight 0: nothing is copied).
+    rows : ndarray of int
+        Rows of the learning sample L.
+    weight : ndarray of float64, shape (n_samples,)
+        Sample weights of every row.
+    method : {"M1", "M2"}
+    params : GrowthParams
+    grow_seed : int
+        Seed of the builder's feature draws.
+    rng : RandomState
+        Draws the M1 halves.
 
     Returns
     -------
     path : CostComplexityPath
-    prune_idx : ndarray of int
-        Rows of ``X`` forming the pruning sample (all rows for M2, L2 for M1).
+    prune_rows : ndarray of int
+        Rows forming the pruning sample (``rows`` for M2, L2 for M1).
     """
-    n = X.shape[0]
     if method == "M2":
-        grow_idx = prune_idx = np.arange(n)
+        grow_rows = prune_rows = rows
     else:
-        perm = rng.permutation(n)
-        half = n // 2
-        grow_idx, prune_idx = np.sort(perm[:half]), np.sort(perm[half:])
-    w = None if sample_weight is None else sample_weight[grow_idx]
-    tree = grow_cart(X[grow_idx], y[grow_idx], sample_weight=w, random_state=grow_seed, **grow_params)
-    w = None if sample_weight is None else sample_weight[prune_idx]
-    counts = tree.node_counts(X[prune_idx], y[prune_idx], w, n_classes=n_classes)
-    return cost_complexity_path(tree, counts), prune_idx
+        perm = rng.permutation(rows.shape[0])
+        half = rows.shape[0] // 2
+        grow_rows, prune_rows = np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
+    grow_weight = np.zeros_like(weight)
+    grow_weight[grow_rows] = weight[grow_rows]
+    tree, counts = grower.grow(params, grow_weight, grow_seed)
+    if method == "M1":
+        counts = _counts(grower, tree, weight, prune_rows)
+    return cost_complexity_path(tree, counts), prune_rows
 
 
-def _fold_misclassified(X, y, sample_weight, train, test, n_classes, method, grow_params, grow_seed, seed, betas):
-    rng = np.random.RandomState(seed)
-    w_train = None if sample_weight is None else sample_weight[train]
-    path, _ = build_path(X[train], y[train], w_train, n_classes, method, grow_params, grow_seed, rng)
-    w_test = None if sample_weight is None else sample_weight[test]
-    test_counts = path.tree.node_counts(X[test], y[test], w_test, n_classes=n_classes)
+def _counts(grower, tree, weight, rows):
+    return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
+
+
+def _fold_misclassified(grower, weight, fold, method, params, grow_seed, seed, betas):
+    train, test = fold
+    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed))
+    test_counts = _counts(grower, path.tree, weight, test)
     return path.misclassified(test_counts, betas), float(test_counts[0].sum())
 
 
-def cv_risks(X, y, sample_weight, folds, n_classes, method, grow_params, grow_seed, betas, rng, n_jobs=None):
+def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None):
     """Held-out misclassified weight of every fold's pruned trees at ``betas``.
 
     One tree and one path per fold, each evaluated at every temperature from
-    the counts of the fold's held-out part: no refit per alpha.
+    the counts of the fold's held-out part: no refit per alpha. Every fold
+    grows from the grower's presorted order, restricted to its training rows,
+    and the folds run in threads (the kernels release the GIL), so neither X
+    nor its order is copied or pickled per fold.
+
+    Parameters
+    ----------
+    progress : callable, optional
+        Called once per finished fold (e.g. a progress bar's ``update``).
 
     Returns
     -------
@@ -110,15 +132,18 @@ def cv_risks(X, y, sample_weight, folds, n_classes, method, grow_params, grow_se
         Held-out weight of each fold.
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
-    results = Parallel(n_jobs=n_jobs)(
-        delayed(_fold_misclassified)(
-            X, y, sample_weight, train, test, n_classes, method, grow_params, grow_seed, seed, betas
-        )
-        for (train, test), seed in zip(folds, seeds)
+    tasks = (
+        delayed(_fold_misclassified)(grower, weight, fold, method, params, grow_seed, seed, betas)
+        for fold, seed in zip(folds, seeds)
     )
+    results = []
+    for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks):
+        results.append(result)
+        if progress is not None:
+            progress()
     wrong = np.array([r[0] for r in results])
-    weight = np.array([r[1] for r in results])
-    return wrong, weight
+    held_out = np.array([r[1] for r in results])
+    return wrong, held_out
 
 
 def cv_summary(wrong, weight, n_samples):

@@ -10,15 +10,17 @@ from numba import njit, prange
 
 
 @njit(cache=True, inline="always")
-def _route(row, children_left, children_right, feature, threshold):
+def _route(row, children_left, children_right, feature, threshold, missing_left):
     """Leaf reached by one row. Reading the row once and carrying the left
     child into the next test (one load per level fewer) makes this about twice
     as fast as indexing ``X[i, feature[node]]`` in the loop: on par with
-    scikit-learn's Cython ``apply``."""
+    scikit-learn's Cython ``apply``. A NaN fails ``<=``, so only rows that
+    would go right pay the test for a missing value."""
     node = 0
     left = children_left[0]
     while left != -1:
-        if row[feature[node]] <= threshold[node]:
+        value = row[feature[node]]
+        if value <= threshold[node] or (value != value and missing_left[node]):
             node = left
         else:
             node = children_right[node]
@@ -26,27 +28,37 @@ def _route(row, children_left, children_right, feature, threshold):
     return node
 
 
-@njit(cache=True)
-def apply_kernel(X, children_left, children_right, feature, threshold):
-    """Leaf id reached by each row of ``X`` (go left when x[feature] <= threshold)."""
+@njit(cache=True, nogil=True)
+def apply_kernel(X, children_left, children_right, feature, threshold, missing_left):
+    """Leaf id reached by each row of ``X``: left when x[feature] <= threshold,
+    and for a missing value (NaN) left when ``missing_left`` holds at the node."""
     n = X.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in range(n):
-        out[i] = _route(X[i], children_left, children_right, feature, threshold)
+        out[i] = _route(X[i], children_left, children_right, feature, threshold, missing_left)
     return out
 
 
 @njit(cache=True, parallel=True)
-def apply_kernel_parallel(X, children_left, children_right, feature, threshold):
+def apply_kernel_parallel(X, children_left, children_right, feature, threshold, missing_left):
     """Parallel twin of :func:`apply_kernel` for large inputs."""
     n = X.shape[0]
     out = np.empty(n, dtype=np.int64)
     for i in prange(n):
-        out[i] = _route(X[i], children_left, children_right, feature, threshold)
+        out[i] = _route(X[i], children_left, children_right, feature, threshold, missing_left)
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def apply_rows_kernel(X, rows, children_left, children_right, feature, threshold, missing_left):
+    """Leaf id of the rows ``X[rows]``, without copying them out of ``X``."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        out[i] = _route(X[rows[i]], children_left, children_right, feature, threshold, missing_left)
+    return out
+
+
+@njit(cache=True, nogil=True)
 def leaf_counts_to_node_counts(counts, parent):
     """Add every node's counts into its parent, children first (in place)."""
     for node in range(counts.shape[0] - 1, 0, -1):
@@ -56,7 +68,7 @@ def leaf_counts_to_node_counts(counts, parent):
     return counts
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scatter_counts(leaves, y, weight, n_nodes, n_classes):
     """Weighted class histogram per node of the rows' leaves (leaves only)."""
     counts = np.zeros((n_nodes, n_classes), dtype=np.float64)

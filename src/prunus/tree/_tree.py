@@ -16,6 +16,7 @@ from ..distributed._detect import any_dask
 from ._kernels import (
     apply_kernel,
     apply_kernel_parallel,
+    apply_rows_kernel,
     decision_path_indices,
     depth_and_parent,
     leaf_counts_to_node_counts,
@@ -32,9 +33,10 @@ class Tree:
 
     Row ``x`` goes to ``children_left[node]`` when
     ``x[feature[node]] <= threshold[node]`` and to ``children_right[node]``
-    otherwise (scikit-learn's convention). Node 0 is the root and every child
-    has a larger id than its parent, so reversed id order is a bottom-up
-    traversal; every dynamic program in prunus relies on this.
+    otherwise (scikit-learn's convention). A missing value (NaN) goes left when
+    ``missing_go_to_left[node]`` holds and right otherwise. Node 0 is the root
+    and every child has a larger id than its parent, so reversed id order is a
+    bottom-up traversal; every dynamic program in prunus relies on this.
 
     Parameters
     ----------
@@ -43,9 +45,13 @@ class Tree:
     feature : array-like of int, shape (n_nodes,)
         Split feature (ignored at leaves, stored as ``-2`` there).
     threshold : array-like of float, shape (n_nodes,)
-        Split threshold in raw feature units (``-2.0`` at leaves).
+        Split threshold in raw feature units (``-2.0`` at leaves). ``+inf``
+        sends every present value left (a split on missingness alone).
     n_features : int
         Number of input features the tree expects.
+    missing_go_to_left : array-like of bool, shape (n_nodes,), optional
+        Side taken by a missing value at each split (default: right, as
+        ``x <= threshold`` is false for NaN). Ignored at leaves.
 
     Attributes
     ----------
@@ -54,13 +60,22 @@ class Tree:
     n_nodes, n_leaves, max_depth : int
     """
 
-    def __init__(self, children_left, children_right, feature, threshold, n_features):
+    def __init__(self, children_left, children_right, feature, threshold, n_features, missing_go_to_left=None):
         # Copies, so that later edits of the caller's arrays cannot break the
         # validated structure (parent / depth are derived once, here).
         left = np.array(children_left, dtype=np.int64, order="C", copy=True)
         right = np.array(children_right, dtype=np.int64, order="C", copy=True)
         feature = np.array(feature, dtype=np.int64, order="C", copy=True)
         threshold = np.array(threshold, dtype=np.float64, order="C", copy=True)
+        if missing_go_to_left is None:
+            missing = np.zeros(left.shape, dtype=np.bool_)
+        else:
+            missing = np.array(missing_go_to_left, order="C", copy=True)
+            if missing.shape != left.shape:
+                raise ValueError(
+                    f"missing_go_to_left must have shape {left.shape} like children_left, got {missing.shape}."
+                )
+            missing = missing.astype(np.bool_)
         n_features = int(n_features)
         _check_structure(left, right, feature, threshold, n_features)
         is_leaf = left == TREE_LEAF
@@ -70,8 +85,14 @@ class Tree:
         self.children_right = right
         self.feature = feature
         self.threshold = threshold
+        self.missing_go_to_left = missing & ~is_leaf
         self.n_features = n_features
         self.parent, self.depth = depth_and_parent(left, right)
+
+    def __setstate__(self, state):
+        # Trees pickled before missing values were supported route NaN right.
+        state.setdefault("missing_go_to_left", np.zeros(state["children_left"].shape, dtype=np.bool_))
+        self.__dict__.update(state)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -105,14 +126,18 @@ class Tree:
             raise ValueError(
                 f"X has {X.shape[1]} features, but the tree was built with {self.n_features} features."
             )
-        if not np.isfinite(X).all():
-            raise ValueError("X contains NaN or infinity.")
+        if np.isinf(X).any():
+            raise ValueError("X contains infinity; missing values are NaN, and inf is not a value.")
         return np.ascontiguousarray(X)
+
+    def _routing(self):
+        return self.children_left, self.children_right, self.feature, self.threshold, self.missing_go_to_left
 
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X``, shape (n_samples,).
 
-        A dask ``X`` gives a lazy dask array (see :func:`prunus.distributed.apply`).
+        NaN is a missing value and follows ``missing_go_to_left``. A dask
+        ``X`` gives a lazy dask array (see :func:`prunus.distributed.apply`).
         """
         if any_dask(X):
             from ..distributed import apply
@@ -120,7 +145,11 @@ class Tree:
             return apply(self, X)
         X = self._check_X(X)
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
-        return kernel(X, self.children_left, self.children_right, self.feature, self.threshold)
+        return kernel(X, *self._routing())
+
+    def _apply_rows(self, X, rows) -> np.ndarray:
+        """Leaves of ``X[rows]`` for a checked float64 C-contiguous ``X`` (no copy of the rows)."""
+        return apply_rows_kernel(X, rows, *self._routing())
 
     def decision_path(self, X) -> sparse.csr_matrix:
         """Sparse (n_samples, n_nodes) indicator of the nodes each row visits."""
@@ -177,6 +206,14 @@ class Tree:
             raise ValueError(f"y holds class code {y.max()} but n_classes={n_classes}.")
         weight = _check_weight(sample_weight, leaves.shape[0])
         counts = scatter_counts(leaves, y, weight, self.n_nodes, int(n_classes))
+        return leaf_counts_to_node_counts(counts, self.parent)
+
+    def _node_counts_rows(self, X, y, weight, rows, n_classes) -> np.ndarray:
+        """:meth:`node_counts` of the rows ``rows`` of checked arrays (float64
+        C-contiguous ``X``, int64 codes ``y``, float64 ``weight``), without
+        copying them: cross-validation counts its held-out rows this way."""
+        leaves = self._apply_rows(X, rows)
+        counts = scatter_counts(leaves, y[rows], weight[rows], self.n_nodes, int(n_classes))
         return leaf_counts_to_node_counts(counts, self.parent)
 
     # -------------------------------------------------------------- pruning
@@ -236,7 +273,10 @@ class Tree:
         new_id[index] = np.arange(index.shape[0])
         new_left = np.where(left[index] >= 0, new_id[np.maximum(left[index], 0)], TREE_LEAF)
         new_right = np.where(right[index] >= 0, new_id[np.maximum(right[index], 0)], TREE_LEAF)
-        tree = Tree(new_left, new_right, self.feature[index], self.threshold[index], self.n_features)
+        tree = Tree(
+            new_left, new_right, self.feature[index], self.threshold[index], self.n_features,
+            missing_go_to_left=self.missing_go_to_left[index],
+        )
         return (tree, index) if return_index else tree
 
     # ------------------------------------------------------------ equality
@@ -249,6 +289,7 @@ class Tree:
             and np.array_equal(self.children_right, other.children_right)
             and np.array_equal(self.feature, other.feature)
             and np.array_equal(self.threshold, other.threshold)
+            and np.array_equal(self.missing_go_to_left, other.missing_go_to_left)
         )
 
     __hash__ = None
@@ -285,7 +326,9 @@ class Tree:
                 raise TypeError(
                     "estimator must be a fitted scikit-learn decision tree or its 'tree_' attribute."
                 )
-        return cls(sk.children_left, sk.children_right, sk.feature, sk.threshold, sk.n_features)
+        # scikit-learn >= 1.3 learns a side for missing values; older trees send them right.
+        missing = getattr(sk, "missing_go_to_left", None)
+        return cls(sk.children_left, sk.children_right, sk.feature, sk.threshold, sk.n_features, missing)
 
 
 def _check_structure(left, right, feature, threshold, n_features):
@@ -321,8 +364,9 @@ def _check_structure(left, right, feature, threshold, n_features):
     f = feature[internal]
     if f.size and (f.min() < 0 or f.max() >= n_features):
         raise ValueError("feature holds ids outside 0 .. n_features - 1 at internal nodes.")
-    if not np.isfinite(threshold[internal]).all():
-        raise ValueError("threshold must be finite at internal nodes.")
+    thr = threshold[internal]
+    if np.isnan(thr).any() or (thr == -np.inf).any():
+        raise ValueError("threshold must be a number or +inf at internal nodes (not NaN or -inf).")
 
 
 def _check_weight(sample_weight, n):

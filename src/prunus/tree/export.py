@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from ..utils._optional import pyplot
+
 
 def _feature_name(tree, feature_names, f):
     if feature_names is None:
@@ -16,6 +18,19 @@ def _feature_name(tree, feature_names, f):
 def _dot_escape(text):
     # Graphviz reads a quoted label: backslashes and double quotes must be escaped.
     return str(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _conditions(tree, node, name, decimals):
+    """Texts of the left and right branches of a split. A missing value (NaN)
+    goes right unless ``missing_go_to_left`` says left, which is then shown;
+    a threshold of +inf splits present from missing values."""
+    thr = float(tree.threshold[node])
+    if thr == np.inf:
+        return f"{name} is present", f"{name} is missing"
+    thr = round(thr, decimals)
+    if tree.missing_go_to_left[node]:
+        return f"{name} <= {thr} or missing", f"{name} >  {thr}"
+    return f"{name} <= {thr}", f"{name} >  {thr}"
 
 
 def _check_labels(tree, node_labels, feature_names=None):
@@ -49,11 +64,11 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
             lines.append(f"{prefix}|--- leaf {node}{label}")
             continue
         name = _feature_name(tree, feature_names, tree.feature[node])
-        thr = round(float(tree.threshold[node]), decimals)
+        left, right = _conditions(tree, node, name, decimals)
         stack.append(("node", tree.children_right[node], prefix + "|   "))
-        stack.append(("line", f"{prefix}|--- {name} >  {thr}", prefix))
+        stack.append(("line", f"{prefix}|--- {right}", prefix))
         stack.append(("node", tree.children_left[node], prefix + "|   "))
-        lines.append(f"{prefix}|--- {name} <= {thr}")
+        lines.append(f"{prefix}|--- {left}")
     return "\n".join(lines) + "\n"
 
 
@@ -68,7 +83,7 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
                 text += f"\\nclass = {_dot_escape(node_labels[node])}"
         else:
             name = _dot_escape(_feature_name(tree, feature_names, tree.feature[node]))
-            text = f"{name} <= {round(float(tree.threshold[node]), decimals)}"
+            text = _conditions(tree, node, name, decimals)[0]
         out.append(f'{node} [label="{text}"];')
         if node > 0:
             out.append(f"{tree.parent[node]} -> {node};")
@@ -83,7 +98,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
     """
     # No matplotlib.use() here: a library must not switch the caller's backend
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
-    import matplotlib.pyplot as plt
+    plt = pyplot("plot_tree")
 
     _check_labels(tree, node_labels, feature_names)
     if ax is None:
@@ -116,7 +131,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
             text = "" if node_labels is None else str(node_labels[node])
         else:
             name = _feature_name(tree, feature_names, tree.feature[node])
-            text = f"{name}\n<= {round(float(tree.threshold[node]), decimals)}"
+            text = _conditions(tree, node, name, decimals)[0].replace(" <= ", "\n<= ", 1)
         ax.text(x[node], y[node], text, ha="center", va="center", fontsize=7,
                 bbox=dict(boxstyle="round", fc="white", ec="0.4"), zorder=2)
     ax.set_axis_off()

@@ -1,8 +1,10 @@
-"""Test helpers shared by the test suite (importable, unlike conftest files)."""
+"""Test helpers shared by the test suite (importable, unlike conftest files).
+
+pytest (the ``test`` extra) is imported only by the helpers that need it, so
+this module imports without it.
+"""
 
 import numpy as np
-import pytest
-from sklearn.utils.estimator_checks import estimator_checks_generator
 
 
 def sklearn_check_params(estimators, expected_failed_checks=None):
@@ -15,6 +17,9 @@ def sklearn_check_params(estimators, expected_failed_checks=None):
 
     Use as ``@pytest.mark.parametrize("estimator, check", sklearn_check_params([...]))``.
     """
+    import pytest
+    from sklearn.utils.estimator_checks import estimator_checks_generator
+
     params = []
     for est in estimators:
         expected = expected_failed_checks(est) if expected_failed_checks else {}

@@ -34,6 +34,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..distributed._estimators import dask_dispatch
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -71,7 +72,16 @@ class _Fold:
 class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit / CV / validation; subclasses define the per-point model."""
 
-    _lambda_names = ()
+    _lambda_names: tuple[str, ...] = ()
+    _parameter_constraints = {
+        "partition": [StrOptions(set(PARTITIONS)), Tree],
+        "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+        "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+        "empty_cells": [StrOptions(set(EMPTY_CELLS))],
+        "cv": ["cv_object"],
+        "n_jobs": [Integral, None],
+        "random_state": ["random_state"],
+    }
 
     # ------------------------------------------------------------ the tree
     def _check_common(self):
@@ -127,6 +137,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights (class counts are weighted sums).
         """
+        validate_fit(self, y)
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
@@ -293,6 +304,14 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     """
 
     _lambda_names = ("lambda1", "lambda2")
+    _parameter_constraints = {
+        **_SubtreeClassifier._parameter_constraints,
+        "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
+        "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
+        "prior": [StrOptions(set(PRIORS))],
+        "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+    }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
                  prior="practical", delta=0.05, empty_cells="class0", cv=2, n_jobs=None, random_state=None,
@@ -399,6 +418,11 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     """
 
     _lambda_names = ("lam",)
+    _parameter_constraints = {
+        **_SubtreeClassifier._parameter_constraints,
+        "penalty": [StrOptions(set(PENALTIES))],
+        "lam": [Interval(Real, 0.0, None, closed="left"), None],
+    }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
                  empty_cells="class0", cv=2, n_jobs=None, random_state=None):
@@ -478,6 +502,10 @@ class HSVoteClassifier(_SubtreeClassifier):
     """
 
     _lambda_names = ("lam",)
+    _parameter_constraints = {
+        **_SubtreeClassifier._parameter_constraints,
+        "lam": [Interval(Real, 0.0, None, closed="left"), None],
+    }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="class0",
                  cv=2, n_jobs=None, random_state=None):

@@ -1,0 +1,129 @@
+"""Split criteria of the CART builder, as numba functions of class counts.
+
+A split of a node with class weights ``T`` into ``L`` and ``R = T - L`` is
+scored by a *proxy* that is largest for the split of smallest weighted child
+impurity ``W_L i(L) + W_R i(R)`` (Breiman et al.'s impurity decrease, section
+2.3 of Gey, *Risk bounds for CART classifiers under a margin condition*):
+
+* Gini, ``i(t) = 1 - sum_k p_k^2``:     proxy ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R``
+* entropy, ``i(t) = -sum_k p_k log p_k``: proxy ``sum_k L_k log L_k - W_L log W_L + (same for R)``
+* misclassification, ``i(t) = 1 - max_k p_k``: proxy ``max_k L_k + max_k R_k``
+
+The same expression on the node's own counts is its *node term*; the weighted
+impurity decrease of a split is ``proxy - node term`` (entropy in bits, as in
+scikit-learn, so that ``min_impurity_decrease`` means the same in both).
+"""
+
+import math
+
+from numba import njit
+
+GINI = 0
+ENTROPY = 1
+MISCLASSIFICATION = 2
+
+CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "misclassification": MISCLASSIFICATION}
+
+_LN2 = math.log(2.0)
+
+
+@njit(cache=True, inline="always")
+def _xlogx(x):
+    return x * math.log(x) if x > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def node_term(counts, criterion):
+    """The proxy's expression on one node's class weights ``counts``."""
+    total = 0.0
+    acc = 0.0
+    for k in range(counts.shape[0]):
+        c = counts[k]
+        total += c
+        if criterion == GINI:
+            acc += c * c
+        elif criterion == ENTROPY:
+            acc += _xlogx(c)
+        elif c > acc:
+            acc = c
+    if criterion == GINI:
+        return acc / total if total > 0.0 else 0.0
+    if criterion == ENTROPY:
+        return acc - _xlogx(total)
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def split_proxy(left, missing, add_missing, total, criterion):
+    """Proxy of the split whose left child holds ``left`` (plus ``missing``
+    when ``add_missing``) and whose right child holds the rest of ``total``."""
+    sum_l = 0.0
+    sum_r = 0.0
+    acc_l = 0.0
+    acc_r = 0.0
+    for k in range(total.shape[0]):
+        lk = left[k] + missing[k] if add_missing else left[k]
+        rk = total[k] - lk
+        if rk < 0.0:  # rounding of non-dyadic weights; a class is never negative
+            rk = 0.0
+        sum_l += lk
+        sum_r += rk
+        if criterion == GINI:
+            acc_l += lk * lk
+            acc_r += rk * rk
+        elif criterion == ENTROPY:
+            acc_l += _xlogx(lk)
+            acc_r += _xlogx(rk)
+        else:
+            if lk > acc_l:
+                acc_l = lk
+            if rk > acc_r:
+                acc_r = rk
+    if criterion == GINI:
+        return acc_l / sum_l + acc_r / sum_r
+    if criterion == ENTROPY:
+        return acc_l - _xlogx(sum_l) + acc_r - _xlogx(sum_r)
+    return acc_l + acc_r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def term(x, criterion):
+    """Per-class summand of the proxy: x^2 (Gini) or x log x (entropy)."""
+    if criterion == GINI:
+        return x * x
+    return _xlogx(x)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def term_change(x, delta, criterion):
+    """``term(x + delta) - term(x)``, exactly for Gini on integer weights."""
+    if criterion == GINI:
+        return delta * (2.0 * x + delta)
+    return _xlogx(x + delta) - _xlogx(x)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion):
+    """The proxy from the per-side sums of :func:`term` (Gini or entropy)."""
+    if criterion == GINI:
+        return sum_left / weight_left + sum_right / weight_right
+    return sum_left - _xlogx(weight_left) + sum_right - _xlogx(weight_right)
+
+
+@njit(cache=True, nogil=True)
+def impurity_decrease(proxy, term, criterion):
+    """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)``."""
+    gain = proxy - term
+    return gain / _LN2 if criterion == ENTROPY else gain
+
+
+def criterion_code(criterion):
+    """Numeric code of a criterion name (ValueError naming ``criterion``)."""
+    try:
+        return CRITERIA[criterion]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}."
+        ) from None
+
+

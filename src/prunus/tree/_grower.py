@@ -1,0 +1,254 @@
+"""Growth of a CART tree from presorted rows: depth first, or best first
+when the number of leaves is bounded (numba kernels over flat arrays).
+
+Nodes are numbered as they are created, so every child has a larger id than
+its parent (depth-first growth numbers them in preorder, left child first).
+"""
+
+import numpy as np
+from numba import njit
+
+from ._criterion import impurity_decrease, node_term
+from ._splitter import NO_FEATURE, find_best_split, node_class_weights, partition, route_rows
+
+TREE_LEAF = -1
+TREE_UNDEFINED = -2
+_EPSILON = np.finfo(np.float64).eps
+
+
+@njit(cache=True, nogil=True)
+def _grown(nodes, capacity):
+    """``nodes`` (left, right, feature, threshold, missing_left, counts) with room for ``capacity`` nodes."""
+    left, right, feature, threshold, missing_left, counts = nodes
+    n = left.shape[0]
+    new_left = np.full(capacity, TREE_LEAF, dtype=np.int64)
+    new_right = np.full(capacity, TREE_LEAF, dtype=np.int64)
+    new_feature = np.full(capacity, TREE_UNDEFINED, dtype=np.int64)
+    new_threshold = np.full(capacity, float(TREE_UNDEFINED))
+    new_missing = np.zeros(capacity, dtype=np.bool_)
+    new_counts = np.zeros((capacity, counts.shape[1]))
+    new_left[:n] = left
+    new_right[:n] = right
+    new_feature[:n] = feature
+    new_threshold[:n] = threshold
+    new_missing[:n] = missing_left
+    new_counts[:n] = counts
+    return new_left, new_right, new_feature, new_threshold, new_missing, new_counts
+
+
+@njit(cache=True, nogil=True)
+def _empty_nodes(capacity, n_classes):
+    return _grown(
+        (
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.int64),
+            np.empty(0, dtype=np.int64),
+            np.empty(0),
+            np.empty(0, dtype=np.bool_),
+            np.empty((0, n_classes)),
+        ),
+        capacity,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _trimmed(nodes, n_nodes):
+    left, right, feature, threshold, missing_left, counts = nodes
+    return (
+        left[:n_nodes].copy(),
+        right[:n_nodes].copy(),
+        feature[:n_nodes].copy(),
+        threshold[:n_nodes].copy(),
+        missing_left[:n_nodes].copy(),
+        counts[:n_nodes].copy(),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _is_leaf(settings, counts, n_rows, depth):
+    """Stopping rules that need no split search: pure, at ``max_depth``, or
+    too few rows to split."""
+    n_present = 0
+    for k in range(counts.shape[0]):
+        n_present += counts[k] > 0.0
+    return (
+        n_present <= 1
+        or (settings.max_depth >= 0 and depth >= settings.max_depth)
+        or n_rows < settings.min_samples_split
+        or n_rows < 2 * settings.min_samples_leaf
+    )
+
+
+@njit(cache=True, nogil=True)
+def _evaluate(data, work, settings, segment, counts, features, root_weight):
+    """Best admissible split of a node ``segment = (start, end, depth)``, or
+    feature -1 when the node is a leaf: pure, at ``max_depth``, too few rows,
+    no valid split, or an impurity decrease (weighted by W_t / W_root,
+    scikit-learn's convention) below ``min_impurity_decrease``.
+
+    Returns (feature, threshold, missing_go_to_left, weighted decrease,
+    n_kept) with ``features[:n_kept]`` the features not constant here.
+    """
+    start, end, depth = segment
+    if _is_leaf(settings, counts, end - start, depth):
+        return NO_FEATURE, 0.0, False, 0.0, features.shape[0]
+    feature, threshold, missing_left, proxy, n_kept = find_best_split(
+        data, work, settings, start, end, counts, features
+    )
+    if feature == NO_FEATURE:
+        return NO_FEATURE, 0.0, False, 0.0, n_kept
+    decrease = impurity_decrease(proxy, node_term(counts, settings.criterion), settings.criterion) / root_weight
+    if decrease + _EPSILON < settings.min_impurity_decrease:
+        return NO_FEATURE, 0.0, False, 0.0, n_kept
+    return feature, threshold, missing_left, decrease, n_kept
+
+
+@njit(cache=True, nogil=True)
+def _seed(settings, n_features):
+    if settings.max_features < n_features:
+        np.random.seed(settings.seed)
+
+
+@njit(cache=True, nogil=True)
+def _grown_rows(a, capacity):
+    out = np.empty((capacity, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
+def grow_depth_first(data, work, settings):
+    """Depth-first growth (every node split as soon as it is created).
+
+    Pending nodes keep, in the slot of the stack they occupy, their class
+    weights and the features not constant at their parent.
+
+    Returns (children_left, children_right, feature, threshold,
+    missing_go_to_left, counts) with counts the class weights per node.
+    """
+    n_features, n_rows = work.index.shape
+    n_classes = settings.n_classes
+    _seed(settings, n_features)
+    nodes = _empty_nodes(64, n_classes)
+    pending_features = np.empty((16, n_features), dtype=np.int64)
+    pending_n_features = np.empty(16, dtype=np.int64)
+    pending_counts = np.empty((16, n_classes))
+    pending_features[0] = np.arange(n_features)
+    pending_n_features[0] = n_features
+    node_class_weights(data, work, 0, n_rows, pending_counts[0])
+    root_weight = pending_counts[0].sum()
+    features = np.empty(n_features, dtype=np.int64)
+    child_counts = np.empty((2, n_classes))
+    # pending nodes: (start, end, depth, parent, is_left)
+    stack = [(0, n_rows, 0, -1, 0)]
+    n_nodes = 0
+    while len(stack) > 0:
+        slot = len(stack) - 1
+        start, end, depth, parent, is_left = stack.pop()
+        if n_nodes == nodes[0].shape[0]:
+            nodes = _grown(nodes, 2 * n_nodes)
+        left, right, feature, threshold, missing_left, counts = nodes
+        node = n_nodes
+        n_nodes += 1
+        if parent >= 0:
+            if is_left:
+                left[parent] = node
+            else:
+                right[parent] = node
+        counts[node] = pending_counts[slot]
+        n_active = pending_n_features[slot]
+        features[:n_active] = pending_features[slot, :n_active]
+        f, t, m, _, n_kept = _evaluate(
+            data, work, settings, (start, end, depth), counts[node], features[:n_active], root_weight
+        )
+        if f == NO_FEATURE:
+            continue
+        kept = features[:n_kept]
+        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        # Two children that are leaves already never read their segments.
+        if not (
+            _is_leaf(settings, child_counts[0], n_left, depth + 1)
+            and _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
+        ):
+            partition(work, (start, end), kept)
+        feature[node] = f
+        threshold[node] = t
+        missing_left[node] = m
+        if slot + 2 > pending_counts.shape[0]:
+            capacity = 2 * pending_counts.shape[0]
+            pending_features = _grown_rows(pending_features, capacity)
+            pending_counts = _grown_rows(pending_counts, capacity)
+            grown_n = np.empty(capacity, dtype=np.int64)
+            grown_n[: pending_n_features.shape[0]] = pending_n_features
+            pending_n_features = grown_n
+        # Right first, so that the left child is popped (numbered) first.
+        for child, child_slot in ((1, slot), (0, slot + 1)):
+            pending_features[child_slot, :n_kept] = kept
+            pending_n_features[child_slot] = n_kept
+            pending_counts[child_slot] = child_counts[child]
+        stack.append((start + n_left, end, depth + 1, node, 0))
+        stack.append((start, start + n_left, depth + 1, node, 1))
+    return _trimmed(nodes, n_nodes)
+
+
+@njit(cache=True, nogil=True)
+def grow_best_first(data, work, settings):
+    """Best-first growth with at most ``max_leaf_nodes`` leaves: the frontier
+    leaf of largest impurity decrease is split next (ties: lowest node id).
+
+    Returns the same arrays as :func:`grow_depth_first`.
+    """
+    n_features, n_rows = work.index.shape
+    _seed(settings, n_features)
+    capacity = 2 * settings.max_leaf_nodes
+    nodes = _empty_nodes(capacity, settings.n_classes)
+    left, right, feature, threshold, missing_left, counts = nodes
+    # Features not constant at each node (the parent's list, narrowed by the
+    # node's own search), as in the depth-first growth.
+    node_features = np.empty((capacity, n_features), dtype=np.int64)
+    node_n_features = np.zeros(capacity, dtype=np.int64)
+    node_features[0] = np.arange(n_features)
+    node_class_weights(data, work, 0, n_rows, counts[0])
+    root_weight = counts[0].sum()
+    child_counts = np.empty((2, settings.n_classes))
+    # frontier entries: (decrease, node, start, end, depth, feature, threshold, missing_left)
+    frontier = [(0.0, 0, 0, 0, 0, 0, 0.0, False)]
+    frontier.pop()
+    f, t, m, gain, n_kept = _evaluate(
+        data, work, settings, (0, n_rows, 0), counts[0], node_features[0], root_weight
+    )
+    node_n_features[0] = n_kept
+    if f != NO_FEATURE:
+        frontier.append((gain, 0, 0, n_rows, 0, f, t, m))
+    n_nodes = 1
+    n_leaves = 1
+    while len(frontier) > 0 and n_leaves < settings.max_leaf_nodes:
+        best = 0
+        for i in range(1, len(frontier)):
+            if frontier[i][0] > frontier[best][0] or (
+                frontier[i][0] == frontier[best][0] and frontier[i][1] < frontier[best][1]
+            ):
+                best = i
+        gain, node, start, end, depth, f, t, m = frontier.pop(best)
+        kept = node_features[node, : node_n_features[node]]
+        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        partition(work, (start, end), kept)
+        feature[node] = f
+        threshold[node] = t
+        missing_left[node] = m
+        left[node] = n_nodes
+        right[node] = n_nodes + 1
+        for child, (child_start, child_end) in enumerate(((start, start + n_left), (start + n_left, end))):
+            child_id = n_nodes + child
+            counts[child_id] = child_counts[child]
+            node_features[child_id, : kept.shape[0]] = kept
+            cf, ct, cm, cgain, c_kept = _evaluate(
+                data, work, settings, (child_start, child_end, depth + 1), counts[child_id],
+                node_features[child_id, : kept.shape[0]], root_weight,
+            )
+            node_n_features[child_id] = c_kept
+            if cf != NO_FEATURE:
+                frontier.append((cgain, child_id, child_start, child_end, depth + 1, cf, ct, cm))
+        n_nodes += 2
+        n_leaves += 1
+    return _trimmed(nodes, n_nodes)

@@ -1,0 +1,329 @@
+"""Best split of one node, and the stable partition of the presorted rows.
+
+The rows of a node occupy the segment ``[start, end)`` of every row of the
+workspace's ``index`` / ``value`` arrays (one row per feature), sorted by the
+feature's value with missing values (NaN) last. A split is searched by one
+scan of each feature's segment and applied by a stable partition of every
+segment, so the order is computed once per fit and never sorted again.
+"""
+
+import math
+from collections import namedtuple
+
+import numpy as np
+from numba import njit
+
+from ._criterion import MISCLASSIFICATION, proxy_from_sums, split_proxy, term, term_change
+
+# Global data of a growth (read only): X float64 (n, d) C-contiguous, class
+# codes y (n,), sample weights (n,) (rows of weight 0 are absent), and
+# whether every present row weighs 1 (then the weights are not read).
+GrowthData = namedtuple("GrowthData", "X y weight unit_weight")
+
+# Scratch arrays of one growth. ``index[f, :]`` / ``value[f, :]`` hold the
+# active rows sorted by feature f; the buffers hold right children during a
+# partition; ``goes_left`` flags rows by row id; ``left`` / ``missing`` /
+# ``total`` are class-weight vectors of the candidate being scored.
+Workspace = namedtuple("Workspace", "index value index_buffer value_buffer goes_left left missing total")
+
+# Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
+# when unbounded, max_features is the number of features to draw per node).
+Settings = namedtuple(
+    "Settings",
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
+    "max_features max_leaf_nodes n_classes seed",
+)
+
+# A split: feature (-1 when none is valid), threshold, side of missing values,
+# the criterion's proxy, and the number of rows going left.
+NO_FEATURE = -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _midpoint(a, b):
+    """A threshold t with a <= t < b, for consecutive distinct a < b: halves
+    first, so that neither 1e308 overflows nor subnormals round onto b."""
+    t = a / 2.0 + b / 2.0
+    if t >= b or t < a:
+        t = a
+    return t
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _better(proxy, feature, best_proxy, best_feature, tol):
+    """Strictly better, or equal within rounding and of a lower feature
+    (thresholds of one feature are scanned in increasing order, so the first
+    of equal candidates within a feature is kept by the strict test)."""
+    if proxy > best_proxy + tol:
+        return True
+    return proxy >= best_proxy - tol and feature < best_feature
+
+
+@njit(cache=True, nogil=True)
+def node_class_weights(data, work, start, end, out):
+    """Class weights of the rows in a segment (read from feature 0's order,
+    valid at the root and wherever every feature is partitioned)."""
+    out[:] = 0.0
+    index = work.index
+    for i in range(start, end):
+        row = index[0, i]
+        out[data.y[row]] += data.weight[row]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _shuffle(features):
+    """Fisher-Yates shuffle in place (numba's generator, seeded once per growth)."""
+    for i in range(features.shape[0] - 1, 0, -1):
+        j = np.random.randint(0, i + 1)
+        tmp = features[i]
+        features[i] = features[j]
+        features[j] = tmp
+
+
+# The best candidate so far: (proxy, feature, threshold, missing_go_to_left).
+_NONE = (-np.inf, NO_FEATURE, 0.0, False)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _offer(best, proxy, feature, value, i, missing_left, tol):
+    """``best``, or the candidate splitting between ``value[i]`` and
+    ``value[i + 1]`` if it is better under the tie rule."""
+    if _better(proxy, feature, best[0], best[1], tol):
+        return proxy, feature, _midpoint(value[i], value[i + 1]), missing_left
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_present(data, work, settings, feature, start, end, best, tol):
+    """Gini or entropy on a feature with no missing value at the node:
+    running sums of ``term`` per side, O(1) per row."""
+    criterion = settings.criterion
+    min_leaf = settings.min_samples_leaf
+    index = work.index[feature]
+    value = work.value[feature]
+    left = work.left
+    total = work.total
+    y = data.y
+    weight = data.weight
+    unit_weight = data.unit_weight
+    left[:] = 0.0
+    weight_total = 0.0
+    sum_right = 0.0
+    for k in range(total.shape[0]):
+        weight_total += total[k]
+        sum_right += term(total[k], criterion)
+    sum_left = 0.0
+    weight_left = 0.0
+    first = start + min_leaf - 1  # the first candidate leaves min_leaf rows left
+    last = end - min_leaf  # and the last one min_leaf rows right
+    for i in range(start, last):
+        row = index[i]
+        c = y[row]
+        w = 1.0 if unit_weight else weight[row]
+        lc = left[c]
+        sum_left += term_change(lc, w, criterion)
+        sum_right += term_change(total[c] - lc, -w, criterion)
+        left[c] = lc + w
+        weight_left += w
+        if i < first or value[i] == value[i + 1]:
+            continue
+        proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_total - weight_left, criterion)
+        best = _offer(best, proxy, feature, value, i, False, tol)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_general(data, work, settings, feature, start, present_end, end, best, tol):
+    """Any criterion, with missing values at ``[present_end, end)``: each
+    threshold with the missing rows right, then left, then the split of
+    present (left) from missing (right) values, threshold +inf."""
+    criterion = settings.criterion
+    min_leaf = settings.min_samples_leaf
+    index = work.index[feature]
+    value = work.value[feature]
+    left = work.left
+    missing = work.missing
+    total = work.total
+    n_rows = end - start
+    n_missing = end - present_end
+    missing[:] = 0.0
+    for i in range(present_end, end):
+        row = index[i]
+        missing[data.y[row]] += data.weight[row]
+    left[:] = 0.0
+    # Running sums of term() per side, missing values right (a) or left (b);
+    # the misclassification proxy, a max, is recomputed per candidate.
+    incremental = criterion != MISCLASSIFICATION
+    weight_total = 0.0
+    weight_missing = 0.0
+    sum_la = 0.0
+    sum_ra = 0.0
+    sum_lb = 0.0
+    sum_rb = 0.0
+    if incremental:
+        for k in range(total.shape[0]):
+            weight_total += total[k]
+            weight_missing += missing[k]
+            sum_ra += term(total[k], criterion)
+            sum_lb += term(missing[k], criterion)
+            sum_rb += term(total[k] - missing[k], criterion)
+    weight_left = 0.0
+    n_sides = 2 if n_missing > 0 else 1
+    for i in range(start, present_end - 1):
+        row = index[i]
+        c = data.y[row]
+        w = data.weight[row]
+        lc = left[c]
+        if incremental:
+            sum_la += term_change(lc, w, criterion)
+            sum_ra += term_change(total[c] - lc, -w, criterion)
+            sum_lb += term_change(lc + missing[c], w, criterion)
+            sum_rb += term_change(total[c] - missing[c] - lc, -w, criterion)
+        left[c] = lc + w
+        weight_left += w
+        if value[i] == value[i + 1]:
+            continue
+        n_left_present = i + 1 - start
+        for side in range(n_sides):
+            n_left = n_left_present + n_missing * side
+            if n_left < min_leaf or n_rows - n_left < min_leaf:
+                continue
+            if not incremental:
+                proxy = split_proxy(left, missing, side == 1, total, criterion)
+            elif side == 0:
+                proxy = proxy_from_sums(sum_la, weight_left, sum_ra, weight_total - weight_left, criterion)
+            else:
+                proxy = proxy_from_sums(
+                    sum_lb, weight_left + weight_missing, sum_rb, weight_total - weight_missing - weight_left, criterion
+                )
+            best = _offer(best, proxy, feature, value, i, side == 1, tol)
+    if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
+        row = index[present_end - 1]
+        left[data.y[row]] += data.weight[row]
+        proxy = split_proxy(left, missing, False, total, criterion)
+        if _better(proxy, feature, best[0], best[1], tol):
+            best = (proxy, feature, np.inf, False)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def find_best_split(data, work, settings, start, end, node_counts, features):
+    """Best split of the rows in ``[start, end)`` among the searched features.
+
+    Every threshold between consecutive distinct present values is tried with
+    the missing values sent right, then left; if the node has both present and
+    missing values, also "present left, missing right" (threshold +inf). Ties
+    go to the lowest feature, then the lowest threshold, then missing right.
+    Only splits leaving ``min_samples_leaf`` rows on each side are valid.
+
+    ``features`` lists the features not known to be constant at the node; the
+    ones found constant here (or entirely missing) are removed from it in
+    place, since they stay constant in every descendant (scikit-learn keeps
+    the same list). With ``max_features``, the list is shuffled and its first
+    features searched, and more while none of them could be split.
+
+    Returns
+    -------
+    (feature, threshold, missing_go_to_left, proxy, n_kept): feature is -1
+    when no split is valid; ``features[:n_kept]`` are the features left.
+    """
+    n_active = features.shape[0]
+    work.total[:] = node_counts
+    # Equal proxies computed in different orders differ by a few ulps.
+    tol = 1e-12 * node_counts.sum()
+    best = _NONE
+    draw = settings.max_features < n_active
+    if draw:
+        _shuffle(features)
+    n_searched = 0
+    n_kept = 0
+    for position in range(n_active):
+        feature = features[position]
+        if draw and n_searched >= settings.max_features and best[1] != NO_FEATURE:
+            features[n_kept] = feature  # not searched: kept for the children
+            n_kept += 1
+            continue
+        value = work.value[feature]
+        # Missing values sit at the end of the segment.
+        present_end = end
+        while present_end > start and math.isnan(value[present_end - 1]):
+            present_end -= 1
+        if present_end == start or (present_end == end and value[start] == value[end - 1]):
+            continue  # constant or all missing here: dropped, and not counted as searched
+        features[n_kept] = feature
+        n_kept += 1
+        n_searched += 1
+        if present_end == end and settings.criterion != MISCLASSIFICATION:
+            best = _scan_present(data, work, settings, feature, start, end, best, tol)
+        else:
+            best = _scan_general(data, work, settings, feature, start, present_end, end, best, tol)
+    proxy, feature, threshold, missing_left = best
+    return feature, threshold, missing_left, proxy, n_kept
+
+
+@njit(cache=True, nogil=True)
+def route_rows(data, work, segment, split, child_counts):
+    """Flag the side of every row of ``segment = (start, end)`` under
+    ``split = (feature, threshold, missing_left)`` in ``work.goes_left`` and
+    write the class weights of the children to ``child_counts[0]`` (left)
+    and ``child_counts[1]`` (right).
+
+    Returns the number of rows going left and the side of missing values
+    (unchanged when the node has missing values of the split feature;
+    otherwise the larger child, so that a value missing only at prediction
+    follows the majority of the training rows, as scikit-learn does).
+    """
+    start, end = segment
+    feature, threshold, missing_left = split
+    index = work.index[feature]
+    value = work.value[feature]
+    goes_left = work.goes_left
+    child_counts[:] = 0.0
+    n_left = 0
+    seen_missing = False
+    for i in range(start, end):
+        row = index[i]
+        v = value[i]
+        is_missing = math.isnan(v)
+        seen_missing = seen_missing or is_missing
+        go = v <= threshold or (is_missing and missing_left)
+        goes_left[row] = go
+        n_left += go
+        child_counts[0 if go else 1, data.y[row]] += data.weight[row]
+    if not seen_missing:
+        missing_left = n_left > end - start - n_left
+    return n_left, missing_left
+
+
+@njit(cache=True, nogil=True)
+def partition(work, segment, features):
+    """Split the segment of every feature in ``features`` stably into the
+    rows flagged left by :func:`route_rows`, then the others, keeping each
+    sorted (the other features are constant below this node and never read
+    again there)."""
+    start, end = segment
+    index = work.index
+    value = work.value
+    goes_left = work.goes_left
+    index_buffer = work.index_buffer
+    value_buffer = work.value_buffer
+    for position in range(features.shape[0]):
+        f = features[position]
+        write = start
+        n_right = 0
+        for i in range(start, end):
+            # Branch-free: the side of a row is unpredictable, so both
+            # destinations are written and only one cursor advances.
+            row = index[f, i]
+            v = value[f, i]
+            go = goes_left[row]
+            index[f, write] = row
+            value[f, write] = v
+            index_buffer[n_right] = row
+            value_buffer[n_right] = v
+            write += go
+            n_right += 1 - go
+        for j in range(n_right):
+            index[f, write + j] = index_buffer[j]
+            value[f, write + j] = value_buffer[j]

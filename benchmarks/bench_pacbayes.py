@@ -2,6 +2,8 @@
 of issue 3 and against scikit-learn, in one process.
 
     python benchmarks/bench_pacbayes.py [--repeats 5]
+    python benchmarks/bench_pacbayes.py --forest [--datasets letter satimage spam digits] [--reps 1]
+        [--trees 100] [--max-train N] [--no-wildwood]
 
 Targets (section 7 of the issue): T0 + counts + one DP <= 0.5 s; a fully
 CV-tuned fit <= 15 s; predicting 2000 rows <= 20 ms. Anchor: scikit-learn's
@@ -9,6 +11,14 @@ DecisionTreeClassifier (fit of the full CART tree; GridSearchCV over
 ``ccp_alpha`` with 2 folds and 10 values, the usual way to tune a pruned tree;
 predict). Times are medians over ``--repeats`` runs after one warm-up run
 (numba compilation excluded).
+
+``--forest``: test error and fit time of the PAC-Bayes forest against
+scikit-learn's ``RandomForestClassifier`` and ``ExtraTreesClassifier`` (same
+number of trees, ``max_features="sqrt"``) and wildwood's ``ForestClassifier``
+when it is installed (benchmark only, not a dependency). Every forest is
+fitted once on a small sample first, so that no numba compilation is timed. Training
+sizes as in the reproduction of Table 2 (test sets of 2000 rows or what the
+data allow); every fit single-process.
 """
 
 from __future__ import annotations
@@ -35,10 +45,42 @@ def timeit(fn, repeats):
     return float(np.median(times))
 
 
+def forest_main(args):
+    from prunus.experiments import pacbayes as exp
+    from prunus.experiments import pacbayes_forest as pf
+
+    forests = ["pacbayes_forest", "random_forest", "extra_trees"]
+    status = pf.wildwood_status()
+    if not args.no_wildwood:
+        if status is None:
+            forests.append("wildwood")
+        else:
+            print(f"wildwood not run: {status}")
+    cfg = dict(exp.MODES["full"], max_train=args.max_train)
+    rows = pf.compare(args.datasets, lambda name, n: exp._sizes(name, n, cfg), reps=args.reps,
+                      n_estimators=args.trees, forests=tuple(forests))
+    header, table = pf.summary(rows, forests)
+    print(" | ".join(header))
+    for row in table:
+        print(" | ".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in row))
+    for r in rows:
+        if r["forest"] == "pacbayes_forest":
+            print(f"  {r['dataset']} rep {r['rep']}: lambda1={r['lambda1']:g} lambda2={r['lambda2']:g}")
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--forest", action="store_true", help="forest comparison instead of the tree timings")
+    parser.add_argument("--datasets", nargs="+", default=["letter", "satimage", "spam", "digits"])
+    parser.add_argument("--reps", type=int, default=1, help="random splits per dataset (--forest)")
+    parser.add_argument("--trees", type=int, default=100)
+    parser.add_argument("--max-train", type=int, default=None, help="cap on the training size (--forest)")
+    parser.add_argument("--no-wildwood", action="store_true")
     args = parser.parse_args(argv)
+    if args.forest:
+        return forest_main(args)
     data = datasets.load("letter")
     rng = np.random.default_rng(0)
     perm = rng.permutation(data.X.shape[0])

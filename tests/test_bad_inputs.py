@@ -22,6 +22,7 @@ from prunus import (
     CARTClassifier,
     ExactBoostClassifier,
     HSVoteClassifier,
+    PACBayesForestClassifier,
     PACBayesTreeClassifier,
     PenalizedTreeClassifier,
 )
@@ -71,6 +72,7 @@ ESTIMATORS = [
     Case(PACBayesTreeClassifier("dyadic", random_state=0)),
     Case(PACBayesTreeClassifier("kd", random_state=0)),
     Case(PACBayesTreeClassifier("cart", random_state=0)),
+    Case(PACBayesForestClassifier(n_estimators=3, random_state=0)),
     Case(PenalizedTreeClassifier("kd", random_state=0)),
     Case(HSVoteClassifier("kd", random_state=0), binary_only=True),
     Case(ExactBoostClassifier(n_estimators=3, max_depth=2, random_state=0)),

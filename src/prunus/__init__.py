@@ -14,6 +14,7 @@ _LAZY = {
     "grow_dyadic": "prunus.tree",
     "grow_kd": "prunus.tree",
     "PACBayesTreeClassifier": "prunus.voting",
+    "PACBayesForestClassifier": "prunus.voting",
     "PenalizedTreeClassifier": "prunus.voting",
     "HSVoteClassifier": "prunus.voting",
     "ExactBoostClassifier": "prunus.boosting",

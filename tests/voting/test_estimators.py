@@ -49,7 +49,8 @@ def test_cv_protocol_grids(partition):
     log_pts = np.column_stack([res["param_lambda1"], res["param_lambda2"]])[stages == "log"]
     assert set(np.round(log_pts[:, 0], 12)) == set(np.round(LOG_GRID, 12))
     mean = res["mean_test_error"]
-    best_log = log_pts[np.argmin(mean[stages == "log"])]
+    coarse = stages != "linear"  # the log grid and its extensions beyond an edge
+    best_log = np.column_stack([res["param_lambda1"], res["param_lambda2"]])[coarse][np.argmin(mean[coarse])]
     lin = np.column_stack([res["param_lambda1"], res["param_lambda2"]])[stages == "linear"]
     for k in range(2):
         np.testing.assert_allclose(np.unique(lin[:, k]), np.linspace(best_log[k] / 2, 2 * best_log[k], 10))
@@ -57,6 +58,50 @@ def test_cv_protocol_grids(partition):
     assert est.best_index_ == np.flatnonzero(mean == mean.min())[0]  # ties: first in grid order
     assert (est.lambda1_, est.lambda2_) == tuple(res["params"][est.best_index_].values())
     assert np.all((mean >= 0) & (mean <= 1))
+
+
+class _Synthetic(PACBayesTreeClassifier):
+    """CV error replaced by a smooth function of log2(lambda) with its minimum at ``target``."""
+
+    target = (-13.0, 2.0)
+
+    def _point_error(self, fold, lam):
+        a, b = np.log2(lam["lambda1"]), np.log2(lam["lambda2"])
+        return fold.total * (0.1 + ((a - self.target[0]) ** 2 + (b - self.target[1]) ** 2) / 1e4)
+
+
+def test_grid_extends_past_an_edge_until_the_optimum_is_interior():
+    X, y = _data(120)
+    est = _Synthetic("kd", random_state=0).fit(X, y)
+    res = est.cv_results_
+    stages = res["stage"]
+    assert (stages == "log").sum() == 100 and (stages == "linear").sum() == 100
+    ext = stages == "extend"
+    # lambda1 below 2^-8: three steps put 2^-8 / step^3 = 2^-12.67 nearest to 2^-13, a fourth
+    # shows it is interior; lambda2's optimum 2^2 lies inside the grid, so it never grows.
+    step = LOG_GRID[1] / LOG_GRID[0]
+    np.testing.assert_allclose(np.unique(res["param_lambda1"][ext]), LOG_GRID[0] / step ** np.arange(4, 0, -1))
+    assert ext.sum() == 4 * 10
+    coarse = stages != "linear"
+    best = res["params"][np.flatnonzero(coarse)[np.argmin(res["mean_test_error"][coarse])]]
+    assert best["lambda1"] == pytest.approx(LOG_GRID[0] / step**3)
+    lin = res["param_lambda1"][stages == "linear"]
+    np.testing.assert_allclose(np.unique(lin), np.linspace(best["lambda1"] / 2, 2 * best["lambda1"], 10))
+    assert est.lambda1_ == res["params"][est.best_index_]["lambda1"]
+
+
+def test_grid_extension_is_bounded_and_goes_both_ways():
+    X, y = _data(120)
+    est = _Synthetic("kd", random_state=0)
+    est.target = (-100.0, 60.0)  # far beyond both edges
+    res = est.fit(X, y).cv_results_
+    ext = res["stage"] == "extend"
+    step = LOG_GRID[1] / LOG_GRID[0]
+    lam1, lam2 = res["param_lambda1"], res["param_lambda2"]
+    assert lam1[ext].min() == pytest.approx(LOG_GRID[0] / step**8)  # at most 8 steps
+    assert lam2[ext].max() == pytest.approx(LOG_GRID[-1] * step**8)
+    assert ext.sum() == 18 * 18 - 100  # the grown 18 x 18 product, each point once
+    assert len({(a, b) for a, b in zip(lam1[~(res["stage"] == "linear")], lam2[~(res["stage"] == "linear")])}) == 324
 
 
 def test_cv_error_equals_refit_error_on_each_fold():
@@ -93,7 +138,7 @@ def test_one_lambda_fixed_searches_the_other():
     X, y = _data()
     est = PACBayesTreeClassifier("kd", lambda2=0.25, random_state=0).fit(X, y)
     assert np.all(est.cv_results_["param_lambda2"] == 0.25)
-    assert len(est.cv_results_["params"]) == 20
+    assert (est.cv_results_["stage"] != "extend").sum() == 20
     assert est.lambda2_ == 0.25
 
 
@@ -101,7 +146,7 @@ def test_theory_prior():
     X, y = _data()
     est = PACBayesTreeClassifier("kd", prior="theory", random_state=0).fit(X, y)
     assert est.lambda2_ == est.lambda1_
-    assert len(est.cv_results_["params"]) == 20
+    assert (est.cv_results_["stage"] != "extend").sum() == 20
     with pytest.raises(ValueError, match="lambda2"):
         PACBayesTreeClassifier(prior="theory", lambda2=1.0).fit(X, y)
     with pytest.raises(ValueError, match="delta"):
@@ -179,8 +224,9 @@ def test_empty_cells_option(cls):
     X, y = _data(200, n_classes=2)
     y = 1 - y  # make class 1 the majority near the empty cells' parents
     kw = {"lambda1": 1.0, "lambda2": 0.5} if cls is PACBayesTreeClassifier else {"lam": 0.5}
-    zero = cls("dyadic", **kw).fit(X, y)
-    par = cls("dyadic", empty_cells="parent", **kw).fit(X, y)
+    assert cls().empty_cells == "parent"  # the default (Remark 1 of the paper)
+    zero = cls("dyadic", empty_cells="class0", **kw).fit(X, y)
+    par = cls("dyadic", **kw).fit(X, y)
     tree = zero.tree_
     empty = zero.node_counts_.sum(axis=1) == 0
     assert empty.any()

@@ -10,5 +10,6 @@ def test_reproduce_tiny(tmp_path):
     assert "Table 2" in text and "Figure 2" in text
     for name in ("spam", "digits", "letter", "satimage"):
         assert f"| {name} |" in text
+    assert "PAC-Bayes forest" in text and "RandomForest" in text
     assert "(0.975)" in text  # the paper's spam / dyadic PAC-Bayes ratio printed beside ours
     assert (tmp_path / "figure2.png").stat().st_size > 0

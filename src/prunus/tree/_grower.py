@@ -98,7 +98,9 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
     if feature == NO_FEATURE:
         return NO_FEATURE, 0.0, False, 0.0, n_kept
     decrease = impurity_decrease(proxy, node_term(counts, settings.criterion), settings.criterion) / root_weight
-    if decrease + _EPSILON < settings.min_impurity_decrease:
+    # The decrease is never negative in exact arithmetic: with no minimum,
+    # a zero-gain split (rounded to -1e-16) is made, as scikit-learn does.
+    if settings.min_impurity_decrease > 0.0 and decrease + _EPSILON < settings.min_impurity_decrease:
         return NO_FEATURE, 0.0, False, 0.0, n_kept
     return feature, threshold, missing_left, decrease, n_kept
 

@@ -1,22 +1,46 @@
 """KD partition trees (section 5 of Nguyen & Kpotufe).
 
-The paper normalizes every coordinate by its standard deviation and splits
-cells at the median, cycling through the coordinates. A median split is
-invariant under rescaling a coordinate, so the standardization changes no
-partition; the thresholds are stored in raw units and :meth:`Tree.apply`
-routes raw rows.
+The paper normalizes every coordinate by its standard deviation before
+building KD trees and splits cells at the median. Which coordinate a cell is
+split on is the split rule:
 
-Split rule (stated precisely, since ties make "the median" ambiguous): a cell
-at depth ``d`` with ``k`` training rows is split on coordinate
-``j = d mod D``. With the cell's values sorted ``v(1) <= ... <= v(k)``, let
-``m = v(ceil(k/2))`` (the lower median); when ``m`` equals the largest value,
-``m`` becomes the largest value below it. The threshold is the midpoint of
-``m`` and the next larger value in the cell, so the left child holds the rows
-with ``x_j <= m`` and both children are non-empty. If coordinate ``j`` is
-constant in the cell, the next coordinates ``j+1, j+2, ...`` (cyclically) are
-tried; a cell constant in every coordinate is a leaf. A cell is also a leaf
-at ``max_depth``, when it has fewer than ``2 * min_samples_leaf`` rows, or
-when the split would leave fewer than ``min_samples_leaf`` rows on a side.
+* ``split="spread"`` (default, the usual KD-tree rule): the coordinate of
+  largest spread of the standardized data, the spread of coordinate ``j`` in
+  a cell being the variance of the cell's rows divided by the variance of
+  ``x_j`` over the whole training sample (the paper's normalization by the
+  standard deviation). Ties, up to a relative 1e-9 so that rounding never
+  decides (at the root every standardized variance is 1), go to the lowest
+  coordinate.
+* ``split="range"``: the same with the range ``(max - min) / sd`` as the
+  spread, the other common KD-tree rule. Measured against the variance on
+  digits, satimage, spam and letter (training sets of at most 3000 rows, two
+  random splits each, PAC-Bayes tree and default pruning with 2-fold CV), the
+  variance gave the lower test error on 7 of the 8 splits (digits: 0.29-0.32
+  against 0.41-0.42; letter: 0.34-0.35 against 0.36; spam: mixed): a range is
+  set by the most extreme rows of a cell, and on pixel-like features a few
+  outlying rows make a coordinate look wide, so the variance is the default.
+* ``split="cycle"``: coordinate ``d mod D`` at depth ``d``. A median split is
+  invariant under rescaling a coordinate, so with cycling the normalization
+  changes no partition; but a depth-capped cycling tree on many features
+  only ever splits the first ones (test errors of 0.59-0.62 on digits in
+  the same runs).
+
+The thresholds are stored in raw units and :meth:`Tree.apply` routes raw
+rows; the standardization only ranks coordinates, and it is exact under
+multiplying a feature by a power of two.
+
+Median split (stated precisely, since ties make "the median" ambiguous): a
+cell with ``k`` training rows split on coordinate ``j``, with the cell's
+values sorted ``v(1) <= ... <= v(k)``: let ``m = v(ceil(k/2))`` (the lower
+median); when ``m`` equals the largest value, ``m`` becomes the largest value
+below it. The threshold is the midpoint of ``m`` and the next larger value in
+the cell, so the left child holds the rows with ``x_j <= m`` and both
+children are non-empty. With cycling, if coordinate ``j`` is constant in the
+cell, the next coordinates ``j+1, j+2, ...`` (cyclically) are tried; the
+spread and range rules never pick a constant coordinate. A cell constant
+in every coordinate is a leaf. A cell is also a leaf at ``max_depth``, when it
+has fewer than ``2 * min_samples_leaf`` rows, or when the median split would
+leave fewer than ``min_samples_leaf`` rows on a side.
 """
 
 from __future__ import annotations
@@ -28,9 +52,14 @@ from ._kernels import partition_rows
 from ._tree import Tree
 from .dyadic import _check_int, _check_X, _grow_float, _grow_int
 
+SPLITS = ("spread", "cycle", "range")
+#: spreads within this relative factor tie (rounding must not decide: at the
+#: root every standardized variance is 1 up to rounding).
+TIE_TOL = 1.0 + 1e-9
 
-def grow_kd(X, max_depth=None, min_samples_leaf=1):
-    """Grow the KD tree T0 of a sample by median splits cycling through coordinates.
+
+def grow_kd(X, max_depth=None, min_samples_leaf=1, split="spread"):
+    """Grow the KD tree T0 of a sample by median splits.
 
     Parameters
     ----------
@@ -39,6 +68,10 @@ def grow_kd(X, max_depth=None, min_samples_leaf=1):
         Depth limit (``None``: grow until the cells cannot be split).
     min_samples_leaf : int
         Every leaf keeps at least this many training rows.
+    split : {"spread", "cycle", "range"}
+        Which coordinate a cell is split on (see the module docstring):
+        largest variance of the standardized data (default), cycling through
+        the coordinates, or largest range of the standardized data.
 
     Returns
     -------
@@ -49,12 +82,47 @@ def grow_kd(X, max_depth=None, min_samples_leaf=1):
     X = _check_X(X)
     max_depth = -1 if max_depth is None else _check_int(max_depth, "max_depth", 0)
     min_samples_leaf = _check_int(min_samples_leaf, "min_samples_leaf", 1)
-    left, right, feature, threshold = _grow_kd_kernel(X, max_depth, min_samples_leaf)
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {SPLITS}, got {split!r}.")
+    sd = X.std(axis=0)
+    inv_sd = np.divide(1.0, sd, out=np.zeros_like(sd), where=sd > 0)
+    left, right, feature, threshold = _grow_kd_kernel(X, max_depth, min_samples_leaf, SPLITS.index(split), inv_sd)
     return Tree(left, right, feature, threshold, X.shape[1])
 
 
+@njit(cache=True, nogil=True)
+def _widest_coordinate(X, idx, start, end, mode, inv_sd):
+    """Coordinate of largest standardized variance (mode 0) or range (mode 2); -1 if all constant."""
+    D = X.shape[1]
+    best, best_val = -1, -1.0
+    k = end - start
+    for j in range(D):
+        lo = X[idx[start], j]
+        hi = lo
+        total = 0.0
+        for p in range(start, end):
+            v = X[idx[p], j]
+            lo = min(lo, v)
+            hi = max(hi, v)
+            total += v
+        if not hi > lo:
+            continue
+        if mode == 2:
+            val = (hi - lo) * inv_sd[j]
+        else:
+            mean = total / k
+            ss = 0.0
+            for p in range(start, end):
+                d = X[idx[p], j] - mean
+                ss += d * d
+            val = ss / k * inv_sd[j] * inv_sd[j]
+        if val > best_val * TIE_TOL:
+            best, best_val = j, val
+    return best
+
+
 @njit(cache=True)
-def _grow_kd_kernel(X, max_depth, min_samples_leaf):
+def _grow_kd_kernel(X, max_depth, min_samples_leaf, split_mode, inv_sd):
     n, D = X.shape
     cap = max(4, 2 * n)  # a binary tree whose leaves hold rows has <= 2n - 1 nodes
     left = np.full(cap, -1, dtype=np.int64)
@@ -73,8 +141,13 @@ def _grow_kd_kernel(X, max_depth, min_samples_leaf):
         k = end[node] - start[node]
         if k >= 2 * min_samples_leaf and (max_depth < 0 or depth[node] < max_depth):
             vals = np.empty(k)
-            for tries in range(D):
-                j = (depth[node] + tries) % D
+            widest = -1
+            n_tries = D
+            if split_mode != 1:
+                widest = _widest_coordinate(X, idx, start[node], end[node], split_mode, inv_sd)
+                n_tries = 1 if widest >= 0 else 0
+            for tries in range(n_tries):
+                j = (depth[node] + tries) % D if split_mode == 1 else widest
                 for p in range(k):
                     vals[p] = X[idx[start[node] + p], j]
                 vals.sort()

@@ -15,7 +15,16 @@ interact (both pull the posterior towards small subtrees, one through the
 training errors, the other through the cells' masses), so a coordinate-wise
 search could stop at a point that is best along each axis but not jointly;
 the full product costs 100 DPs per fold, less than one refit of T0.
-Ties in mean CV error go to the first point in grid order (smallest lambdas).
+Ties in mean CV error go to the first point evaluated (in grid order: the
+smallest lambdas of the log grid).
+
+When the best point of the log grid lies on an edge of an axis (a lambda at
+2^-8 or 2^6), the optimum may lie beyond the paper's grid: that axis is
+extended by one log step (a factor 2^(14/9)) in that direction, the new
+product points are evaluated (stage ``"extend"`` in ``cv_results_``), and so
+on until the best point is interior, for at most 8 steps per direction
+(2^-20.4 .. 2^18.4). The linear grid is then centred on the best point
+found.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from ._pacbayes import (
     PRIORS,
     NodeStats,
     _check_lambda,
+    _inherit_label,
     log_weights_kernel,
     path_vote_errors,
     path_votes_kernel,
@@ -49,7 +59,16 @@ from ._pacbayes import (
 )
 
 PARTITIONS = ("dyadic", "kd", "cart")
+
+
+def _nearest_with_data(has_data, parent):
+    """Per node: itself if it has data, else its nearest ancestor with data."""
+    return _inherit_label(np.arange(has_data.shape[0], dtype=np.int64), has_data, parent)
 LOG_GRID = np.logspace(-8, 6, 10, base=2.0)
+#: ratio of consecutive log-grid values (2^(14/9))
+LOG_STEP = float(LOG_GRID[1] / LOG_GRID[0])
+#: at most this many log steps are added beyond each edge of the log grid
+MAX_EXTEND = 8
 
 
 def linear_grid(best, n=10):
@@ -84,6 +103,17 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     }
 
     # ------------------------------------------------------------ the tree
+    def _missing_values(self):
+        """``ensure_all_finite`` for X: CART trees (grown here or given) route
+        NaN by their stored sides; dyadic and KD cells need every coordinate."""
+        cart = isinstance(self.partition, Tree) or self.partition == "cart"
+        return "allow-nan" if cart else True
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = self._missing_values() == "allow-nan"
+        return tags
+
     def _check_common(self):
         if isinstance(self.partition, Tree):
             pass
@@ -138,7 +168,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             Non-negative row weights (class counts are weighted sums).
         """
         validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._missing_values())
         check_classification_targets(y)
         sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
@@ -191,25 +221,49 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
         )
         stages, points, errors = [], [], []
+        seen = set()
 
-        def run(grid_axes, stage):
-            pts = []
-            for values in itertools.product(*grid_axes):
-                lam = dict(fixed)
-                lam.update(zip(free, (float(v) for v in values)))
-                pts.append(lam)
+        def run(pts, stage):
+            if stage == "extend":  # only the new points of the grown product
+                pts = [p for p in pts if tuple(p[name] for name in free) not in seen]
+            seen.update(tuple(p[name] for name in free) for p in pts)
             per_fold = Parallel(n_jobs=self.n_jobs, prefer="threads")(
                 delayed(self._fold_errors)(fold, pts) for fold in folds
             )
-            err = np.column_stack(per_fold)  # (n_points, n_folds)
             stages.extend([stage] * len(pts))
             points.extend(pts)
-            errors.append(err)
-            return pts, err
+            errors.append(np.column_stack(per_fold))  # (n_points, n_folds)
 
-        pts, err = run([LOG_GRID] * len(free), "log")
-        best = pts[int(np.argmin(err.mean(axis=1)))]
-        run([linear_grid(best[name]) for name in free], "linear")
+        def product(axes):
+            out = []
+            for values in itertools.product(*axes):
+                lam = dict(fixed)
+                lam.update(zip(free, (float(v) for v in values)))
+                out.append(lam)
+            return out
+
+        axes = [list(LOG_GRID) for _ in free]
+        run(product(axes), "log")
+        steps = {(k, side): 0 for k in range(len(free)) for side in (0, 1)}
+        while True:
+            # An optimum on an edge of the grid may lie beyond it: extend the
+            # axis one log step in that direction (bounded), then look again.
+            mean = np.vstack(errors).mean(axis=1)
+            best = points[int(np.argmin(mean))]
+            grew = False
+            for k, name in enumerate(free):
+                for side, edge in ((0, axes[k][0]), (1, axes[k][-1])):
+                    if best[name] == edge and steps[(k, side)] < MAX_EXTEND:
+                        steps[(k, side)] += 1
+                        if side == 0:
+                            axes[k].insert(0, edge / LOG_STEP)
+                        else:
+                            axes[k].append(edge * LOG_STEP)
+                        grew = True
+            if not grew:
+                break
+            run(product(axes), "extend")
+        run(product([linear_grid(best[name]) for name in free]), "linear")
         err = np.vstack(errors)
         mean = err.mean(axis=1)
         best_index = int(np.argmin(mean))  # first minimum: ties go to grid order
@@ -230,7 +284,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------- predict
     def _leaves(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
         return self.tree_.apply(X)
 
     def predict(self, X):
@@ -269,11 +323,17 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     prior : {"practical", "theory"}
     delta : float in (0, 1)
         Confidence level of the theory version.
-    empty_cells : {"class0", "parent"}
-        Label ``l(A)`` of a cell without training data: class 0 (the paper's
-        Corollary 1; default) or the label of its nearest ancestor with data.
-        Only dyadic trees (and fixed trees with counts from another sample)
-        have such cells.
+    empty_cells : {"parent", "class0"}
+        Cells without training data. ``"parent"`` (default): T0 is the
+        partition intersected with the support of the data (Remark 1 of the
+        paper), so such a cell is not a cell of T0 and a row falling in it
+        belongs to its nearest ancestor with data (the DP runs on the reduced
+        tree; see :class:`~prunus.voting.NodeStats`). ``"class0"``: every cell
+        of the partition is kept and an empty one is labelled class 0, the
+        labelling used in the proof of Corollary 1 (a device of the proof: a
+        row in an empty cell is then voted towards class 0). Only dyadic
+        trees (and fixed trees with counts from another sample) have such
+        cells.
     cv : int or CV splitter
     n_jobs : int or None
         Folds are processed in parallel threads.
@@ -290,7 +350,8 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     ----------
     tree_ : Tree
     node_label_ : ndarray of int, shape (n_nodes,)
-        ``l(A)``: majority class index per node (class 0 for empty cells).
+        ``l(A)``: majority class index per node (for an empty cell: its
+        nearest ancestor's, or class 0 with ``empty_cells="class0"``).
     node_counts_ : ndarray, shape (n_nodes, n_classes)
     log_phi_, log_weight_ : ndarray, shape (n_nodes,)
         ``phi(A)`` and ``log w(A)`` (up to one additive constant).
@@ -300,6 +361,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     lambda1_, lambda2_ : float
         ``lambda2_`` equals ``lambda1_`` for the theory version.
     cv_results_ : dict or None
+        One entry per evaluated point: ``stage`` (``"log"``, ``"extend"``
+        for points beyond the log grid, ``"linear"``), ``params``,
+        ``param_<name>``, ``split<k>_test_error``, ``mean_test_error``,
+        ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
+        left to choose.
     classes_ : ndarray
     """
 
@@ -314,7 +380,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
-                 prior="practical", delta=0.05, empty_cells="class0", cv=2, n_jobs=None, random_state=None,
+                 prior="practical", delta=0.05, empty_cells="parent", cv=2, n_jobs=None, random_state=None,
                  grow_size=None):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -362,7 +428,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     def _weights(self, fold, lam):
         tree = fold.tree
         log_phi = self._log_phi(fold.stats, tree, lam)
-        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        log_beta, _, log_w = log_weights_kernel(log_phi, fold.stats.children_left, fold.stats.children_right)
         return log_phi, log_w, float(log_beta[0])
 
     def _point_error(self, fold, lam):
@@ -399,8 +465,12 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     penalty : {"leaves", "sn"}
     lam : float >= 0 or None
         ``None``: chosen by CV.
-    empty_cells : {"class0", "parent"}
-        As in :class:`PACBayesTreeClassifier`.
+    empty_cells : {"parent", "class0"}
+        As in :class:`PACBayesTreeClassifier`: with ``"parent"`` (default) the
+        pruning runs on T0 reduced to its cells with data and a row in an
+        empty cell is classified by the class frequencies of its nearest
+        ancestor with data; with ``"class0"`` (Corollary 1's labelling) an
+        empty leaf of the pruned tree predicts class 0.
 
     Attributes
     ----------
@@ -425,7 +495,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
-                 empty_cells="class0", cv=2, n_jobs=None, random_state=None):
+                 empty_cells="parent", cv=2, n_jobs=None, random_state=None):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -447,8 +517,11 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         stats = fold.stats
         pen = getattr(fold, "_pen", None)
         if pen is None:
-            pen = fold._pen = penalty_per_node(fold.tree, stats.n_node, self.penalty)
-        _, collapse = prune_kernel(stats.err + lam["lam"] * pen, fold.tree.children_left, fold.tree.children_right)
+            pen = penalty_per_node(fold.tree, stats.n_node, self.penalty)
+            if self.empty_cells == "parent":
+                pen = np.where(stats.has_data, pen, 0.0)  # an empty dummy is no leaf of T0
+            fold._pen = pen
+        _, collapse = prune_kernel(stats.err + lam["lam"] * pen, stats.children_left, stats.children_right)
         return collapse
 
     def _point_error(self, fold, lam):
@@ -461,10 +534,18 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         tree = full.tree
         self.collapse_ = self._collapse(full, lam)
         self.subtree_ = tree.subtree(tree.keep_mask(self.collapse_))
-        self._eff_node = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
+        eff = effective_labels(self.collapse_, tree.parent, np.arange(tree.n_nodes, dtype=np.int64))
+        if self.empty_cells == "parent":  # a row in an empty cell belongs to its nearest ancestor with data
+            eff = _nearest_with_data(full.stats.has_data, tree.parent)[eff]
+        self._eff_node = eff
 
     def predict_proba(self, X):
-        """Class frequencies in the pruned tree's leaf (one-hot ``node_label_`` for an empty cell)."""
+        """Class frequencies in the pruned tree's leaf.
+
+        With ``empty_cells="parent"`` a row in an empty cell gets the
+        frequencies of its nearest ancestor with data; with ``"class0"`` an
+        empty leaf gives one-hot ``node_label_`` (class 0).
+        """
         leaves = self._leaves(X)
         nodes = self._eff_node[leaves]
         counts = self.node_counts_[nodes]
@@ -489,9 +570,12 @@ class HSVoteClassifier(_SubtreeClassifier):
         As in :class:`PACBayesTreeClassifier`.
     lam : float >= 0 or None
         ``None``: chosen by CV.
-    empty_cells : {"class0", "parent"}
-        An empty cell's estimate is 0 (votes class 0) or its nearest
-        ancestor's estimate.
+    empty_cells : {"parent", "class0"}
+        ``"parent"`` (default): the vote runs on T0 reduced to its cells with
+        data and an empty cell carries its nearest ancestor's estimate (see
+        :func:`~prunus.voting.hs_vote_weights`); ``"class0"``: every cell is
+        kept and an empty one has estimate 0 (votes class 0), as Corollary 1
+        of the PAC-Bayes paper labels empty cells.
 
     Attributes
     ----------
@@ -507,7 +591,7 @@ class HSVoteClassifier(_SubtreeClassifier):
         "lam": [Interval(Real, 0.0, None, closed="left"), None],
     }
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="class0",
+    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="parent",
                  cv=2, n_jobs=None, random_state=None):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -534,9 +618,10 @@ class HSVoteClassifier(_SubtreeClassifier):
         return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
 
     def _weights(self, fold, lam):
-        tree, counts = fold.tree, fold.stats.counts
-        log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), ~tree.is_leaf, lam["lam"])
-        log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+        stats = fold.stats
+        counts, left = stats.counts, stats.children_left
+        log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), left != -1, lam["lam"])
+        log_beta, _, log_w = log_weights_kernel(log_phi, left, stats.children_right)
         return log_phi, log_w, float(log_beta[0])
 
     def _point_error(self, fold, lam):

@@ -27,7 +27,7 @@ import math
 import numpy as np
 from numba import njit
 
-from ._pacbayes import _check_lambda, log_weights_kernel
+from ._pacbayes import NodeStats, _check_lambda, log_weights_kernel
 
 
 @njit(cache=True, nogil=True)
@@ -90,8 +90,14 @@ def _inherit_value(value, has_data, parent):
     return out
 
 
-def hs_vote_weights(tree, counts, lam):
+def hs_vote_weights(tree, counts, lam, empty_cells="class0"):
     """HS-vote node weights of any tree, binary counts of shape (n_nodes, 2).
+
+    ``empty_cells="parent"`` runs HS-vote on the tree reduced to its cells
+    with data (see :class:`~prunus.voting.NodeStats`): a pruning's code
+    length counts the nodes internal to the reduced tree, an empty child of a
+    kept cell is a dummy leaf (no loss, one bit, so the count of internal
+    nodes stays ``|leaves| - 1``) carrying its parent's estimate.
 
     Returns a dict with ``log_phi``, ``log_weight``, ``log_partition``,
     ``node_weight`` (``w(A) / Z``) and ``node_value`` (``eta(A)``).
@@ -102,12 +108,14 @@ def hs_vote_weights(tree, counts, lam):
             f"HS-vote is binary only: counts must have shape ({tree.n_nodes}, 2), got {counts.shape}."
         )
     lam = _check_lambda(lam, "lam")
-    log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), ~tree.is_leaf, lam)
-    log_beta, _, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+    stats = NodeStats(tree, counts, empty_cells)
+    left, right = stats.children_left, stats.children_right
+    log_phi = hs_log_phi(counts[:, 0].copy(), counts[:, 1].copy(), left != -1, lam)
+    log_beta, _, log_w = log_weights_kernel(log_phi, left, right)
     return {
         "log_phi": log_phi,
         "log_weight": log_w,
         "log_partition": float(log_beta[0]),
         "node_weight": np.exp(log_w - log_beta[0]),
-        "node_value": hs_eta(counts),
+        "node_value": hs_eta(counts, tree.parent if empty_cells == "parent" else None),
     }

@@ -50,7 +50,9 @@ def log_weights_kernel(log_phi, children_left, children_right):
             log_beta[node] = log_phi[node]
         else:
             log_beta[node] = _logaddexp(log_phi[node], log_beta[left] + log_beta[children_right[node]])
-    log_alpha = np.empty(n)
+    # Nodes below a leaf of the (possibly reduced) tree are never reached
+    # top-down: they keep log alpha = -inf, i.e. weight 0.
+    log_alpha = np.full(n, -np.inf)
     log_alpha[0] = 0.0
     for node in range(n):  # top-down
         left = children_left[node]
@@ -144,13 +146,24 @@ class NodeStats:
     counts : ndarray, shape (n_nodes, n_classes)
         From :meth:`Tree.node_counts`.
 
+    empty_cells : {"class0", "parent"}
+        ``"class0"`` (the default of this low-level record, kept for the
+        functional API): every cell of ``tree`` is a cell of T0 and an empty
+        one is labelled class 0, as in the proof of Corollary 1 of the paper.
+        ``"parent"`` (the estimators' default): T0 is ``tree`` intersected
+        with the support of the sample (Remark 1): see the module docstring.
+
     Attributes
     ----------
     n_node : total weight per node; ``has_data`` : ``n_node > 0``;
     label : majority class per node (lowest code on ties); a node without
-    data gets class 0 (``empty_cells="class0"``, Corollary 1 of the paper and
-    the default) or its nearest ancestor's label (``"parent"``, an option);
-    err : weight of the rows of the node not of its label.
+    data gets class 0 (``"class0"``) or its nearest ancestor's label
+    (``"parent"``);
+    err : weight of the rows of the node not of its label;
+    children_left, children_right : the structure the DPs run on: the tree's
+    own (``"class0"``), or the tree reduced to its cells with data, their
+    empty children kept as leaves (the dummies) and everything below an empty
+    cell cut off (``"parent"``).
     """
 
     def __init__(self, tree, counts, empty_cells="class0"):
@@ -166,10 +179,29 @@ class NodeStats:
         self.has_data = self.n_node > 0
         self.label = np.argmax(counts, axis=1).astype(np.int64)
         self.err = self.n_node - counts.max(axis=1)
+        self.empty_cells = empty_cells
+        self.children_left = tree.children_left
+        self.children_right = tree.children_right
         if empty_cells == "parent":
             self.label = _inherit_label(self.label, self.has_data, tree.parent)
+            self.children_left, self.children_right = reduced_children(tree, self.has_data)
         elif empty_cells != "class0":
             raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {empty_cells!r}.")
+
+
+def reduced_children(tree, has_data):
+    """Children arrays of ``tree`` intersected with the support of the data (Remark 1).
+
+    A node keeps its children iff it has data and at least one child has
+    data; every other node is a leaf of the reduced structure (an empty child
+    of a kept node is the paper's dummy, a node below an empty one is cut off).
+    """
+    left, right = tree.children_left, tree.children_right
+    internal = left != -1
+    has_child_data = np.zeros(tree.n_nodes, dtype=bool)
+    has_child_data[internal] = has_data[left[internal]] | has_data[right[internal]]
+    keep = internal & has_data & has_child_data
+    return np.where(keep, left, -1), np.where(keep, right, -1)
 
 
 @njit(cache=True)
@@ -228,8 +260,10 @@ def pac_bayes_weights(tree, counts, lambda1, lambda2=None, prior="practical", de
     Parameters
     ----------
     tree : Tree
-    counts : ndarray, shape (n_nodes, n_classes)
-        Class counts per node (:meth:`Tree.node_counts`).
+    counts : ndarray, shape (n_nodes, n_classes), or NodeStats
+        Class counts per node (:meth:`Tree.node_counts`); pass
+        ``NodeStats(tree, counts, "parent")`` for T0 reduced to the support
+        of the sample (empty cells belong to their nearest ancestor with data).
     lambda1, lambda2, prior, delta
         See :func:`pac_bayes_log_phi`.
 
@@ -242,7 +276,7 @@ def pac_bayes_weights(tree, counts, lambda1, lambda2=None, prior="practical", de
     """
     stats = counts if isinstance(counts, NodeStats) else NodeStats(tree, counts)
     log_phi = pac_bayes_log_phi(stats, lambda1, lambda2, prior, delta)
-    log_beta, log_alpha, log_w = log_weights_kernel(log_phi, tree.children_left, tree.children_right)
+    log_beta, log_alpha, log_w = log_weights_kernel(log_phi, stats.children_left, stats.children_right)
     return {
         "log_phi": log_phi,
         "log_beta": log_beta,

@@ -1,0 +1,116 @@
+"""PAC-Bayes forest against scikit-learn's random forests (and wildwood when installed).
+
+Pure functions: :func:`compare` returns, per dataset and repetition, the test
+error and fit time of each forest, all with the same number of trees and
+``max_features="sqrt"``. Used by ``prunus reproduce pacbayes`` (forest rows)
+and by ``benchmarks/bench_pacbayes.py --forest``.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from .. import datasets
+
+FORESTS = ("pacbayes_forest", "random_forest", "extra_trees", "wildwood")
+FOREST_NAMES = {"pacbayes_forest": "PAC-Bayes forest", "random_forest": "RandomForest",
+                "extra_trees": "ExtraTrees", "wildwood": "wildwood ForestClassifier"}
+
+
+def wildwood_status():
+    """``None`` when wildwood's ForestClassifier imports, else the reason it does not."""
+    try:
+        from wildwood import ForestClassifier  # noqa: F401
+    except (ImportError, RuntimeError) as exc:  # a reason to report, not to crash
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def make_forest(name, n_estimators, random_state, n_jobs=None):
+    if name == "pacbayes_forest":
+        from ..voting import PACBayesForestClassifier
+
+        return PACBayesForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
+                                        n_jobs=n_jobs)
+    if name == "random_forest":
+        from sklearn.ensemble import RandomForestClassifier
+
+        return RandomForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
+                                      n_jobs=n_jobs)
+    if name == "extra_trees":
+        from sklearn.ensemble import ExtraTreesClassifier
+
+        return ExtraTreesClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
+                                    n_jobs=n_jobs)
+    if name == "wildwood":
+        from wildwood import ForestClassifier
+
+        return ForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
+                                n_jobs=n_jobs or 1)
+    raise ValueError(f"Unknown forest {name!r}; choose from {FORESTS}.")
+
+
+def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None, progress=False, seed0=0):
+    """Test error and fit time of each forest on random train / test splits.
+
+    Parameters
+    ----------
+    names : list of str
+        Dataset names of :mod:`prunus.datasets`.
+    sizes : callable ``(name, n_rows) -> (n_train, n_test)``
+    reps : int
+        Random splits per dataset (seeds ``seed0 .. seed0 + reps - 1``).
+    forests : tuple of keys of :data:`FORESTS`
+
+    Every forest is fitted once on a small sample first, so that no numba
+    compilation is timed.
+
+    Returns
+    -------
+    list of dict with ``dataset``, ``rep``, ``n_train``, ``forest``,
+    ``error``, ``fit_s`` (and ``lambda1``, ``lambda2`` for the PAC-Bayes forest).
+    """
+    from tqdm.auto import tqdm
+
+    # Compile numba code (prunus's kernels, wildwood's) outside the timings.
+    warm = datasets.load("breast_cancer")
+    for forest in forests:
+        make_forest(forest, 2, 0, n_jobs).fit(warm.X[:100], warm.y[:100])
+    rows = []
+    jobs = [(name, rep) for name in names for rep in range(reps)]
+    for name, rep in tqdm(jobs, desc="forests", disable=not progress):
+        data = datasets.load(name)
+        n_train, n_test = sizes(name, data.X.shape[0])
+        perm = np.random.default_rng(seed0 + rep).permutation(data.X.shape[0])
+        train, test = perm[:n_train], perm[n_train:n_train + n_test]
+        for forest in forests:
+            est = make_forest(forest, n_estimators, seed0 + rep, n_jobs)
+            start = time.perf_counter()
+            est.fit(data.X[train], data.y[train])
+            fit_s = time.perf_counter() - start
+            row = {"dataset": name, "rep": rep, "n_train": n_train, "forest": forest,
+                   "error": float(np.mean(est.predict(data.X[test]) != data.y[test])), "fit_s": fit_s}
+            if forest == "pacbayes_forest":
+                row["lambda1"], row["lambda2"] = est.lambda1_, est.lambda2_
+            rows.append(row)
+    return rows
+
+
+def summary(rows, forests):
+    """Per dataset: mean test error and mean fit time of each forest (table rows)."""
+    out = []
+    for name in dict.fromkeys(r["dataset"] for r in rows):
+        sel = [r for r in rows if r["dataset"] == name]
+        row = [name, sel[0]["n_train"]]
+        for forest in forests:
+            f = [r for r in sel if r["forest"] == forest]
+            row.append(float(np.mean([r["error"] for r in f])) if f else "N/A")
+        for forest in forests:
+            f = [r for r in sel if r["forest"] == forest]
+            row.append(float(np.mean([r["fit_s"] for r in f])) if f else "N/A")
+        out.append(row)
+    header = (["dataset", "n_train"] + [f"error: {FOREST_NAMES[f]}" for f in forests]
+              + [f"fit s: {FOREST_NAMES[f]}" for f in forests])
+    return header, out

@@ -33,3 +33,21 @@ def test_pacbayes_cv_grid_on_the_cluster(client):
     assert n_tasks >= 2
     assert (remote.lambda1_, remote.lambda2_) == (local.lambda1_, local.lambda2_)
     np.testing.assert_array_equal(remote.cv_results_["mean_test_error"], local.cv_results_["mean_test_error"])
+
+
+def test_forest_trees_on_the_cluster_and_dask_predictions(client):
+    import dask.array as da
+
+    from prunus.voting import PACBayesForestClassifier
+
+    X, y = labelled(n=500)
+    make = lambda: PACBayesForestClassifier(n_estimators=4, n_jobs=2, random_state=0)  # noqa: E731
+    local = make().fit(X, y)  # threads here (n_jobs sets how votes are summed, so it stays 2)
+    remote, n_tasks = _on_cluster(client, lambda: make().fit(X, y))
+    assert n_tasks >= 2
+    np.testing.assert_array_equal(remote.predict_proba(X), local.predict_proba(X))
+    Xd = da.from_array(X, chunks=120)
+    np.testing.assert_array_equal(local.predict(Xd).compute(), local.predict(X))
+    # The forest sums its trees' votes in n_jobs chunks, and joblib gives a task inside a worker one
+    # job: the same sums in another order.
+    np.testing.assert_allclose(local.predict_proba(Xd).compute(), local.predict_proba(X), rtol=1e-12, atol=1e-15)

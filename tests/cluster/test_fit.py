@@ -12,7 +12,7 @@ from prunus import CARTClassifier, PACBayesTreeClassifier
 from prunus.pruning import cost_complexity_path
 from prunus.pruning.selection import cv_temperatures, select_holdout
 from prunus.tree import grow_cart
-from prunus.voting import pac_bayes_weights
+from prunus.voting import NodeStats, pac_bayes_weights
 
 from .conftest import labelled
 
@@ -109,7 +109,7 @@ def test_pacbayes_dask_equals_in_memory_and_reference(client, partition):
     rest[got.split_.grow_indices] = False
     counts = got.tree_.node_counts(X[rest], y[rest], n_classes=3)
     np.testing.assert_array_equal(got.node_counts_, counts)
-    weights = pac_bayes_weights(got.tree_, counts, got.lambda1_, got.lambda2_)
+    weights = pac_bayes_weights(got.tree_, NodeStats(got.tree_, counts, got.empty_cells), got.lambda1_, got.lambda2_)
     np.testing.assert_allclose(got.node_weight_, weights["node_weight"], rtol=1e-12)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(got)).predict(X), ref.predict(X))
 

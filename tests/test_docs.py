@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parents[1] / "docs"
-MODULES = ["prunus.tree", "prunus.pruning", "prunus.voting", "prunus.boosting", "prunus.datasets",
-           "prunus.hsoftmax"]
+MODULES = ["prunus.tree", "prunus.pruning", "prunus.voting", "prunus.distributed", "prunus.boosting",
+           "prunus.datasets", "prunus.hsoftmax"]
 # Re-exported helpers documented under their home module, and module objects.
 NOT_LISTED = {"Bunch", "synthetic", "Vocabulary"}
 

@@ -83,6 +83,24 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    if args.scheduler is None:
+        return _reproduce(args)
+    import joblib
+
+    from .distributed import connect
+
+    client = connect(args.scheduler)
+    try:
+        workers = len(client.scheduler_info()["workers"])
+        print(f"[prunus] Dask scheduler {client.scheduler.address} ({workers} workers)", flush=True)
+        # The experiments' joblib loops (grids of fits, CV folds) become tasks on the cluster.
+        with joblib.parallel_backend("dask"):
+            return _reproduce(args)
+    finally:
+        client.close()
+
+
+def _reproduce(args: argparse.Namespace) -> int:
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
@@ -196,6 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default="prunus-report",
                      help="output directory, created if needed (default: prunus-report)")
     rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    rep.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                     help="run the experiment grid on a Dask cluster: a scheduler address, or local:N to start "
+                          "N local worker processes (needs the dask extra)")
     rep.set_defaults(func=_cmd_reproduce)
     return parser
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
 from ..datasets import is_available, load, make_gey_gaussian, make_gey_hypercube
@@ -69,27 +70,38 @@ def _disagreement_per_k(path, X_mc, bayes_mc):
 def synthetic_rates(settings: Settings, progress=True):
     """Excess risk of every (example, q, n, method, rule), with the oracle of the sequence.
 
+    One joblib task per (example, q, n, repetition), each seeded by its own
+    coordinates: run sequentially by default, and on a Dask cluster under
+    ``joblib.parallel_backend("dask")`` with the same records.
+
     Returns a list of dict records, one per fit.
     """
-    records = []
     jobs = [(ex, q, n, r) for ex in EXAMPLES for q in settings.qs for n in settings.sizes
             for r in range(settings.repeats)]
-    for example, q, n, rep in tqdm(jobs, desc="cart: synthetic", disable=not progress):
-        seed = 1000 * rep + n
-        data = EXAMPLES[example](n, q, seed)
-        fresh = EXAMPLES[example](settings.n_mc, q, seed + 7_777_777)
-        X_mc, bayes_mc = fresh.X, fresh.bayes_pred
-        for method in ("M1", "M2"):
-            for rule in RULES:
-                est = _make_estimator(method, rule, settings.cv, seed).fit(data.X, data.y)
-                disagree = np.mean(est.predict(X_mc) != bayes_mc)
-                rec = dict(example=example, q=q, n=n, rep=rep, method=method, rule=rule,
-                           excess=data.margin * disagree, leaves=est.pruned_tree_.n_leaves,
-                           tmax_leaves=est.tree_.n_leaves)
-                if rule == "holdout":
-                    # Proposition 3: the best tree of the same sequence.
-                    rec["oracle"] = data.margin * _disagreement_per_k(est.path_, X_mc, bayes_mc).min()
-                records.append(rec)
+    results = Parallel(return_as="generator")(delayed(_synthetic_job)(*job, settings) for job in jobs)
+    records = []
+    for recs in tqdm(results, total=len(jobs), desc="cart: synthetic", disable=not progress):
+        records.extend(recs)
+    return records
+
+
+def _synthetic_job(example, q, n, rep, settings):
+    seed = 1000 * rep + n
+    data = EXAMPLES[example](n, q, seed)
+    fresh = EXAMPLES[example](settings.n_mc, q, seed + 7_777_777)
+    X_mc, bayes_mc = fresh.X, fresh.bayes_pred
+    records = []
+    for method in ("M1", "M2"):
+        for rule in RULES:
+            est = _make_estimator(method, rule, settings.cv, seed).fit(data.X, data.y)
+            disagree = np.mean(est.predict(X_mc) != bayes_mc)
+            rec = dict(example=example, q=q, n=n, rep=rep, method=method, rule=rule,
+                       excess=data.margin * disagree, leaves=est.pruned_tree_.n_leaves,
+                       tmax_leaves=est.tree_.n_leaves)
+            if rule == "holdout":
+                # Proposition 3: the best tree of the same sequence.
+                rec["oracle"] = data.margin * _disagreement_per_k(est.path_, X_mc, bayes_mc).min()
+            records.append(rec)
     return records
 
 

@@ -11,6 +11,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
@@ -20,6 +21,7 @@ _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 
+@dask_dispatch(sampled_fit="fit_cart")
 class CARTClassifier(ClassifierMixin, BaseEstimator):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
@@ -71,6 +73,14 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+    grow_size : int or None, default=None
+        For ``method="M1"``: grow T_max on a random sample L1 of
+        ``grow_size`` rows, held in memory, and take the pruning statistics
+        from L2 = every other row (``None``: L1 and L2 are halves). Needed to
+        fit on a dask array or DataFrame, whose L2 is counted block by block
+        on the workers (:mod:`prunus.distributed`). With it the hold-out test
+        rows are drawn row by row with probability ``test_size``, and "cv" /
+        "cv-1se" need a dask collection: their folds are whole row blocks.
 
     Attributes
     ----------
@@ -95,7 +105,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         For "holdout": test error of every T_k.
     pruning_indices_ : ndarray of int
         Rows of X whose counts gave the pruning risks and leaf labels (the
-        learning sample for M2, its half L2 for M1).
+        learning sample for M2, its half L2 for M1); None with ``grow_size``.
+    split_ : SampledSplit
+        With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
+    cv_block_folds_ : ndarray of int
+        With ``grow_size`` and CV on a dask collection: the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     """
@@ -115,6 +129,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "verbose": ["verbose"],
         "random_state": ["random_state"],
+        "grow_size": [Interval(Integral, 2, None, closed="left"), None],
     }
 
     def __init__(
@@ -132,6 +147,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         n_jobs=None,
         verbose=0,
         random_state=None,
+        grow_size=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -146,6 +162,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
+        self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -242,19 +259,30 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.pruning_indices_ = prune_rows
         n_prune = prune_rows.shape[0]
 
+        if not cv:
+            test_counts = None
+            if self.selection == "holdout":
+                test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
+            k = self._select_from_counts(path, n_prune, test_counts)
+        return self._store_selection(path, k)
+
+    def _select_from_counts(self, path, n_prune, test_counts=None):
+        """k-hat of every selection but CV: from the path, the pruning sample's
+        size ``n_prune`` and, for "holdout", the test sample's node counts."""
         if self.selection == "holdout":
-            test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
             k, self.test_risk_ = sel.select_holdout(path, test_counts)
         elif self.selection == "alpha":
             k = path.index(self.alpha)
-        elif not cv:
+        else:
             kappa = 1.0 if self.selection == "slope" else self.kappa
             c = self.penalty_c if self.selection == "penalty" else None
             if c is None:
                 c = 2.0 * sel.minimal_penalty_constant(path, n_prune, kappa)
             self.penalty_c_ = c
             k = sel.select_penalty(path, n_prune, c, kappa)
+        return k
 
+    def _store_selection(self, path, k):
         self.path_ = path
         self.tree_ = path.tree
         self.selected_index_ = int(k)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
+from ..distributed._detect import any_dask
 from ._kernels import (
     apply_kernel,
     apply_kernel_parallel,
@@ -135,8 +136,13 @@ class Tree:
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X``, shape (n_samples,).
 
-        NaN is a missing value and follows ``missing_go_to_left``.
+        NaN is a missing value and follows ``missing_go_to_left``. A dask
+        ``X`` gives a lazy dask array (see :func:`prunus.distributed.apply`).
         """
+        if any_dask(X):
+            from ..distributed import apply
+
+            return apply(self, X)
         X = self._check_X(X)
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
         return kernel(X, *self._routing())
@@ -176,7 +182,13 @@ class Tree:
         counts : ndarray, shape (n_nodes, n_classes)
             ``counts[t, k]`` is the total weight of rows of class ``k`` whose
             path goes through node ``t`` (so the root holds the whole sample).
+            With dask inputs, the sum of the counts of the row blocks (see
+            :func:`prunus.distributed.node_counts`).
         """
+        if any_dask(X, y, sample_weight):
+            from ..distributed import node_counts
+
+            return node_counts(self, X, y, sample_weight, n_classes=n_classes)
         leaves = self.apply(X)
         y = np.asarray(y)
         if y.shape != (leaves.shape[0],):

@@ -40,6 +40,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ..distributed._estimators import dask_dispatch
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
@@ -292,6 +293,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
 
+@dask_dispatch(sampled_fit="fit_subtree")
 class PACBayesTreeClassifier(_SubtreeClassifier):
     """PAC-Bayes tree: weighted majority vote over all subtrees of T0.
 
@@ -337,6 +339,12 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         Folds are processed in parallel threads.
     random_state : int, RandomState or None
         Folds and CART tie-breaking.
+    grow_size : int or None
+        Grow T0 (and choose the lambdas by CV) on a random sample S0 of
+        ``grow_size`` rows held in memory, and take the node counts behind the
+        weights from every other row (``None``: T0 and counts from all rows).
+        Needed to fit on a dask array or DataFrame, whose other rows are
+        counted block by block on the workers (:mod:`prunus.distributed`).
 
     Attributes
     ----------
@@ -368,10 +376,12 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
         "prior": [StrOptions(set(PRIORS))],
         "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
+        "grow_size": [Interval(Integral, 2, None, closed="left"), None],
     }
 
     def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
-                 prior="practical", delta=0.05, empty_cells="parent", cv=2, n_jobs=None, random_state=None):
+                 prior="practical", delta=0.05, empty_cells="parent", cv=2, n_jobs=None, random_state=None,
+                 grow_size=None):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -383,6 +393,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.cv = cv
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.grow_size = grow_size
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -439,6 +450,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         return votes / votes.sum(axis=1, keepdims=True)
 
 
+@dask_dispatch()
 class PenalizedTreeClassifier(_SubtreeClassifier):
     """One pruned subtree of T0: default penalized pruning or SN-pruning.
 
@@ -544,6 +556,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         return proba
 
 
+@dask_dispatch()
 class HSVoteClassifier(_SubtreeClassifier):
     """HS-vote (Helmbold & Schapire 1997), the paper's reference [5]; binary only.
 

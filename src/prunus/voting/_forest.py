@@ -32,6 +32,7 @@ from sklearn.utils.validation import (
     validate_data,
 )
 
+from ..distributed._estimators import dask_dispatch
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ._forest_kernels import _add_votes, _leaf_shares, _preorder
@@ -92,6 +93,7 @@ class _ForestTree:
         _add_votes(total, rows, leaves, *shares)
 
 
+@dask_dispatch()
 class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     """Random forest of CART trees, each predicting by its PAC-Bayes vote over all subtrees.
 

@@ -17,7 +17,9 @@ def _on_cluster(client, fit):
 
 def test_cart_cv_folds_on_the_cluster(client):
     X, y = labelled(n=800)
-    make = lambda: CARTClassifier(selection="cv", cv=4, n_jobs=2, random_state=0)
+    def make():
+        return CARTClassifier(selection="cv", cv=4, n_jobs=2, random_state=0)
+
     local = make().set_params(n_jobs=None).fit(X, y)
     remote, n_tasks = _on_cluster(client, lambda: make().fit(X, y))
     assert n_tasks >= 4  # one task per fold at least
@@ -27,7 +29,9 @@ def test_cart_cv_folds_on_the_cluster(client):
 
 def test_pacbayes_cv_grid_on_the_cluster(client):
     X, y = labelled(n=600)
-    make = lambda: PACBayesTreeClassifier(partition="kd", max_depth=4, cv=2, n_jobs=2, random_state=0)
+    def make():
+        return PACBayesTreeClassifier(partition="kd", max_depth=4, cv=2, n_jobs=2, random_state=0)
+
     local = make().set_params(n_jobs=None).fit(X, y)
     remote, n_tasks = _on_cluster(client, lambda: make().fit(X, y))
     assert n_tasks >= 2

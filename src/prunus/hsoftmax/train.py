@@ -64,7 +64,10 @@ def main(argv=None):
     rank = dist.get_rank() if launched else 0
     try:
         data = datasets.load(args.data)
-        cut = (lambda ids, n: ids if not n else ids[:n])
+
+        def cut(ids, n):
+            return ids if not n else ids[:n]
+
         train, valid, test = (cut(data.ids_train, args.tokens), cut(data.ids_valid, args.eval_tokens),
                               cut(data.ids_test, args.eval_tokens))
         model = TreeLanguageModel(

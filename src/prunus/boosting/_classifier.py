@@ -19,10 +19,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._binning import fit_binning
-from ._grow import SplitWorkspace, apply_binned, grow_tree
+from ._grow import apply_binned, grow_tree
 from ._order import merge_weight_order
 from ._predict import ensemble_labels, stack_trees, vote
-from ._split import ADAPTIVE_RULES, CRITERIA, STRATEGIES
+from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
 
 def samme_alpha(err, n_classes):
@@ -185,6 +185,11 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(self.track_bounds, (bool, np.bool_)):
             raise TypeError(f"track_bounds must be a bool, got {type(self.track_bounds).__name__}.")
 
+    def _search_settings(self, n_classes):
+        """The split-search ``Settings`` of these parameters (one record for every node of the fit)."""
+        return search_settings(self.split_search, self.criterion, n_classes, self.adaptive_rule, self.quick_init,
+                               self.quick_batches, self.adaptive_init, self.min_batch, self.adaptive_target)
+
     # ------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
         """Boost ``n_estimators`` exact trees.
@@ -227,10 +232,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             X, y_codes, w = X[keep], y_codes[keep], w[keep]
         w = w / w.sum()
         n, n_features = X.shape
-        strategy = STRATEGIES[self.split_search]
-        if strategy == STRATEGIES["adaptive"]:
-            strategy = ADAPTIVE_RULES[self.adaptive_rule]
-        criterion = CRITERIA[self.criterion]
+        settings = self._search_settings(K)
         rng = check_random_state(self.random_state)
 
         binning = fit_binning(X, self.max_bins)
@@ -238,7 +240,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Xb = binning.transform(X)
         usable = np.flatnonzero(binning.n_bins >= 2).astype(np.int64)
         n_lazy = max(1, int(round(self.feature_fraction * len(usable)))) if len(usable) else 0
-        work = SplitWorkspace(n_features, int(binning.n_bins.max()), K)
+        ws = new_workspace(n_features, int(binning.n_bins.max()), K)
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
@@ -253,12 +255,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 train = order[:min(m, n)]
             else:
                 train = order
-            grown = grow_tree(Xb, y_codes, w, train, feats, binning.n_bins[feats], binning.thresholds, K,
-                              self.max_depth, criterion, strategy, float(self.quick_init),
-                              int(self.quick_batches), work, track_bounds=bool(self.track_bounds),
-                              min_batch=0 if isinstance(self.min_batch, str) else int(self.min_batch),
-                              adaptive_init=float(self.adaptive_init),
-                              target_mix=float(self.adaptive_target))
+            grown = grow_tree(Xb, y_codes, w, train, feats, binning.n_bins[feats], binning.thresholds,
+                              self.max_depth, settings, ws, track_bounds=bool(self.track_bounds))
             tr = grown.tree
             leaves = apply_binned(Xb, tr.children_left, tr.children_right, tr.feature, grown.bin_threshold)
             pred = grown.leaf_labels[leaves]

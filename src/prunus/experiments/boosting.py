@@ -31,9 +31,8 @@ from sklearn.model_selection import train_test_split
 from tqdm.auto import tqdm
 
 from ..boosting import ExactBoostClassifier
-from ..boosting._grow import SplitWorkspace
 from ..boosting._lower_bounds import stump_lower_bounds
-from ..boosting._split import ADAPTIVE_RULES, ERROR, STRATEGIES, search_split
+from ..boosting._split import split_node
 from ..datasets import is_available, load
 from ._report import Report
 
@@ -194,18 +193,14 @@ def gap_fractions(name, n_rows, rounds, every, time_limit, seed=0):
         Xb, w, order, feats, nb = state["Xb"], state["w"], state["order"], state["feats"], state["n_bins"]
         bounds = stump_lower_bounds(Xb, state["y"], w, feats, nb, time_limit=time_limit)
         n, K = len(w), len(feats)
-        yn, wn = state["y"][order], w[order]
         used = {}
-        est_params = ExactBoostClassifier()
-        searches = (("AP Boost", STRATEGIES["adaptive"]), ("AP lower-first", ADAPTIVE_RULES["lower_first"]),
-                    ("Quick Boost", STRATEGIES["quick"]))
-        for label, code in searches:
-            work = SplitWorkspace(K, int(nb[feats].max()), 2)
-            search_split(Xb, order, yn, wn, feats, nb[feats], 2, ERROR, code,
-                         est_params.quick_init, est_params.quick_batches, work.hist, work.seen_tot, work.mk,
-                         work.lb, work.ub, work.tb, 0.0, LITERAL["adaptive_init"], LITERAL["min_batch"],
-                         LOWER_FIRST["adaptive_target"])
-            used[label] = int(work.mk[:K].sum())
+        searches = (("AP Boost", dict(split_search="adaptive", **LITERAL)),
+                    ("AP lower-first", dict(split_search="adaptive", **LOWER_FIRST)),
+                    ("Quick Boost", dict(split_search="quick")))
+        for label, params in searches:
+            settings = ExactBoostClassifier(**params)._search_settings(2)
+            _, _, _, mk, _ = split_node(Xb, order, state["y"], w, feats, nb[feats], settings)
+            used[label] = int(mk.sum())
         used["LB_wo"] = bounds.lb_wo
         denom = max(n * K - bounds.lb_exact, 1)
         out["round"].append(t + 1)

@@ -305,7 +305,7 @@ def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie, want_t)
     return lb, _mx(hi, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def feature_summary(node, ws, s, unseen):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()`` of feature slot ``s``.
 

@@ -40,22 +40,9 @@ AUTO_BATCH_DIV = 2
 
 
 @njit(cache=True)
-def _assess(node, ws, s, start, stop):
-    """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
-
-    ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
-    outside that range leave every seen example on one side and need no scan.
-    """
-    Xb = node.Xb
-    feat = node.feats[s]
-    idx = node.idx
-    yn = node.yn
-    wn = node.wn
-    hist = ws.hist
-    seen_tot = ws.seen_tot
-    occ = ws.occ
-    lo = ws.brange[s, 0]
-    hi = ws.brange[s, 1]
+def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+    lo = brange[s, 0]
+    hi = brange[s, 1]
     for i in range(start, stop):
         b = Xb[feat, idx[i]]
         c = yn[i]
@@ -67,11 +54,23 @@ def _assess(node, ws, s, start, stop):
             lo = b
         if b > hi:
             hi = b
-    ws.brange[s, 0] = lo
-    ws.brange[s, 1] = hi
+    brange[s, 0] = lo
+    brange[s, 1] = hi
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _assess(node, ws, s, start, stop):
+    """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
+
+    ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
+    outside that range leave every seen example on one side and need no scan.
+    The loop itself takes plain arrays (a record argument costs a copy per call).
+    """
+    _assess_arrays(node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ,
+                   ws.brange)
+
+
+@njit(cache=True, inline="always")
 def _update(p, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     node = p.node
@@ -81,7 +80,7 @@ def _update(p, s):
     ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _refine(p, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval."""
     _assess(p.node, p.ws, s, p.ws.mk[s], m)
@@ -153,7 +152,7 @@ def _min_batch(p, s):
     return 1 + (width * p.node.present.shape[0]) // AUTO_BATCH_DIV
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _initial_pass(p, m0):
     """Assess every feature on the node's ``m0`` heaviest examples and fill its interval.
 
@@ -190,7 +189,7 @@ def _argmin_update(v, S, amin, x, old):
     return _argmin_first(v, S)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gap_scale(node):
     """Weight per unit of value: 1 for the error; entropy values are bits x weight, so 1 / lg|Y|."""
     return 1.0 if node.criterion == ERROR else 1.0 / max(1.0, node.lg_c)
@@ -200,9 +199,14 @@ def _gap_scale(node):
 @njit(cache=True)
 def _exhaustive(p):
     """Classic AdaBoost: every example for every feature."""
-    n = p.node.idx.shape[0]
-    for s in range(p.node.feats.shape[0]):
-        _refine(p, s, n)
+    node, ws = p.node, p.ws
+    n = node.idx.shape[0]
+    Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
+    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
+    for s in range(feats.shape[0]):
+        _assess_arrays(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, occ, brange)
+        ws.mk[s] = n
+        _update(p, s)
 
 
 @njit(cache=True)
@@ -339,7 +343,7 @@ def _adaptive_gap(p):
         _refine(p, a, n)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lower_first_choice(p):
     """Next feature to assess under the lower-bound-first rule, and the bound it must reach.
 
@@ -409,7 +413,7 @@ def _adaptive_lower_first(p):
         _refine(p, j, _batch_end(Zp, ws.mk[j], gap, _min_batch(p, j)))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_exact(p):
     """Lowest exact value among fully assessed features; lowest slot (= feature id) on ties."""
     ws = p.ws

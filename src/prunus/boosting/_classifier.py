@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+from scipy import sparse
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
@@ -21,7 +22,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ._binning import fit_binning
 from ._grow import apply_binned, grow_tree
 from ._order import merge_weight_order
-from ._predict import ensemble_labels, stack_trees, vote
+from ._predict import ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
 
@@ -196,7 +197,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or scipy sparse CSR / CSC matrix of shape (n_samples, n_features)
+            Sparse input is binned column by column (implicit zeros are the
+            value 0.0) and never densified; the ensemble equals the one fitted
+            on the dense matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
             Initial boosting weights (non-negative, not all zero).
@@ -215,7 +219,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         experiments use it for per-round lower bounds.
         """
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
         self.n_classes_ = K = len(self.classes_)
@@ -305,8 +309,19 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     # --------------------------------------------------------------- predict
     def _tree_predictions(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
+        if sparse.issparse(X):
+            X = sparse.csr_matrix(X)
+            if not X.has_canonical_format:
+                X = X.copy()
+                X.sum_duplicates()
+            return ensemble_labels_csr(X.indptr, X.indices, X.data, X.shape[0], *self._stacked)
         return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
 
     def _to_decision(self, votes, norm):
         # SAMME's symmetric coding: a tree votes +alpha for its class and

@@ -65,6 +65,10 @@ def _cmd_reproduce(args):
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
+    if args.data and args.paper != "boosting":
+        print("prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
+              file=sys.stderr)
+        return 2
     papers = [args.paper] if args.paper else list(PAPERS)
     out = Path(args.out)
     reports = []
@@ -72,7 +76,8 @@ def _cmd_reproduce(args):
         start = time.perf_counter()
         target = out / paper if len(papers) > 1 or args.paper is None else out
         print(f"[prunus] reproducing {paper} ({mode}) -> {target}", flush=True)
-        path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress)
+        extra = {"data": args.data} if getattr(args, "data", None) else {}
+        path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress, **extra)
         print(f"[prunus] {paper}: wrote {path} in {time.perf_counter() - start:.1f} s", flush=True)
         reports.append((paper, path))
     if len(reports) > 1:
@@ -112,6 +117,7 @@ def build_parser():
     size.add_argument("--full", action="store_true", help="the paper's settings")
     rep.add_argument("--out", default="prunus-report", help="output directory (default: prunus-report)")
     rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    rep.add_argument("--data", metavar="PATH", help="boosting only: run the tables on this LIBSVM-format file")
     rep.set_defaults(func=_cmd_reproduce)
     return parser
 

@@ -16,7 +16,14 @@ Two parts:
    >= 15% fewer on average) and vs LB_wo (target: within 3%), listing every
    dataset where adaptive > quick.
 
+3. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
+   10,000 features at 1% density; ``--sparse-shape`` to change it): fit time
+   and peak memory of prunus on the CSR matrix, on the same matrix densified
+   (``--sparse-dense``; 8 bytes per entry), and of scikit-learn's AdaBoost on
+   the CSR matrix, each fit in a fresh process.
+
 Usage: ``python benchmarks/bench_boosting.py [--rounds 100] [--repeat 3] [--assess-rounds 500]``
+``python benchmarks/bench_boosting.py --sparse [--sparse-shape 50000 10000 0.01] [--sparse-rounds 10]``
 """
 
 from __future__ import annotations
@@ -155,12 +162,69 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
 
 
+def _sparse_problem(n, k, density, seed=0):
+    from scipy import sparse
+
+    rng = np.random.RandomState(seed)
+    X = sparse.random(n, k, density=density, format="csr", random_state=rng, dtype=np.float64)
+    X.data[:] = 1.0  # binary features, as in the LIBSVM files a6a, w4a
+    informative = rng.choice(k, size=20, replace=False)
+    score = np.asarray(X[:, informative].sum(axis=1)).ravel() + 0.3 * rng.randn(n)
+    y = (score > np.median(score)).astype(np.int64)
+    return X, y
+
+
+def _sparse_child(variant, shape, rounds, queue):
+    import resource
+
+    X, y = _sparse_problem(*shape)
+    if variant == "prunus dense":
+        X = X.toarray()
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if variant == "sklearn AdaBoost (CSR)":
+        est = AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=rounds, random_state=0)
+    else:
+        est = ExactBoostClassifier(n_estimators=rounds, max_depth=3)
+        ExactBoostClassifier(n_estimators=2, max_depth=3).fit(X[:200], y[:200])  # compile outside the timing
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((wall, (peak - base) / 1024.0, peak / 1024.0, est.score(X, y)))
+
+
+def sparse_benchmark(shape, rounds, dense=False):
+    """Fit time and memory on a sparse binary problem: CSR vs dense input vs scikit-learn."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    n, k, density = int(shape[0]), int(shape[1]), float(shape[2])
+    print(f"\n== sparse binary problem {n} x {k} at density {density}, depth 3, {rounds} rounds ==")
+    print(f"{'method':28s} {'wall s':>8s} {'extra peak MiB':>15s} {'peak MiB':>9s} {'train acc':>10s}")
+    variants = ["prunus (CSR)"] + (["prunus dense"] if dense else []) + ["sklearn AdaBoost (CSR)"]
+    for variant in variants:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_sparse_child, args=(variant, (int(n), int(k), float(density)), rounds, queue))
+        proc.start()
+        wall, extra, peak, acc = queue.get()
+        proc.join()
+        print(f"{variant:28s} {wall:8.2f} {extra:15.1f} {peak:9.1f} {acc:10.4f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--assess-rounds", type=int, default=500, help="rounds of the assessment tables (paper: 500)")
+    parser.add_argument("--sparse", action="store_true", help="only the sparse benchmark")
+    parser.add_argument("--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01),
+                        metavar=("ROWS", "COLS", "DENSITY"))
+    parser.add_argument("--sparse-rounds", type=int, default=10)
+    parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)
+    if args.sparse:
+        sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)
+        return
     wall_time(args.rounds, args.repeat)
     wall_time_other(args.rounds, args.repeat)
     assessments(args.assess_rounds, depth=3)

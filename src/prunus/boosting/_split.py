@@ -1,7 +1,7 @@
 """Split search for one tree node: exhaustive, Quick Boost and Adaptive-Pruning.
 
-Every strategy is one small kernel over one ``Search`` record (see
-``_records``) built from the same two steps: ``_refine`` (``f_k.assess``: add
+Every strategy is one small kernel over the ``Node``, ``Settings`` and
+``Workspace`` records (see ``_records``), built from the same two steps: ``_refine`` (``f_k.assess``: add
 the next examples of a feature to its per-bin weighted class histogram, in
 decreasing-weight order, then update its interval ``[L_m, U_m]``, section 3 of
 Aziz, Anderton & Aslam, "Adaptively Pruning Features for Boosted Decision
@@ -28,7 +28,6 @@ from ._records import (
     ERROR,
     EXHAUSTIVE,
     QUICK,
-    Search,
     make_node,
     new_workspace,
     node_stats,
@@ -71,28 +70,25 @@ def _assess(node, ws, s, start, stop):
 
 
 @njit(cache=True, inline="always")
-def _update(p, s):
+def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
-    node = p.node
-    ws = p.ws
     Zp = node.Zp
     unseen = Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]]
     ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
 
 
 @njit(cache=True, inline="always")
-def _refine(p, s, m):
+def _refine(node, ws, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval."""
-    _assess(p.node, p.ws, s, p.ws.mk[s], m)
-    p.ws.mk[s] = m
-    _update(p, s)
+    _assess(node, ws, s, ws.mk[s], m)
+    ws.mk[s] = m
+    _update(node, ws, s)
 
 
 @njit(cache=True)
-def _reset(p):
+def _reset(node, ws):
     """Empty the histograms and intervals of the node's features."""
-    ws = p.ws
-    nbins = p.node.nbins
+    nbins = node.nbins
     C = ws.seen_tot.shape[1]
     B = ws.hist.shape[1]
     for s in range(nbins.shape[0]):
@@ -135,7 +131,7 @@ def _batch_end(Zp, m, gap, min_batch):
 
 
 @njit(cache=True, inline="always")
-def _min_batch(p, s):
+def _min_batch(node, ws, s, mb):
     """Smallest batch of feature slot ``s``: ``Settings.min_batch``, or automatic for AUTO_BATCH.
 
     A rescan after a batch costs O(bins in the seen range x classes) while
@@ -143,23 +139,22 @@ def _min_batch(p, s):
     at least (seen bins x present classes) / AUTO_BATCH_DIV examples long, so
     that the rescan does not dominate the batch it follows.
     """
-    mb = p.settings.min_batch
     if mb != AUTO_BATCH:
         return mb
-    width = p.ws.brange[s, 1] - p.ws.brange[s, 0] + 1
+    width = ws.brange[s, 1] - ws.brange[s, 0] + 1
     if width < 1:
         width = 1
-    return 1 + (width * p.node.present.shape[0]) // AUTO_BATCH_DIV
+    return 1 + (width * node.present.shape[0]) // AUTO_BATCH_DIV
 
 
 @njit(cache=True, inline="always")
-def _initial_pass(p, m0):
+def _initial_pass(node, ws, m0):
     """Assess every feature on the node's ``m0`` heaviest examples and fill its interval.
 
     The common start of Quick Boost and both Adaptive-Pruning rules.
     """
-    for s in range(p.node.feats.shape[0]):
-        _refine(p, s, m0)
+    for s in range(node.feats.shape[0]):
+        _refine(node, ws, s, m0)
 
 
 @njit(cache=True)
@@ -197,20 +192,19 @@ def _gap_scale(node):
 
 # ------------------------------------------------------------------ strategies
 @njit(cache=True)
-def _exhaustive(p):
+def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
-    node, ws = p.node, p.ws
     n = node.idx.shape[0]
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     for s in range(feats.shape[0]):
         _assess_arrays(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, occ, brange)
         ws.mk[s] = n
-        _update(p, s)
+        _update(node, ws, s)
 
 
 @njit(cache=True)
-def _quick(p):
+def _quick(node, cfg, ws):
     """Quick Boost (Appel et al. 2013).
 
     Every feature is assessed on the heaviest ``quick_init`` of the weight,
@@ -219,7 +213,6 @@ def _quick(p):
     ``quick_batches`` equal-weight batches until their lower bound exceeds
     the best full value.
     """
-    node, cfg, ws = p.node, p.settings, p.ws
     Zp = node.Zp
     n = node.idx.shape[0]
     S = node.feats.shape[0]
@@ -228,7 +221,7 @@ def _quick(p):
     lb, mk = ws.lb, ws.mk
     nb = cfg.quick_batches
     m0 = _first_index(Zp, cfg.quick_init * Zn)
-    _initial_pass(p, m0)
+    _initial_pass(node, ws, m0)
     # Batch ends: the remaining weight split evenly into quick_batches.
     ends = np.empty(nb, dtype=np.int64)
     for j in range(nb):
@@ -238,7 +231,7 @@ def _quick(p):
             ends[j] = _first_index(Zp, Zp[m0] + (j + 1) * (Zn - Zp[m0]) / nb)
     order = np.argsort(lb[:S], kind="mergesort")
     first = order[0]
-    _refine(p, first, n)
+    _refine(node, ws, first, n)
     incumbent = lb[first]
     inc_slot = first
     for r in range(1, S):
@@ -265,7 +258,7 @@ def _quick(p):
             # The stale ``lb[s] <= reach`` keeps the loop condition true.
             if node.criterion == ERROR and m < n and reach + tie < incumbent:
                 continue
-            _update(p, s)
+            _update(node, ws, s)
             reach = lb[s]
         if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
             incumbent = lb[s]
@@ -273,7 +266,7 @@ def _quick(p):
 
 
 @njit(cache=True)
-def _adaptive_gap(p):
+def _adaptive_gap(node, cfg, ws):
     """Adaptive-Pruning Stump, Algorithm 1.
 
     After the initial pass, the leader ``a = argmin UB`` and the challenger
@@ -281,14 +274,13 @@ def _adaptive_gap(p):
     examples weighing the gap ``UB_a - LB_b``, until no challenger's LB is
     below ``UB_a``; then ``a`` is completed.
     """
-    node, cfg, ws = p.node, p.settings, p.ws
     Zp = node.Zp
     n = node.idx.shape[0]
     S = node.feats.shape[0]
     tie, tol = node.tie, node.tol
     lb, ub, mk = ws.lb, ws.ub, ws.mk
     gscale = _gap_scale(node)
-    _initial_pass(p, _first_index(Zp, cfg.adaptive_init * Zp[n]))
+    _initial_pass(node, ws, _first_index(Zp, cfg.adaptive_init * Zp[n]))
     # Challengers still in play, in increasing slot order. Error criterion:
     # LB never decreases and the UB of the argmin never increases, so a
     # feature whose LB exceeds UB(a) + tol (plus a ``tie`` margin against
@@ -331,20 +323,20 @@ def _adaptive_gap(p):
         gap = max((ub[a] - lb[b]) * gscale, 0.0)
         if mk[a] < n:
             old = ub[a]
-            _refine(p, a, _batch_end(Zp, mk[a], gap, _min_batch(p, a)))
+            _refine(node, ws, a, _batch_end(Zp, mk[a], gap, _min_batch(node, ws, a, cfg.min_batch)))
             amin = _argmin_update(ub, S, amin, a, old)
             gap = max((ub[a] - lb[b]) * gscale, 0.0) if ub[a] > lb[b] else (ub[a] - lb[b])
         if mk[b] < n and (gap > 0.0 or mk[a] == n):
             old = ub[b]
-            _refine(p, b, _batch_end(Zp, mk[b], gap, _min_batch(p, b)))
+            _refine(node, ws, b, _batch_end(Zp, mk[b], gap, _min_batch(node, ws, b, cfg.min_batch)))
             amin = _argmin_update(ub, S, amin, b, old)
     a = _argmin_first(ub, S)
     if mk[a] < n:
-        _refine(p, a, n)
+        _refine(node, ws, a, n)
 
 
 @njit(cache=True, inline="always")
-def _lower_first_choice(p):
+def _lower_first_choice(node, ws):
     """Next feature to assess under the lower-bound-first rule, and the bound it must reach.
 
     ``j`` is the feature with the smallest lower bound (lowest slot on equal
@@ -362,10 +354,10 @@ def _lower_first_choice(p):
     Returns ``(j, target, U_min)``, ``U_min`` the smallest upper bound, and
     ``j = -1`` when the search is over.
     """
-    lb, ub, mk = p.ws.lb, p.ws.ub, p.ws.mk
-    S = p.node.feats.shape[0]
-    n = p.node.idx.shape[0]
-    tol = p.node.tol
+    lb, ub, mk = ws.lb, ws.ub, ws.mk
+    S = node.feats.shape[0]
+    n = node.idx.shape[0]
+    tol = node.tol
     # one pass: smallest and second-smallest lower bound, smallest upper bound
     j = 0
     second = np.inf
@@ -388,20 +380,19 @@ def _lower_first_choice(p):
 
 
 @njit(cache=True)
-def _adaptive_lower_first(p):
+def _adaptive_lower_first(node, cfg, ws):
     """Adaptive-Pruning with the lower-bound-first rule (see ``_lower_first_choice``).
 
     Same intervals and start as Algorithm 1; the feature with the smallest
     lower bound is assessed by the weight it provably still needs, aimed
     ``target_mix`` of the way towards the smallest upper bound.
     """
-    node, cfg, ws = p.node, p.settings, p.ws
     Zp = node.Zp
     lb = ws.lb
     gscale = _gap_scale(node)
-    _initial_pass(p, _first_index(Zp, cfg.adaptive_init * Zp[Zp.shape[0] - 1]))
+    _initial_pass(node, ws, _first_index(Zp, cfg.adaptive_init * Zp[Zp.shape[0] - 1]))
     while True:
-        j, target, umin = _lower_first_choice(p)
+        j, target, umin = _lower_first_choice(node, ws)
         if j < 0:
             break
         # Aim between the bound j provably needs (target_mix = 0: no
@@ -410,16 +401,15 @@ def _adaptive_lower_first(p):
         if umin > target:
             target += cfg.target_mix * (umin - target)
         gap = (target - lb[j]) * gscale
-        _refine(p, j, _batch_end(Zp, ws.mk[j], gap, _min_batch(p, j)))
+        _refine(node, ws, j, _batch_end(Zp, ws.mk[j], gap, _min_batch(node, ws, j, cfg.min_batch)))
 
 
 @njit(cache=True, inline="always")
-def _best_exact(p):
+def _best_exact(node, ws):
     """Lowest exact value among fully assessed features; lowest slot (= feature id) on ties."""
-    ws = p.ws
-    n = p.node.idx.shape[0]
-    S = p.node.feats.shape[0]
-    tie = p.node.tie
+    n = node.idx.shape[0]
+    S = node.feats.shape[0]
+    tie = node.tie
     vmin = np.inf
     for s in range(S):
         if ws.mk[s] == n and ws.tb[s] >= 0 and ws.lb[s] < vmin:
@@ -447,18 +437,17 @@ def search_split(node, settings, ws):
     best_slot, best_threshold_bin, best_value : int, int, float
         ``best_slot = -1`` when no feature has a threshold.
     """
-    p = Search(node, settings, ws)
-    _reset(p)
+    _reset(node, ws)
     strategy = settings.strategy
     if strategy == EXHAUSTIVE:
-        _exhaustive(p)
+        _exhaustive(node, ws)
     elif strategy == QUICK:
-        _quick(p)
+        _quick(node, settings, ws)
     elif strategy == ADAPTIVE_GAP:
-        _adaptive_gap(p)
+        _adaptive_gap(node, settings, ws)
     elif strategy == ADAPTIVE_LOWER_FIRST:
-        _adaptive_lower_first(p)
-    return _best_exact(p)
+        _adaptive_lower_first(node, settings, ws)
+    return _best_exact(node, ws)
 
 
 @njit(cache=True)

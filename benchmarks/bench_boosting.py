@@ -16,7 +16,10 @@ Two parts:
    >= 15% fewer on average) and vs LB_wo (target: within 3%), listing every
    dataset where adaptive > quick.
 
-3. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
+3. ``--frontier``: every adaptive setting against exhaustive search, Quick
+   Boost and LB_wo on satimage, spam, letter, digits, breast_cancer, wine,
+   iris and a 20-class synthetic problem, at depths 3 and 1.
+4. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
    10,000 features at 1% density; ``--sparse-shape`` to change it): fit time
    and peak memory of prunus on the CSR matrix, on the same matrix densified
    (``--sparse-dense``; 8 bytes per entry), and of scikit-learn's AdaBoost on
@@ -40,6 +43,12 @@ from prunus.datasets import load
 
 
 def split(name, seed=0):
+    if name == "synthetic20":  # a synthetic problem with 20 classes (70/30 split)
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=4000, n_features=20, n_informative=14, n_redundant=2, n_classes=20,
+                                   n_clusters_per_class=1, random_state=seed)
+        return X[:2800], y[:2800], X[2800:], y[2800:]
     data = load(name)
     if data.train_index is not None:
         return data.X[data.train_index], data.y[data.train_index], data.X[data.test_index], data.y[data.test_index]
@@ -162,6 +171,72 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
 
 
+FRONTIER_DATASETS = ("satimage", "spam", "letter", "digits", "breast_cancer", "wine", "iris", "synthetic20")
+FRONTIER = {
+    "default": dict(),
+    "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
+    "LF(.9,1,.5)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.5),
+    "LF(.9,1,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.9),
+    "LF(.9,auto,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
+                           min_batch="auto", adaptive_init=0.9),
+    "LF(.9,1,.1)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.1),
+    "LF(0,1,0)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1,
+                      adaptive_init=1e-9),
+}
+
+
+def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIER):
+    """Per dataset: CPU time (best of ``repeat``) and assessments / LB_wo of every adaptive setting.
+
+    A cell is starred when the setting assesses no more than Quick Boost and
+    at most 1.03 x LB_wo, and is faster than both exhaustive search and Quick
+    Boost. Settings are "LF(target, min_batch, init)" for the lower-bound-first
+    rule; "default" is ``ExactBoostClassifier()``'s own setting.
+    """
+    cols = ["exhaustive", "quick"] + list(settings)
+    configs = {"exhaustive": dict(split_search="exhaustive"), "quick": dict(split_search="quick"), **settings}
+    X, y, _, _ = split("iris")
+    for cfg in configs.values():
+        ExactBoostClassifier(n_estimators=2, max_depth=depth, **cfg).fit(X, y)  # compile outside the timings
+    print(f"\n== frontier, {rounds} rounds, depth {depth}: CPU ms (best of {repeat}) and assessments / LB_wo; "
+          f"* = <= QB, <= 1.03 LB_wo, faster than exhaustive and QB ==")
+    print(f"{'dataset':14s}" + "".join(f"{c:>17s}" for c in cols) + f"{'LB_wo':>11s}")
+    total = {c: 0.0 for c in settings}
+    holds = {c: 0 for c in settings}
+    bound = {c: 0 for c in settings}
+    for name in datasets:
+        X, y, _, _ = split(name)
+        res = {}
+        for c in cols:
+            cpu = np.inf
+            for r in range(repeat):
+                c0 = time.process_time()
+                est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **configs[c]).fit(X, y)
+                cpu = min(cpu, time.process_time() - c0)
+            res[c] = (cpu, int(est.assessments_.sum()))
+        lbwo = int(ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="quick",
+                                        track_bounds=True).fit(X, y).weight_order_bound_.sum())
+        cells = []
+        for c in cols:
+            t, a = res[c]
+            in_bound = a <= res["quick"][1] and a <= 1.03 * lbwo
+            ok = in_bound and t < res["exhaustive"][0] and t < res["quick"][0]
+            if c in settings:
+                total[c] += t
+                holds[c] += ok
+                bound[c] += in_bound
+            cells.append(f"{1000 * t:7.0f} {a / lbwo:6.3f}{'*' if ok else ' '}")
+        print(f"{name:14s}" + "".join(f"{x:>17s}" for x in cells) + f"{lbwo:11.3e}", flush=True)
+    n = len(datasets)
+    for c in settings:
+        print(f"{c:16s} total CPU {total[c]:7.3f} s; all four conditions on {holds[c]}/{n} datasets; "
+              f"assessment bound on {bound[c]}/{n}")
+
+
 def _sparse_problem(n, k, density, seed=0):
     from scipy import sparse
 
@@ -216,12 +291,18 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--assess-rounds", type=int, default=500, help="rounds of the assessment tables (paper: 500)")
+    parser.add_argument("--frontier", action="store_true",
+                        help="only the per-dataset frontier of the adaptive settings (depths 1 and 3)")
     parser.add_argument("--sparse", action="store_true", help="only the sparse benchmark")
     parser.add_argument("--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01),
                         metavar=("ROWS", "COLS", "DENSITY"))
     parser.add_argument("--sparse-rounds", type=int, default=10)
     parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)
+    if args.frontier:
+        for depth in (3, 1):
+            frontier(args.rounds, depth, args.repeat)
+        return
     if args.sparse:
         sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)
         return

@@ -77,9 +77,13 @@ def _update(node, ws, s):
     ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _refine(node, ws, s, m):
-    """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval."""
+    """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval.
+
+    Compiled as its own function (not inlined): measured faster in the batch
+    loops of Algorithm 1 and Quick Boost on spam.
+    """
     _assess(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
     _update(node, ws, s)

@@ -10,13 +10,23 @@ Two parts:
    Targets (issue 4): adaptive <= 0.5x scikit-learn; quick and adaptive
    faster than exhaustive.
 2. Assessments on satimage, spam, letter and digits (depth 3, then 1): adaptive
-   as Algorithm 1 (``min_batch=1, adaptive_init=0.5``; the estimator's default
-   is the faster ``min_batch="auto", adaptive_init=0.9``) and with the
-   lower-bound-first rule (``adaptive_rule="lower_first"``) vs quick (target:
+   as Algorithm 1 (``adaptive_rule="gap", min_batch=1, adaptive_init=0.5``) and
+   with the lower-bound-first rule (``adaptive_rule="lower_first"``, the
+   estimator's default) vs quick (target:
    >= 15% fewer on average) and vs LB_wo (target: within 3%), listing every
    dataset where adaptive > quick.
 
+3. ``--frontier``: every adaptive setting against exhaustive search, Quick
+   Boost and LB_wo on satimage, spam, letter, digits, breast_cancer, wine,
+   iris and a 20-class synthetic problem, at depths 3 and 1.
+4. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
+   10,000 features at 1% density; ``--sparse-shape`` to change it): fit time
+   and peak memory of prunus on the CSR matrix, on the same matrix densified
+   (``--sparse-dense``; 8 bytes per entry), and of scikit-learn's AdaBoost on
+   the CSR matrix, each fit in a fresh process.
+
 Usage: ``python benchmarks/bench_boosting.py [--rounds 100] [--repeat 3] [--assess-rounds 500]``
+``python benchmarks/bench_boosting.py --sparse [--sparse-shape 50000 10000 0.01] [--sparse-rounds 10]``
 """
 
 from __future__ import annotations
@@ -33,6 +43,12 @@ from prunus.datasets import load
 
 
 def split(name, seed=0):
+    if name == "synthetic20":  # a synthetic problem with 20 classes (70/30 split)
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=4000, n_features=20, n_informative=14, n_redundant=2, n_classes=20,
+                                   n_clusters_per_class=1, random_state=seed)
+        return X[:2800], y[:2800], X[2800:], y[2800:]
     data = load(name)
     if data.train_index is not None:
         return data.X[data.train_index], data.y[data.train_index], data.X[data.test_index], data.y[data.test_index]
@@ -58,7 +74,8 @@ CONFIGS = {
     "exhaustive": dict(split_search="exhaustive"),
     "quick": dict(split_search="quick"),  # defaults: quick_init=0.9, quick_batches=20
     "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
-    "adaptive": dict(split_search="adaptive"),  # defaults: min_batch="auto", adaptive_init=0.9
+    "adaptive": dict(split_search="adaptive"),  # defaults: lower_first, target 0.9, min_batch=1, init 0.5
+    "adaptive(gap, auto)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
     "adaptive(Alg. 1)": dict(split_search="adaptive", min_batch=1, adaptive_init=0.5),  # literal Algorithm 1
     "adaptive(lower-first)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
                                   min_batch=1, adaptive_init=0.5),
@@ -155,12 +172,141 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
 
 
+FRONTIER_DATASETS = ("satimage", "spam", "letter", "digits", "breast_cancer", "wine", "iris", "synthetic20")
+FRONTIER = {
+    "default": dict(),
+    "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
+    "LF(.9,1,.5)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.5),
+    "LF(.9,1,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.9),
+    "LF(.9,auto,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
+                           min_batch="auto", adaptive_init=0.9),
+    "LF(.9,1,.1)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
+                        adaptive_init=0.1),
+    "LF(0,1,0)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1,
+                      adaptive_init=1e-9),
+}
+
+
+def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIER):
+    """Per dataset: CPU time (best of ``repeat``) and assessments / LB_wo of every adaptive setting.
+
+    A cell is starred when the setting assesses no more than Quick Boost and
+    at most 1.03 x LB_wo, and is faster than both exhaustive search and Quick
+    Boost. Settings are "LF(target, min_batch, init)" for the lower-bound-first
+    rule; "default" is ``ExactBoostClassifier()``'s own setting.
+    """
+    cols = ["exhaustive", "quick"] + list(settings)
+    configs = {"exhaustive": dict(split_search="exhaustive"), "quick": dict(split_search="quick"), **settings}
+    X, y, _, _ = split("iris")
+    for cfg in configs.values():
+        ExactBoostClassifier(n_estimators=2, max_depth=depth, **cfg).fit(X, y)  # compile outside the timings
+    print(f"\n== frontier, {rounds} rounds, depth {depth}: CPU ms (best of {repeat}) and assessments / LB_wo; "
+          f"* = <= QB, <= 1.03 LB_wo, faster than exhaustive and QB ==")
+    print(f"{'dataset':14s}" + "".join(f"{c:>17s}" for c in cols) + f"{'LB_wo':>11s}")
+    total = {c: 0.0 for c in settings}
+    holds = {c: 0 for c in settings}
+    bound = {c: 0 for c in settings}
+    for name in datasets:
+        X, y, _, _ = split(name)
+        res = {}
+        for c in cols:
+            cpu = np.inf
+            for r in range(repeat):
+                c0 = time.process_time()
+                est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **configs[c]).fit(X, y)
+                cpu = min(cpu, time.process_time() - c0)
+            res[c] = (cpu, int(est.assessments_.sum()))
+        lbwo = int(ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="quick",
+                                        track_bounds=True).fit(X, y).weight_order_bound_.sum())
+        cells = []
+        for c in cols:
+            t, a = res[c]
+            in_bound = a <= res["quick"][1] and a <= 1.03 * lbwo
+            ok = in_bound and t < res["exhaustive"][0] and t < res["quick"][0]
+            if c in settings:
+                total[c] += t
+                holds[c] += ok
+                bound[c] += in_bound
+            cells.append(f"{1000 * t:7.0f} {a / lbwo:6.3f}{'*' if ok else ' '}")
+        print(f"{name:14s}" + "".join(f"{x:>17s}" for x in cells) + f"{lbwo:11.3e}", flush=True)
+    n = len(datasets)
+    for c in settings:
+        print(f"{c:16s} total CPU {total[c]:7.3f} s; all four conditions on {holds[c]}/{n} datasets; "
+              f"assessment bound on {bound[c]}/{n}")
+
+
+def _sparse_problem(n, k, density, seed=0):
+    from scipy import sparse
+
+    rng = np.random.RandomState(seed)
+    X = sparse.random(n, k, density=density, format="csr", random_state=rng, dtype=np.float64)
+    X.data[:] = 1.0  # binary features, as in the LIBSVM files a6a, w4a
+    informative = rng.choice(k, size=20, replace=False)
+    score = np.asarray(X[:, informative].sum(axis=1)).ravel() + 0.3 * rng.randn(n)
+    y = (score > np.median(score)).astype(np.int64)
+    return X, y
+
+
+def _sparse_child(variant, shape, rounds, queue):
+    import resource
+
+    X, y = _sparse_problem(*shape)
+    if variant == "prunus dense":
+        X = X.toarray()
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if variant == "sklearn AdaBoost (CSR)":
+        est = AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=rounds, random_state=0)
+    else:
+        est = ExactBoostClassifier(n_estimators=rounds, max_depth=3)
+        ExactBoostClassifier(n_estimators=2, max_depth=3).fit(X[:200], y[:200])  # compile outside the timing
+    t0 = time.perf_counter()
+    est.fit(X, y)
+    wall = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((wall, (peak - base) / 1024.0, peak / 1024.0, est.score(X, y)))
+
+
+def sparse_benchmark(shape, rounds, dense=False):
+    """Fit time and memory on a sparse binary problem: CSR vs dense input vs scikit-learn."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    n, k, density = int(shape[0]), int(shape[1]), float(shape[2])
+    print(f"\n== sparse binary problem {n} x {k} at density {density}, depth 3, {rounds} rounds ==")
+    print(f"{'method':28s} {'wall s':>8s} {'extra peak MiB':>15s} {'peak MiB':>9s} {'train acc':>10s}")
+    variants = ["prunus (CSR)"] + (["prunus dense"] if dense else []) + ["sklearn AdaBoost (CSR)"]
+    for variant in variants:
+        queue = ctx.Queue()
+        proc = ctx.Process(target=_sparse_child, args=(variant, (int(n), int(k), float(density)), rounds, queue))
+        proc.start()
+        wall, extra, peak, acc = queue.get()
+        proc.join()
+        print(f"{variant:28s} {wall:8.2f} {extra:15.1f} {peak:9.1f} {acc:10.4f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--assess-rounds", type=int, default=500, help="rounds of the assessment tables (paper: 500)")
+    parser.add_argument("--frontier", action="store_true",
+                        help="only the per-dataset frontier of the adaptive settings (depths 1 and 3)")
+    parser.add_argument("--sparse", action="store_true", help="only the sparse benchmark")
+    parser.add_argument("--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01),
+                        metavar=("ROWS", "COLS", "DENSITY"))
+    parser.add_argument("--sparse-rounds", type=int, default=10)
+    parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)
+    if args.frontier:
+        for depth in (3, 1):
+            frontier(args.rounds, depth, args.repeat)
+        return
+    if args.sparse:
+        sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)
+        return
     wall_time(args.rounds, args.repeat)
     wall_time_other(args.rounds, args.repeat)
     assessments(args.assess_rounds, depth=3)

@@ -104,6 +104,10 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
+    if args.data and args.paper != "boosting":
+        print("prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
+              file=sys.stderr)
+        return 2
     papers = [args.paper] if args.paper else list(PAPERS)
     out = _check_out(args.out)  # before any computation
     reports = []
@@ -111,7 +115,8 @@ def _reproduce(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         target = out / paper if len(papers) > 1 or args.paper is None else out
         print(f"[prunus] reproducing {paper} ({mode}) -> {target}", flush=True)
-        path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress)
+        extra = {"data": args.data} if getattr(args, "data", None) else {}
+        path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress, **extra)
         print(f"[prunus] {paper}: wrote {path} in {time.perf_counter() - start:.1f} s", flush=True)
         reports.append((paper, path))
     if len(reports) > 1:
@@ -217,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--scheduler", metavar="ADDRESS", default=None,
                      help="run the experiment grid on a Dask cluster: a scheduler address, or local:N to start "
                           "N local worker processes (needs the dask extra)")
+    rep.add_argument("--data", metavar="PATH", help="boosting only: run the tables on this LIBSVM-format file")
     rep.set_defaults(func=_cmd_reproduce)
     return parser
 

@@ -27,7 +27,9 @@ CONFIGS = [
 def test_strategies_give_identical_ensembles(small_problems, config):
     for name, (X, y) in small_problems.items():
         fits = {s: ExactBoostClassifier(n_estimators=12, split_search=s, track_bounds=True, **config).fit(X, y)
-                for s in ("exhaustive", "quick", "adaptive")}
+                for s in ("exhaustive", "quick", "adaptive")}  # "adaptive": the estimator's default rule
+        fits["gap (Algorithm 1)"] = ExactBoostClassifier(n_estimators=12, adaptive_rule="gap", min_batch=1,
+                                                         adaptive_init=0.5, track_bounds=True, **config).fit(X, y)
         for target in (0.0, 0.9):
             fits[f"lower_first({target})"] = ExactBoostClassifier(
                 n_estimators=12, split_search="adaptive", adaptive_rule="lower_first", adaptive_target=target,

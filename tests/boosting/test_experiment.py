@@ -27,3 +27,21 @@ def test_reproduce_boosting_tiny(tmp_path):
     for name in ap:
         errors = lambda cells: [c for i, c in enumerate(cells) if i % 3 != 2]  # noqa: E731 (drop assessments)
         assert errors(ap[name]) == errors(qb[name])
+
+
+def test_reproduce_boosting_on_libsvm_file(tmp_path):
+    import numpy as np
+    from scipy import sparse
+    from sklearn.datasets import dump_svmlight_file
+
+    from prunus.cli import main
+
+    rng = np.random.RandomState(0)
+    X = sparse.random(200, 15, density=0.2, format="csr", random_state=rng)
+    y = np.where(X[:, 0].toarray().ravel() + 0.2 * rng.rand(200) > 0.1, 1, -1)
+    path = tmp_path / "toy_a1a.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    report = get_runner("boosting")("tiny", tmp_path / "out", progress=False, data=path).read_text()
+    assert "toy_a1a" in report and "satimage" not in report.split("## Figure 1")[0]
+    # the command line passes --data through, and refuses it for the other papers
+    assert main(["reproduce", "lm", "--data", str(path), "--out", str(tmp_path / "x")]) == 2

@@ -6,20 +6,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prunus.boosting import fit_binning
-from prunus.boosting._grow import SplitWorkspace
-from prunus.boosting._split import (
-    ADAPTIVE_RULES,
-    CRITERIA,
-    STRATEGIES,
-    search_split,
-    threshold_bounds,
-    weight_order_bound,
-)
+from prunus.boosting._bounds import threshold_bounds
+from prunus.boosting._records import CRITERIA, new_workspace, search_settings
+from prunus.boosting._split import split_node, weight_order_bound
 
 from .conftest import brute_force_stump
 
 # every split search of the kernel: the three strategies and adaptive's lower-bound-first rule
-SEARCHES = {**STRATEGIES, "lower_first": ADAPTIVE_RULES["lower_first"]}
+SEARCHES = {"exhaustive": dict(split_search="exhaustive"), "quick": dict(split_search="quick"),
+            "adaptive": dict(split_search="adaptive"),
+            "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first")}
 
 
 def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4, adaptive_init=0.5, target_mix=0.0):
@@ -29,18 +25,14 @@ def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4, adap
     feats = np.flatnonzero(b.n_bins >= 2).astype(np.int64)
     nbins = b.n_bins[feats]
     order = np.argsort(-w, kind="stable").astype(np.int64)
-    yn, wn = y[order].astype(np.int64), w[order]
-    work = SplitWorkspace(len(feats), int(nbins.max()), n_classes)
-    slot, t, value = search_split(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion],
-                                  SEARCHES[strategy], quick_init, quick_batches, work.hist,
-                                  work.seen_tot, work.mk, work.lb, work.ub, work.tb, 0.0, adaptive_init, 1,
-                                  target_mix)
-    lbwo = weight_order_bound(Xb, order, yn, wn, feats, nbins, n_classes, CRITERIA[criterion], slot, value,
-                              work.B)
+    settings = search_settings(criterion=criterion, n_classes=n_classes, quick_init=quick_init,
+                               quick_batches=quick_batches, adaptive_init=adaptive_init, min_batch=1,
+                               adaptive_target=target_mix, **SEARCHES[strategy])
+    slot, t, value, mk, node = split_node(Xb, order, y, w, feats, nbins, settings)
+    lbwo = weight_order_bound(node, slot, value, new_workspace(len(feats), int(nbins.max()), n_classes))
     feature = int(feats[slot])
     return dict(feature=feature, threshold=float(b.thresholds[feature][t]), value=value,
-                assessments=int(work.mk[:len(feats)].sum()), n_feats=len(feats), lbwo=int(lbwo),
-                mk=work.mk[:len(feats)].copy())
+                assessments=int(mk.sum()), n_feats=len(feats), lbwo=int(lbwo), mk=mk)
 
 
 def random_problem(seed, n, k, n_classes, n_values):

@@ -11,6 +11,7 @@ Thresholds are kept in raw units so fitted trees route raw inputs.
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 
 class Binning:
@@ -36,8 +37,18 @@ class Binning:
         Feature-major storage keeps one feature's codes contiguous, which is
         what the per-feature ``assess`` kernels read.
         """
-        X = np.asarray(X, dtype=np.float64)
         dtype = np.uint8 if self.n_bins.max() <= 256 else np.uint16
+        if sparse.issparse(X):
+            # Column by column from CSC: implicit zeros get the bin of 0.0, the
+            # stored entries their own bins; X itself is never densified.
+            X = _as_csc(X)
+            out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+            for k, thr in enumerate(self.thresholds):
+                lo, hi = X.indptr[k], X.indptr[k + 1]
+                out[k] = np.searchsorted(thr, 0.0, side="left")
+                out[k, X.indices[lo:hi]] = np.searchsorted(thr, X.data[lo:hi], side="left")
+            return out
+        X = np.asarray(X, dtype=np.float64)
         out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
         for k, thr in enumerate(self.thresholds):
             # side="left": a value equal to a threshold belongs to the lower bin,
@@ -58,7 +69,9 @@ def fit_binning(X, max_bins=256):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or scipy sparse matrix of shape (n_samples, n_features)
+        Sparse input is read column by column (CSC); implicit zeros count
+        as the value 0.0, so the bins equal those of the dense matrix.
     max_bins : int
         Upper bound on the number of bins per feature (2..65535).
 
@@ -66,10 +79,15 @@ def fit_binning(X, max_bins=256):
     -------
     Binning
     """
-    X = np.asarray(X, dtype=np.float64)
+    if sparse.issparse(X):
+        X = _as_csc(X)
+        column = _sparse_column_counts
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        column = _dense_column_counts
     thresholds = []
     for k in range(X.shape[1]):
-        values, counts = np.unique(X[:, k], return_counts=True)
+        values, counts = column(X, k)
         if values.shape[0] <= max_bins:
             cut = np.arange(values.shape[0] - 1)
         else:
@@ -81,3 +99,31 @@ def fit_binning(X, max_bins=256):
             cut = cut[cut < values.shape[0] - 1]
         thresholds.append(_midpoints(values[cut], values[cut + 1]))
     return Binning(thresholds)
+
+
+def _dense_column_counts(X, k):
+    return np.unique(X[:, k], return_counts=True)
+
+
+def _sparse_column_counts(X, k):
+    """Distinct values and counts of column ``k`` of a CSC matrix, implicit zeros included."""
+    data = X.data[X.indptr[k]:X.indptr[k + 1]]
+    values, counts = np.unique(data, return_counts=True)
+    implicit = X.shape[0] - data.shape[0]
+    if implicit > 0:
+        at = np.searchsorted(values, 0.0)
+        if at < values.shape[0] and values[at] == 0.0:
+            counts[at] += implicit
+        else:
+            values = np.insert(values, at, 0.0)
+            counts = np.insert(counts, at, implicit)
+    return values, counts
+
+
+def _as_csc(X):
+    """CSC float64 with sorted, summed entries (a copy when the input is not canonical)."""
+    X = sparse.csc_matrix(X, dtype=np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X

@@ -13,7 +13,8 @@ import numpy as np
 from numba import njit
 
 from ..tree import Tree
-from ._split import node_stats, search_split, weight_order_bound
+from ._records import make_node
+from ._split import search_split, weight_order_bound
 
 
 @njit(cache=True)
@@ -32,19 +33,6 @@ def apply_binned(Xb, children_left, children_right, feature, bin_threshold):
     return out
 
 
-class SplitWorkspace:
-    """Work arrays reused by every node of every round of one fit."""
-
-    def __init__(self, n_features, max_bins, n_classes):
-        self.B = int(max_bins)
-        self.hist = np.zeros((n_features, self.B, n_classes))
-        self.seen_tot = np.zeros((n_features, n_classes))
-        self.mk = np.zeros(n_features, dtype=np.int64)
-        self.lb = np.zeros(n_features)
-        self.ub = np.zeros(n_features)
-        self.tb = np.zeros(n_features, dtype=np.int64)
-
-
 @dataclass
 class GrownTree:
     tree: Tree
@@ -56,9 +44,7 @@ class GrownTree:
 
 
 @njit(cache=True)
-def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init,
-                quick_batches, hist, seen_tot, mk, lb, ub, tb, track_bounds, batch_floor, adaptive_init,
-                min_batch, target_mix=0.0):
+def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
     """Breadth-first growth of one tree; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
@@ -80,7 +66,7 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
     buf = idx.copy()
     scratch = np.empty(idx.shape[0], dtype=np.int64)
     S = feats.shape[0]
-    B = hist.shape[1]
+    n_classes = settings.n_classes
     stop[0] = idx.shape[0]
     n_nodes = 1
     assessments = 0
@@ -99,7 +85,8 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
         for i in range(n):
             yn[i] = y[nidx[i]]
             wn[i] = w[nidx[i]]
-        Zp, node_tot = node_stats(yn, wn, n_classes)
+        rec = make_node(Xb, feats, nbins, nidx, yn, wn, settings)
+        node_tot = rec.node_tot
         label[node] = np.argmax(node_tot)
         present = 0
         for c in range(n_classes):
@@ -108,14 +95,12 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
         if depth[node] >= max_depth or n < 2 or S == 0 or present < 2:
             node += 1
             continue
-        slot, t, value = search_split(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, strategy,
-                                      quick_init, quick_batches, hist, seen_tot, mk, lb, ub, tb,
-                                      batch_floor, adaptive_init, min_batch, target_mix)
+        slot, t, value = search_split(rec, settings, ws)
         for s in range(S):
-            assessments += mk[s]
+            assessments += ws.mk[s]
         exhaustive += n * S
         if track_bounds:
-            lbwo += weight_order_bound(Xb, nidx, yn, wn, feats, nbins, n_classes, criterion, slot, value, B)
+            lbwo += weight_order_bound(rec, slot, value, ws)
         if slot < 0:
             node += 1
             continue
@@ -151,20 +136,18 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, st
             exhaustive, lbwo)
 
 
-def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, n_classes, max_depth, criterion, strategy,
-              quick_init, quick_batches, work, track_bounds=False, batch_floor=0.0, adaptive_init=0.5, min_batch=1,
-              target_mix=0.0):
+def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
     """Grow one exact greedy tree on the examples ``idx`` (decreasing weight order).
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
     examples or one class only, or when its best stump sends every example
     to one side (no threshold separates its examples). Leaves take the
-    weighted-majority label (lowest class code on ties).
+    weighted-majority label (lowest class code on ties). ``settings`` (a
+    ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
-        Xb, y, w, idx, feats, nbins, n_classes, max_depth, criterion, strategy, quick_init, quick_batches,
-        work.hist, work.seen_tot, work.mk, work.lb, work.ub, work.tb, bool(track_bounds), batch_floor,
-        adaptive_init, min_batch, target_mix)
+        Xb, y, w, idx, np.ascontiguousarray(feats, dtype=np.int64), np.ascontiguousarray(nbins, dtype=np.int64),
+        max_depth, bool(track_bounds), settings, ws)
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]

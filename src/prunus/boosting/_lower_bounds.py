@@ -25,8 +25,8 @@ from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.utils import Bunch
 
 from ._binning import fit_binning
-from ._grow import SplitWorkspace
-from ._split import ERROR, EXHAUSTIVE, node_stats, prefix_lower_bound, search_split
+from ._records import new_workspace, search_settings
+from ._split import split_node, weight_order_counts
 
 
 @contextlib.contextmanager
@@ -82,32 +82,18 @@ def _feature_ilp(bins, y, w, nb, best_value, tie, time_limit):
 def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
     n = y.shape[0]
     order = np.argsort(-w, kind="stable").astype(np.int64)
-    yn = y[order].astype(np.int64)
-    wn = w[order].astype(np.float64)
     feats = np.asarray(feats, dtype=np.int64)
     nbins = np.asarray(n_bins, dtype=np.int64)[feats]
-    B = int(nbins.max())
-    work = SplitWorkspace(len(feats), B, 2)
-    slot, t, value = search_split(Xb, order, yn, wn, feats, nbins, 2, ERROR, EXHAUSTIVE, 0.5, 1,
-                                  work.hist, work.seen_tot, work.mk, work.lb, work.ub, work.tb)
-    _, node_tot = node_stats(yn, wn, 2)
-    tie = 1e-10 * wn.sum()  # the split search's tie tolerance
-    per_wo = np.zeros(len(feats), dtype=np.int64)
+    ws = new_workspace(len(feats), int(nbins.max()), 2)
+    slot, t, value, _, node = split_node(Xb, order, y, w, feats, nbins, search_settings("exhaustive"), ws)
+    tie = node.tie  # the split search's tie tolerance
+    per_wo = weight_order_counts(node, slot, value, ws)
     per_exact = np.zeros(len(feats), dtype=np.int64)
     optimal = True
     for s in range(len(feats)):
         if s == slot:
-            per_wo[s] = per_exact[s] = n
+            per_exact[s] = n
             continue
-        lo, hi = 0, n
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if prefix_lower_bound(Xb, feats[s], order, yn, wn, mid, nbins[s], node_tot, ERROR, 1.0,
-                                  B) >= value - tie:
-                hi = mid
-            else:
-                lo = mid + 1
-        per_wo[s] = lo
         if not exact:
             continue
         if value <= 0.0:

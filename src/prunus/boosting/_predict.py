@@ -46,3 +46,37 @@ def vote(pred, weights, n_classes):
         for i in range(n):
             out[i, pred[t, i]] += a
     return out
+
+
+@njit(cache=True)
+def _csr_value(indptr, indices, data, i, k):
+    """``X[i, k]`` of a CSR matrix with sorted column indices (0.0 when not stored)."""
+    lo = indptr[i]
+    hi = indptr[i + 1]
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if indices[mid] < k:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < indptr[i + 1] and indices[lo] == k:
+        return data[lo]
+    return 0.0
+
+
+@njit(cache=True)
+def ensemble_labels_csr(indptr, indices, data, n, offsets, left, right, feature, threshold, labels):
+    """``ensemble_labels`` for a CSR matrix of ``n`` rows, read without densifying."""
+    T = offsets.shape[0] - 1
+    out = np.empty((T, n), dtype=np.int64)
+    for t in range(T):
+        base = offsets[t]
+        for i in range(n):
+            node = 0
+            while left[base + node] != -1:
+                if _csr_value(indptr, indices, data, i, feature[base + node]) <= threshold[base + node]:
+                    node = left[base + node]
+                else:
+                    node = right[base + node]
+            out[t, i] = labels[base + node]
+    return out

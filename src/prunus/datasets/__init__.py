@@ -14,6 +14,7 @@ from . import synthetic
 from ._bundled import bundled_dataset
 from ._debian import DatasetNotFetchedError, rda_dataset
 from ._registry import DatasetSpec, cache_status, data_home, get_spec, is_available, list_datasets, load, register
+from ._svmlight import load_svmlight
 from ._text import Vocabulary, austen_dataset, ptb_dataset
 from .synthetic import excess_risk, make_gey_gaussian, make_gey_hypercube, make_holder_multiclass
 
@@ -74,6 +75,6 @@ register(austen_dataset())
 
 __all__ = [
     "Bunch", "DatasetNotFetchedError", "DatasetSpec", "cache_status", "data_home", "excess_risk", "fetch", "get_spec",
-    "is_available", "list_datasets", "load", "make_gey_gaussian", "make_gey_hypercube",
+    "is_available", "list_datasets", "load", "load_svmlight", "make_gey_gaussian", "make_gey_hypercube",
     "make_holder_multiclass", "register", "synthetic", "Vocabulary",
 ]

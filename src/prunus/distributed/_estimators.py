@@ -71,7 +71,23 @@ def _wrap_score(method):
             return score(self, X, y, sample_weight)
         return method(self, X, y, sample_weight=sample_weight)
 
+    wrapper.__doc__ = _SCORE_DOC
     return wrapper
+
+
+_SCORE_DOC = """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
+
+    Parameters
+    ----------
+    X : array-like, dask array or dask DataFrame, shape (n_samples, n_features)
+    y : array-like or dask array, shape (n_samples,)
+    sample_weight : array-like or dask array, shape (n_samples,), optional
+
+    Returns
+    -------
+    score : float
+        On dask input the accuracy is computed block by block on the cluster.
+    """
 
 
 def _wrap_fit(method, sampled_fit):

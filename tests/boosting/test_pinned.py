@@ -1,0 +1,113 @@
+"""Assessment counts and trees of every split search, pinned on three small datasets.
+
+Any change to the split-search kernels that is meant to be a pure
+restructuring must leave these numbers bit-identical. The pinned values live
+in ``pinned_strategies.json`` next to this file; regenerate them (only after a
+deliberate change of the search) with ``PYTHONPATH=src python
+tests/boosting/test_pinned.py --regen``.
+"""
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from prunus.boosting import ExactBoostClassifier
+
+PINNED = Path(__file__).with_name("pinned_strategies.json")
+ROUNDS = 10
+
+# The four searches of the kernel, with the settings the reproduction and the benchmark use.
+SEARCHES = {
+    "exhaustive": dict(split_search="exhaustive", track_bounds=True),
+    "quick": dict(split_search="quick", quick_init=0.9, quick_batches=20),
+    "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
+    "adaptive(Alg. 1)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    "adaptive(gap, batch 7, init 0.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=7,
+                                             adaptive_init=0.9),
+    "adaptive(gap, auto batch, init 0.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto",
+                                                adaptive_init=0.9),
+    "lower_first(auto, 0.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
+                                   min_batch="auto", adaptive_init=0.9),
+    "lower_first(0.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
+                             min_batch=1, adaptive_init=0.5),
+    "lower_first(0)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0,
+                           min_batch=1, adaptive_init=0.5),
+}
+SETTINGS = {"error-depth3": dict(criterion="error", max_depth=3),
+            "entropy-depth2": dict(criterion="entropy", max_depth=2)}
+
+
+def _problems():
+    from sklearn.datasets import load_breast_cancer, load_digits, load_wine
+
+    rng = np.random.RandomState(0)
+    Xw, yw = load_wine(return_X_y=True)
+    Xb, yb = load_breast_cancer(return_X_y=True)
+    ib = rng.choice(len(yb), 300, replace=False)
+    Xd, yd = load_digits(return_X_y=True)
+    idg = rng.choice(len(yd), 400, replace=False)
+    return {"wine": (Xw, yw), "breast_cancer": (Xb[ib], yb[ib]), "digits": (Xd[idg], yd[idg])}
+
+
+def _tree_digest(est):
+    h = hashlib.sha256()
+    for tree, labels in zip(est.estimators_, est.leaf_labels_):
+        for a in (tree.children_left, tree.children_right, tree.feature, tree.threshold, labels):
+            h.update(np.ascontiguousarray(a).tobytes())
+    h.update(np.ascontiguousarray(est.estimator_weights_).tobytes())
+    return h.hexdigest()
+
+
+def _record(X, y, setting, search):
+    est = ExactBoostClassifier(n_estimators=ROUNDS, **SETTINGS[setting], **SEARCHES[search]).fit(X, y)
+    out = {"assessments": [int(v) for v in est.assessments_], "trees": _tree_digest(est)}
+    if est.weight_order_bound_ is not None:
+        out["lb_wo"] = [int(v) for v in est.weight_order_bound_]
+    return out
+
+
+def _key(name, setting, search):
+    return f"{name} | {setting} | {search}"
+
+
+def _all_records():
+    out = {}
+    for name, (X, y) in _problems().items():
+        for setting in SETTINGS:
+            for search in SEARCHES:
+                out[_key(name, setting, search)] = _record(X, y, setting, search)
+    return out
+
+
+@pytest.fixture(scope="module")
+def pinned():
+    return json.loads(PINNED.read_text())
+
+
+@pytest.fixture(scope="module")
+def problems():
+    return _problems()
+
+
+@pytest.mark.parametrize("setting", list(SETTINGS))
+@pytest.mark.parametrize("search", list(SEARCHES))
+def test_assessments_and_trees_are_pinned(pinned, problems, setting, search):
+    for name, (X, y) in problems.items():
+        got = _record(X, y, setting, search)
+        assert got == pinned[_key(name, setting, search)], (name, setting, search)
+
+
+def test_pinned_searches_share_trees(pinned):
+    # every search builds the exhaustive search's ensemble
+    for key, rec in pinned.items():
+        name, setting, _ = key.split(" | ")
+        assert rec["trees"] == pinned[_key(name, setting, "exhaustive")]["trees"], key
+
+
+if __name__ == "__main__" and "--regen" in sys.argv:
+    PINNED.write_text(json.dumps(_all_records(), indent=1, sort_keys=True) + "\n")
+    print(f"wrote {PINNED}")

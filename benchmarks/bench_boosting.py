@@ -214,7 +214,7 @@ def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIE
         res = {}
         for c in cols:
             cpu = np.inf
-            for r in range(repeat):
+            for _ in range(repeat):
                 c0 = time.process_time()
                 est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **configs[c]).fit(X, y)
                 cpu = min(cpu, time.process_time() - c0)

@@ -17,6 +17,7 @@ from numba import njit
 
 from ._records import ERROR
 
+
 @njit(cache=True)
 def _entropy_sum(v):
     """``Z * H`` of a weighted class histogram (bits): ``-sum_y v_y lg(v_y / Z)``."""

@@ -75,7 +75,7 @@ TINY = Settings(rounds=4, checkpoints=(2, 3, 4), depth_rounds=2, depth_datasets=
 
 
 # LIBSVM files given with ``run(data=PATH)``, by name (the file's stem): depth 3, like the paper's a6a / w4a
-_EXTERNAL = {}
+_EXTERNAL: dict = {}
 
 
 def _depth(name):
@@ -240,7 +240,8 @@ def run(mode="quick", out=Path("reports/boosting"), progress=True, data=None) ->
     if data is not None:
         name = Path(data).stem
         _EXTERNAL[name] = load_svmlight(data)
-        datasets, skipped = (name,), []
+        datasets: tuple[str, ...] = (name,)
+        skipped: list[str] = []
         s = dataclasses.replace(s, depth_datasets=(name,))
     else:
         datasets = tuple(d for d in DATASETS if is_available(d))

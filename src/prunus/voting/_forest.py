@@ -34,8 +34,9 @@ from sklearn.utils.validation import (
 
 from ..distributed._estimators import dask_dispatch
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..tree.dyadic import _preorder
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
-from ._forest_kernels import _add_votes, _leaf_shares, _preorder
+from ._forest_kernels import _add_votes, _leaf_shares
 from ._pacbayes import (
     EMPTY_CELLS,
     NodeStats,

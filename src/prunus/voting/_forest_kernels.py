@@ -7,26 +7,6 @@ from numba import njit
 
 
 @njit(cache=True, nogil=True)
-def _preorder(children_left, children_right):
-    """Node ids in depth-first preorder (a node's subtree follows it contiguously)."""
-    n = children_left.shape[0]
-    order = np.empty(n, dtype=np.int64)
-    stack = np.empty(n + 1, dtype=np.int64)
-    stack[0] = 0
-    top, k = 1, 0
-    while top > 0:
-        top -= 1
-        node = stack[top]
-        order[k] = node
-        k += 1
-        if children_left[node] != -1:
-            stack[top] = children_right[node]
-            stack[top + 1] = children_left[node]
-            top += 2
-    return order
-
-
-@njit(cache=True, nogil=True)
 def _leaf_shares(order, parent, children_left, label, weight, n_classes):
     """Sparse h_Q vote shares of every leaf: ``cls[start[l]:start[l]+count[l]]``, ``val[...]``.
 

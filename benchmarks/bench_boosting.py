@@ -46,8 +46,15 @@ def split(name, seed=0):
     if name == "synthetic20":  # a synthetic problem with 20 classes (70/30 split)
         from sklearn.datasets import make_classification
 
-        X, y = make_classification(n_samples=4000, n_features=20, n_informative=14, n_redundant=2, n_classes=20,
-                                   n_clusters_per_class=1, random_state=seed)
+        X, y = make_classification(
+            n_samples=4000,
+            n_features=20,
+            n_informative=14,
+            n_redundant=2,
+            n_classes=20,
+            n_clusters_per_class=1,
+            random_state=seed,
+        )
         return X[:2800], y[:2800], X[2800:], y[2800:]
     data = load(name)
     if data.train_index is not None:
@@ -77,8 +84,9 @@ CONFIGS = {
     "adaptive": dict(split_search="adaptive"),  # defaults: lower_first, target 0.9, min_batch=1, init 0.5
     "adaptive(gap, auto)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
     "adaptive(Alg. 1)": dict(split_search="adaptive", min_batch=1, adaptive_init=0.5),  # literal Algorithm 1
-    "adaptive(lower-first)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
-                                  min_batch=1, adaptive_init=0.5),
+    "adaptive(lower-first)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+    ),
 }
 
 
@@ -90,46 +98,67 @@ def wall_time(rounds, repeat, depth=3):
     rows = []
     times, cpu = {}, {}
     for name, cfg in CONFIGS.items():
-        t, est = best_time(lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **cfg),
-                           Xtr, ytr, repeat)
+        t, est = best_time(lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **cfg), Xtr, ytr, repeat)
         times[name] = t
         cpu[name] = est.cpu_seconds_
-        rows.append((f"prunus {name}", t, est.cpu_seconds_, len(est.estimators_), 1 - est.score(Xte, yte),
-                     int(est.assessments_.sum())))
-    t, sk = best_time(lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=rounds,
-                                                 random_state=0), Xtr, ytr, repeat)
+        rows.append(
+            (
+                f"prunus {name}",
+                t,
+                est.cpu_seconds_,
+                len(est.estimators_),
+                1 - est.score(Xte, yte),
+                int(est.assessments_.sum()),
+            )
+        )
+    t, sk = best_time(
+        lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=depth), n_estimators=rounds, random_state=0),
+        Xtr,
+        ytr,
+        repeat,
+    )
     times["sklearn"] = t
     cpu["sklearn"] = sk.cpu_seconds_
-    rows.append(("sklearn AdaBoost(DT depth 3)", t, sk.cpu_seconds_, len(sk.estimators_), 1 - sk.score(Xte, yte),
-                 -1))
+    rows.append(("sklearn AdaBoost(DT depth 3)", t, sk.cpu_seconds_, len(sk.estimators_), 1 - sk.score(Xte, yte), -1))
     print(f"\n== wall time, satimage train 4435 x 36, {rounds} rounds, depth {depth}, best of {repeat} ==")
-    print(f"{'method':32s} {'wall s':>8s} {'cpu s':>8s} {'ms/tree':>8s} {'trees':>6s} {'test err':>9s} "
-          f"{'assessments':>12s}")
+    print(
+        f"{'method':32s} {'wall s':>8s} {'cpu s':>8s} {'ms/tree':>8s} {'trees':>6s} {'test err':>9s} "
+        f"{'assessments':>12s}"
+    )
     for name, t, c, k, err, a in rows:
         print(f"{name:32s} {t:8.3f} {c:8.3f} {1000 * t / k:8.2f} {k:6d} {err:9.4f} {a if a >= 0 else '':>12}")
-    print(f"ratio adaptive / sklearn: wall {times['adaptive'] / times['sklearn']:.3f}, "
-          f"cpu {cpu['adaptive'] / cpu['sklearn']:.3f}  (target <= 0.5)")
+    print(
+        f"ratio adaptive / sklearn: wall {times['adaptive'] / times['sklearn']:.3f}, "
+        f"cpu {cpu['adaptive'] / cpu['sklearn']:.3f}  (target <= 0.5)"
+    )
     for name in CONFIGS:
         if name != "exhaustive":
-            print(f"ratio {name} / exhaustive: wall {times[name] / times['exhaustive']:.3f}, "
-                  f"cpu {cpu[name] / cpu['exhaustive']:.3f}  (target < 1)")
+            print(
+                f"ratio {name} / exhaustive: wall {times[name] / times['exhaustive']:.3f}, "
+                f"cpu {cpu[name] / cpu['exhaustive']:.3f}  (target < 1)"
+            )
     return times
 
 
 def wall_time_other(rounds, repeat, datasets=("spam", "letter", "digits"), depth=3):
     """Quick and adaptive vs exhaustive wall time on the other datasets (prunus only)."""
     print(f"\n== wall time vs exhaustive, {rounds} rounds, depth {depth}, best of {repeat} ==")
-    print(f"{'dataset':10s} {'exhaustive s':>12s} {'quick/exh':>10s} {'adaptive/exh':>13s} {'Alg.1/exh':>13s} "
-          f"{'lower-first/exh':>16s}")
+    print(
+        f"{'dataset':10s} {'exhaustive s':>12s} {'quick/exh':>10s} {'adaptive/exh':>13s} {'Alg.1/exh':>13s} "
+        f"{'lower-first/exh':>16s}"
+    )
     for name in datasets:
         Xtr, ytr, _, _ = split(name)
         times = {}
         for key in ("exhaustive", "quick", "adaptive", "adaptive(Alg. 1)", "adaptive(lower-first)"):
-            times[key], _ = best_time(lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth,
-                                                                   **CONFIGS[key]), Xtr, ytr, repeat)
+            times[key], _ = best_time(
+                lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **CONFIGS[key]), Xtr, ytr, repeat
+            )
         ex = times["exhaustive"]
-        print(f"{name:10s} {ex:12.3f} {times['quick'] / ex:10.3f} {times['adaptive'] / ex:13.3f} "
-              f"{times['adaptive(Alg. 1)'] / ex:13.3f} {times['adaptive(lower-first)'] / ex:16.3f}")
+        print(
+            f"{name:10s} {ex:12.3f} {times['quick'] / ex:10.3f} {times['adaptive'] / ex:13.3f} "
+            f"{times['adaptive(Alg. 1)'] / ex:13.3f} {times['adaptive(lower-first)'] / ex:16.3f}"
+        )
 
 
 def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits")):
@@ -140,9 +169,11 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     largest saving over Quick Boost that any such search can reach.
     """
     print(f"\n== assessments, {rounds} rounds, depth {depth} ==")
-    print(f"{'dataset':10s} {'exhaustive':>11s} {'QB(0.5,10)':>11s} {'QB':>11s} {'AP Alg.1':>11s} {'AP lower-1st':>12s} "
-          f"{'LB_wo':>11s} {'Alg.1/QB':>9s} {'LF/QB':>7s} {'LF/QB(.5)':>9s} {'best/QB':>8s} {'Alg.1/LB':>8s} "
-          f"{'LF/LB':>7s} {'QB/LB':>7s}")
+    print(
+        f"{'dataset':10s} {'exhaustive':>11s} {'QB(0.5,10)':>11s} {'QB':>11s} {'AP Alg.1':>11s} {'AP lower-1st':>12s} "
+        f"{'LB_wo':>11s} {'Alg.1/QB':>9s} {'LF/QB':>7s} {'LF/QB(.5)':>9s} {'best/QB':>8s} {'Alg.1/LB':>8s} "
+        f"{'LF/LB':>7s} {'QB/LB':>7s}"
+    )
     keys = ("quick", "quick(0.5,10)", "adaptive(Alg. 1)", "adaptive(lower-first)")
     ratios = {k: [] for k in ("alg1_qb", "lf_qb", "lf_qbw", "lb_qb", "alg1_lb", "lf_lb")}
     worse = []
@@ -150,23 +181,34 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
         Xtr, ytr, _, _ = split(name)
         res = {}
         for key in keys:
-            est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, track_bounds=(key == "quick"),
-                                       **CONFIGS[key]).fit(Xtr, ytr)
+            est = ExactBoostClassifier(
+                n_estimators=rounds, max_depth=depth, track_bounds=(key == "quick"), **CONFIGS[key]
+            ).fit(Xtr, ytr)
             res[key] = est.assessments_.sum()
             if key == "quick":
                 lbwo = est.weight_order_bound_.sum()
                 ex = est.exhaustive_assessments_.sum()
         qb, qbw, a1, lf = (res[k] for k in keys)
-        for key, v in (("alg1_qb", a1 / qb), ("lf_qb", lf / qb), ("lf_qbw", lf / qbw), ("lb_qb", lbwo / qb),
-                       ("alg1_lb", a1 / lbwo), ("lf_lb", lf / lbwo)):
+        for key, v in (
+            ("alg1_qb", a1 / qb),
+            ("lf_qb", lf / qb),
+            ("lf_qbw", lf / qbw),
+            ("lb_qb", lbwo / qb),
+            ("alg1_lb", a1 / lbwo),
+            ("lf_lb", lf / lbwo),
+        ):
             ratios[key].append(v)
         worse += [f"{name} ({k} vs QB)" for k, v in (("Alg. 1", a1), ("lower-first", lf)) if v > qb]
-        print(f"{name:10s} {ex:11.3e} {qbw:11.3e} {qb:11.3e} {a1:11.3e} {lf:12.3e} {lbwo:11.3e} "
-              f"{100 * (1 - a1 / qb):8.1f}% {100 * (1 - lf / qb):6.1f}% {100 * (1 - lf / qbw):8.1f}% "
-              f"{100 * (1 - lbwo / qb):7.1f}% {a1 / lbwo:8.3f} {lf / lbwo:7.3f} {qb / lbwo:7.3f}")
+        print(
+            f"{name:10s} {ex:11.3e} {qbw:11.3e} {qb:11.3e} {a1:11.3e} {lf:12.3e} {lbwo:11.3e} "
+            f"{100 * (1 - a1 / qb):8.1f}% {100 * (1 - lf / qb):6.1f}% {100 * (1 - lf / qbw):8.1f}% "
+            f"{100 * (1 - lbwo / qb):7.1f}% {a1 / lbwo:8.3f} {lf / lbwo:7.3f} {qb / lbwo:7.3f}"
+        )
     m = {k: float(np.mean(v)) for k, v in ratios.items()}
-    print(f"mean saving over QB (0.9/20): Alg. 1 {100 * (1 - m['alg1_qb']):.1f}%, lower-first "
-          f"{100 * (1 - m['lf_qb']):.1f}%, largest possible (LB_wo) {100 * (1 - m['lb_qb']):.1f}%  (target >= 15%)")
+    print(
+        f"mean saving over QB (0.9/20): Alg. 1 {100 * (1 - m['alg1_qb']):.1f}%, lower-first "
+        f"{100 * (1 - m['lf_qb']):.1f}%, largest possible (LB_wo) {100 * (1 - m['lb_qb']):.1f}%  (target >= 15%)"
+    )
     print(f"mean saving of lower-first over QB(0.5,10): {100 * (1 - m['lf_qbw']):.1f}%")
     print(f"mean AP / LB_wo: Alg. 1 {m['alg1_lb']:.3f}, lower-first {m['lf_lb']:.3f}  (target <= 1.03)")
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
@@ -177,16 +219,21 @@ FRONTIER = {
     "default": dict(),
     "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
     "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
-    "LF(.9,1,.5)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
-                        adaptive_init=0.5),
-    "LF(.9,1,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
-                        adaptive_init=0.9),
-    "LF(.9,auto,.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
-                           min_batch="auto", adaptive_init=0.9),
-    "LF(.9,1,.1)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1,
-                        adaptive_init=0.1),
-    "LF(0,1,0)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1,
-                      adaptive_init=1e-9),
+    "LF(.9,1,.5)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+    ),
+    "LF(.9,1,.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.9
+    ),
+    "LF(.9,auto,.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch="auto", adaptive_init=0.9
+    ),
+    "LF(.9,1,.1)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.1
+    ),
+    "LF(0,1,0)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=1e-9
+    ),
 }
 
 
@@ -203,8 +250,10 @@ def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIE
     X, y, _, _ = split("iris")
     for cfg in configs.values():
         ExactBoostClassifier(n_estimators=2, max_depth=depth, **cfg).fit(X, y)  # compile outside the timings
-    print(f"\n== frontier, {rounds} rounds, depth {depth}: CPU ms (best of {repeat}) and assessments / LB_wo; "
-          f"* = <= QB, <= 1.03 LB_wo, faster than exhaustive and QB ==")
+    print(
+        f"\n== frontier, {rounds} rounds, depth {depth}: CPU ms (best of {repeat}) and assessments / LB_wo; "
+        f"* = <= QB, <= 1.03 LB_wo, faster than exhaustive and QB =="
+    )
     print(f"{'dataset':14s}" + "".join(f"{c:>17s}" for c in cols) + f"{'LB_wo':>11s}")
     total = {c: 0.0 for c in settings}
     holds = {c: 0 for c in settings}
@@ -219,8 +268,11 @@ def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIE
                 est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, **configs[c]).fit(X, y)
                 cpu = min(cpu, time.process_time() - c0)
             res[c] = (cpu, int(est.assessments_.sum()))
-        lbwo = int(ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="quick",
-                                        track_bounds=True).fit(X, y).weight_order_bound_.sum())
+        lbwo = int(
+            ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="quick", track_bounds=True)
+            .fit(X, y)
+            .weight_order_bound_.sum()
+        )
         cells = []
         for c in cols:
             t, a = res[c]
@@ -234,8 +286,10 @@ def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIE
         print(f"{name:14s}" + "".join(f"{x:>17s}" for x in cells) + f"{lbwo:11.3e}", flush=True)
     n = len(datasets)
     for c in settings:
-        print(f"{c:16s} total CPU {total[c]:7.3f} s; all four conditions on {holds[c]}/{n} datasets; "
-              f"assessment bound on {bound[c]}/{n}")
+        print(
+            f"{c:16s} total CPU {total[c]:7.3f} s; all four conditions on {holds[c]}/{n} datasets; "
+            f"assessment bound on {bound[c]}/{n}"
+        )
 
 
 def _sparse_problem(n, k, density, seed=0):
@@ -292,11 +346,15 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--assess-rounds", type=int, default=500, help="rounds of the assessment tables (paper: 500)")
-    parser.add_argument("--frontier", action="store_true",
-                        help="only the per-dataset frontier of the adaptive settings (depths 1 and 3)")
+    parser.add_argument(
+        "--frontier",
+        action="store_true",
+        help="only the per-dataset frontier of the adaptive settings (depths 1 and 3)",
+    )
     parser.add_argument("--sparse", action="store_true", help="only the sparse benchmark")
-    parser.add_argument("--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01),
-                        metavar=("ROWS", "COLS", "DENSITY"))
+    parser.add_argument(
+        "--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01), metavar=("ROWS", "COLS", "DENSITY")
+    )
     parser.add_argument("--sparse-rounds", type=int, default=10)
     parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)

@@ -58,11 +58,15 @@ def bench_path(n_rows, repeat):
     t_counts, _ = best_of(lambda: tree.node_counts(X, y, n_classes=2), repeat)
     t_sklearn, sk_path = best_of(lambda: ccp_pruning_path(sk.tree_), 1)
     print(f"[path] T_max: {tree.n_nodes} nodes, {tree.n_leaves} leaves, depth {tree.max_depth}")
-    print(f"[path] prunus cost_complexity_path: {t_prunus * 1e3:.1f} ms (K={len(path)}); "
-          f"node_counts of {n_rows} rows: {t_counts * 1e3:.1f} ms")
+    print(
+        f"[path] prunus cost_complexity_path: {t_prunus * 1e3:.1f} ms (K={len(path)}); "
+        f"node_counts of {n_rows} rows: {t_counts * 1e3:.1f} ms"
+    )
     print(f"[path] scikit-learn ccp_pruning_path:  {t_sklearn * 1e3:.1f} ms (K={len(sk_path['ccp_alphas'])})")
-    print(f"[path] speed-up (path only): {t_sklearn / t_prunus:.0f}x; "
-          f"including node_counts: {t_sklearn / (t_prunus + t_counts):.0f}x")
+    print(
+        f"[path] speed-up (path only): {t_sklearn / t_prunus:.0f}x; "
+        f"including node_counts: {t_sklearn / (t_prunus + t_counts):.0f}x"
+    )
 
 
 def bench_selection(n_alphas, n_jobs):
@@ -89,10 +93,14 @@ def bench_selection(n_alphas, n_jobs):
     t_sklearn = time.perf_counter() - start
     err_sklearn = np.mean(search.predict(Xte) != yte)
     print(f"[cv] letter 18000/2000, 5 folds, n_jobs={n_jobs}")
-    print(f"[cv] prunus CARTClassifier(selection='cv'): {t_prunus:.2f} s, {len(est.path_)} alphas evaluated, "
-          f"{est.pruned_tree_.n_leaves} leaves, test error {err_prunus:.4f}")
-    print(f"[cv] scikit-learn path + GridSearchCV over {len(grid)} ccp_alphas: {t_sklearn:.2f} s, "
-          f"{search.best_estimator_.get_n_leaves()} leaves, test error {err_sklearn:.4f}")
+    print(
+        f"[cv] prunus CARTClassifier(selection='cv'): {t_prunus:.2f} s, {len(est.path_)} alphas evaluated, "
+        f"{est.pruned_tree_.n_leaves} leaves, test error {err_prunus:.4f}"
+    )
+    print(
+        f"[cv] scikit-learn path + GridSearchCV over {len(grid)} ccp_alphas: {t_sklearn:.2f} s, "
+        f"{search.best_estimator_.get_n_leaves()} leaves, test error {err_sklearn:.4f}"
+    )
     print(f"[cv] speed-up: {t_sklearn / t_prunus:.1f}x")
 
 
@@ -126,8 +134,10 @@ def bench_grow(quick, repeat):
         reps = 1 if X.shape[0] >= 1_000_000 else repeat
         t_ours, tree = best_of(lambda: grow_cart(X, y), reps)
         t_sk, sk = best_of(lambda: DecisionTreeClassifier().fit(X, y), reps)
-        print(f"[grow] {name:<28} {t_ours:9.3f} {t_sk:10.3f} {t_sk / t_ours:5.1f}x "
-              f"{tree.n_leaves:>6}/{sk.get_n_leaves():<6}")
+        print(
+            f"[grow] {name:<28} {t_ours:9.3f} {t_sk:10.3f} {t_sk / t_ours:5.1f}x "
+            f"{tree.n_leaves:>6}/{sk.get_n_leaves():<6}"
+        )
 
 
 _RPART_SCRIPT = r"""
@@ -186,13 +196,16 @@ def bench_cv_vs_rpart(quick, repeat, n_jobs):
     if not has_r:
         print("[cv] Rscript not found: rpart columns left out (apt-get install r-base-core r-cran-rpart)")
     CARTClassifier(selection="cv", cv=2).fit(np.arange(8.0).reshape(4, 2), [0, 1, 0, 1])  # compile
-    print(f"[cv] CARTClassifier(selection='cv', cv=10, n_jobs={n_jobs}) vs rpart xval=10; 80/20 split; best of {repeat}")
+    print(
+        f"[cv] CARTClassifier(selection='cv', cv=10, n_jobs={n_jobs}) vs rpart xval=10; 80/20 split; best of {repeat}"
+    )
     print(f"[cv] {'data':<30} {'prunus s':>9} {'rpart s':>8} {'ratio':>6} {'err 0-SE':>16} {'err 1-SE':>16}")
     for name, X, y in cv_problems(quick):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=0, stratify=y)
         reps = 1 if Xtr.shape[0] > 50_000 else repeat
         t_ours, est = best_of(
-            lambda: CARTClassifier(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr), reps)
+            lambda: CARTClassifier(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr), reps
+        )
         err0 = np.mean(est.predict(Xte) != yte)
         one_se = CARTClassifier(selection="cv-1se", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
         err1 = np.mean(one_se.predict(Xte) != yte)
@@ -200,8 +213,10 @@ def bench_cv_vs_rpart(quick, repeat, n_jobs):
             runs = [run_rpart(Xtr, ytr, Xte, yte) for _ in range(reps)]
             t_r = min(r[0] for r in runs)
             r0, r1 = runs[0][1], runs[0][2]
-            print(f"[cv] {name:<30} {t_ours:9.2f} {t_r:8.2f} {t_r / t_ours:5.1f}x "
-                  f"{err0:7.4f}/{r0:<7.4f}  {err1:7.4f}/{r1:<7.4f}")
+            print(
+                f"[cv] {name:<30} {t_ours:9.2f} {t_r:8.2f} {t_r / t_ours:5.1f}x "
+                f"{err0:7.4f}/{r0:<7.4f}  {err1:7.4f}/{r1:<7.4f}"
+            )
         else:
             print(f"[cv] {name:<30} {t_ours:9.2f} {'-':>8} {'-':>6} {err0:7.4f}/{'-':<7}  {err1:7.4f}/{'-':<7}")
 
@@ -227,16 +242,22 @@ print(X.nbytes, peak - base)
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     nbytes, extra = (int(v) for v in out.stdout.split())
-    print(f"[memory] CV fit on {n_rows} x 20: X is {nbytes / 2**20:.0f} MiB, peak memory of the fit beyond "
-          f"what was resident before it {extra / 2**20:.0f} MiB = {extra / nbytes:.2f} x X")
+    print(
+        f"[memory] CV fit on {n_rows} x 20: X is {nbytes / 2**20:.0f} MiB, peak memory of the fit beyond "
+        f"what was resident before it {extra / 2**20:.0f} MiB = {extra / nbytes:.2f} x X"
+    )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller path benchmark (60k rows)")
     parser.add_argument("--n-jobs", type=int, default=1)
-    parser.add_argument("--only", choices=("grow", "cv", "memory", "path", "selection"), action="append",
-                        help="run only these parts (repeatable)")
+    parser.add_argument(
+        "--only",
+        choices=("grow", "cv", "memory", "path", "selection"),
+        action="append",
+        help="run only these parts (repeatable)",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
     parts = args.only or ("grow", "cv", "memory", "path", "selection")

@@ -51,32 +51,53 @@ def fasttext_rows(train, test, words, context, epochs, dim):
         path.write_text("".join(f"__label__{words[y]} {x}\n" for x, y in zip(train_x, train_y)))
         for loss in ("hs", "softmax"):
             start = time.perf_counter()
-            model = fasttext.train_supervised(str(path), epoch=epochs, dim=dim, loss=loss, thread=1, lr=0.1,
-                                              minCount=1, verbose=0)
+            model = fasttext.train_supervised(
+                str(path), epoch=epochs, dim=dim, loss=loss, thread=1, lr=0.1, minCount=1, verbose=0
+            )
             seconds = time.perf_counter() - start
             labels, _ = model.predict(test_x, k=1)
-            pred = [lab[0][len("__label__"):] if lab else "" for lab in labels]
+            pred = [lab[0][len("__label__") :] if lab else "" for lab in labels]
             acc = float(np.mean([p == words[y] for p, y in zip(pred, test_y)]))
-            rows[f"fastText -loss {loss}"] = dict(acc=acc, us_per_token=1e6 * seconds / (len(train_x) * epochs),
-                                                  fit_s=seconds)
+            rows[f"fastText -loss {loss}"] = dict(
+                acc=acc, us_per_token=1e6 * seconds / (len(train_x) * epochs), fit_s=seconds
+            )
     return rows
 
 
 def prunus_rows(train, test, vocab, context, epochs, dim):
     rows = {}
     for output in ("learned", "huffman", "flat"):
-        model = TreeLanguageModel(len(vocab), context_size=context, dim=dim, output=output, arity=25, depth=3,
-                                  batch_size=256, lr=0.025, tree_epochs=1, reassign_per_epoch=20,
-                                  pad_id=vocab.eos_id, n_threads=1, random_state=0, progress=False)
+        model = TreeLanguageModel(
+            len(vocab),
+            context_size=context,
+            dim=dim,
+            output=output,
+            arity=25,
+            depth=3,
+            batch_size=256,
+            lr=0.025,
+            tree_epochs=1,
+            reassign_per_epoch=20,
+            pad_id=vocab.eos_id,
+            n_threads=1,
+            random_state=0,
+            progress=False,
+        )
         start = time.perf_counter()
         model.fit(train, epochs=epochs)
         seconds = time.perf_counter() - start
         ctx = model.contexts(test)[context:]
         correct = 0
         for s in range(0, ctx.shape[0], 2048):
-            correct += int((model.full_log_prob(ctx[s:s + 2048]).argmax(axis=1) == test[context:][s:s + 2048]).sum())
-        rows[f"prunus {output}"] = dict(acc=correct / ctx.shape[0], us_per_token=1e6 * seconds / (train.shape[0] * epochs),
-                                        fit_s=seconds, ppl=model.perplexity(test))
+            correct += int(
+                (model.full_log_prob(ctx[s : s + 2048]).argmax(axis=1) == test[context:][s : s + 2048]).sum()
+            )
+        rows[f"prunus {output}"] = dict(
+            acc=correct / ctx.shape[0],
+            us_per_token=1e6 * seconds / (train.shape[0] * epochs),
+            fit_s=seconds,
+            ppl=model.perplexity(test),
+        )
     return rows
 
 
@@ -89,11 +110,13 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(1)
     data = datasets.load("ptb")
-    train = data.ids_train if not args.tokens else data.ids_train[:args.tokens]
-    test = data.ids_test[:args.test_tokens]
+    train = data.ids_train if not args.tokens else data.ids_train[: args.tokens]
+    test = data.ids_test[: args.test_tokens]
     words = data.vocabulary.words
-    print(f"PTB next-word prediction: {train.shape[0]} training tokens, {test.shape[0]} test tokens, "
-          f"context 3, d = {args.dim}, {args.epochs} epochs, 1 thread")
+    print(
+        f"PTB next-word prediction: {train.shape[0]} training tokens, {test.shape[0]} test tokens, "
+        f"context 3, d = {args.dim}, {args.epochs} epochs, 1 thread"
+    )
     try:
         rows = fasttext_rows(train, test, words, 3, args.epochs, args.dim)
     except ImportError as exc:

@@ -94,17 +94,36 @@ def bench_lm(tokens, epochs, threads):
     test = data.ids_test
     rows = {}
     for output in ("learned", "random", "huffman", "flat", "adaptive"):
-        model = TreeLanguageModel(len(data.vocabulary), context_size=3, dim=100, output=output, arity=25,
-                                  depth=3, batch_size=256, lr=0.025, tree_epochs=1, reassign_per_epoch=20,
-                                  pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0)
+        model = TreeLanguageModel(
+            len(data.vocabulary),
+            context_size=3,
+            dim=100,
+            output=output,
+            arity=25,
+            depth=3,
+            batch_size=256,
+            lr=0.025,
+            tree_epochs=1,
+            reassign_per_epoch=20,
+            pad_id=data.vocabulary.eos_id,
+            n_threads=threads,
+            random_state=0,
+        )
         start = time.perf_counter()
         model.fit(train, epochs=epochs)
         fit_s = time.perf_counter() - start
         n_reassign = max(len(getattr(model, "reassign_log_", [])), 1)
-        rows[output] = dict(ppl=model.perplexity(test), ms=model.ms_per_batch_, fit_s=fit_s,
-                            reassign_ms=1000 * model.reassign_seconds_ / n_reassign)
-        print(f"  {output:9s} test ppl {rows[output]['ppl']:8.1f}   {rows[output]['ms']:7.1f} ms/batch   "
-              f"fit {fit_s:6.1f} s", flush=True)
+        rows[output] = dict(
+            ppl=model.perplexity(test),
+            ms=model.ms_per_batch_,
+            fit_s=fit_s,
+            reassign_ms=1000 * model.reassign_seconds_ / n_reassign,
+        )
+        print(
+            f"  {output:9s} test ppl {rows[output]['ppl']:8.1f}   {rows[output]['ms']:7.1f} ms/batch   "
+            f"fit {fit_s:6.1f} s",
+            flush=True,
+        )
     return rows
 
 
@@ -113,14 +132,30 @@ def bench_first_epoch(tokens, threads):
     the learned model's second epoch (its tree fixed) and the first epoch of a fixed random tree."""
     data = datasets.load("ptb")
     train = data.ids_train[:tokens]
-    kw = dict(context_size=3, dim=100, arity=25, depth=3, batch_size=256, lr=0.025, tree_epochs=1,
-              reassign_per_epoch=20, pad_id=data.vocabulary.eos_id, n_threads=threads, random_state=0,
-              progress=False)
+    kw = dict(
+        context_size=3,
+        dim=100,
+        arity=25,
+        depth=3,
+        batch_size=256,
+        lr=0.025,
+        tree_epochs=1,
+        reassign_per_epoch=20,
+        pad_id=data.vocabulary.eos_id,
+        n_threads=threads,
+        random_state=0,
+        progress=False,
+    )
     learned = TreeLanguageModel(len(data.vocabulary), output="learned", **kw).fit(train, epochs=2)
     random_tree = TreeLanguageModel(len(data.vocabulary), output="random", **kw).fit(train, epochs=1)
     first = learned.history_[0]["seconds"] + learned.reassign_seconds_
-    return dict(first=first, steps=learned.history_[0]["seconds"], rebuilds=learned.reassign_seconds_,
-                fixed=learned.history_[1]["seconds"], random=random_tree.history_[0]["seconds"])
+    return dict(
+        first=first,
+        steps=learned.history_[0]["seconds"],
+        rebuilds=learned.reassign_seconds_,
+        fixed=learned.history_[1]["seconds"],
+        random=random_tree.history_[0]["seconds"],
+    )
 
 
 def main():
@@ -128,17 +163,24 @@ def main():
     parser.add_argument("--tokens", type=int, default=400_000, help="PTB training tokens (0 = all)")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (same for every model)")
-    parser.add_argument("--first-epoch", type=int, default=0, metavar="TOKENS",
-                        help="only time the tree-learning epoch against fixed-tree epochs on TOKENS PTB tokens")
+    parser.add_argument(
+        "--first-epoch",
+        type=int,
+        default=0,
+        metavar="TOKENS",
+        help="only time the tree-learning epoch against fixed-tree epochs on TOKENS PTB tokens",
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
     if args.first_epoch:
         r = bench_first_epoch(args.first_epoch, args.threads)
-        print(f"\n[first epoch] {args.first_epoch} PTB tokens: tree-learning epoch {r['first']:.1f} s "
-              f"(steps {r['steps']:.1f} s + 20 re-builds {r['rebuilds']:.1f} s); the same model's next epoch "
-              f"(tree fixed) {r['fixed']:.1f} s: ratio {r['first'] / r['fixed']:.2f} (target <= 1.3); "
-              f"a fixed random tree's epoch {r['random']:.1f} s: ratio {r['first'] / r['random']:.2f}")
+        print(
+            f"\n[first epoch] {args.first_epoch} PTB tokens: tree-learning epoch {r['first']:.1f} s "
+            f"(steps {r['steps']:.1f} s + 20 re-builds {r['rebuilds']:.1f} s); the same model's next epoch "
+            f"(tree fixed) {r['fixed']:.1f} s: ratio {r['first'] / r['fixed']:.2f} (target <= 1.3); "
+            f"a fixed random tree's epoch {r['random']:.1f} s: ratio {r['first'] / r['random']:.2f}"
+        )
         return
 
     print("\n[1] output layer alone: one training step, d=100, V=10k, batch 256 (median)")
@@ -151,8 +193,10 @@ def main():
     seconds, moved = bench_reassign()
     print(f"  {1000 * seconds:.1f} ms per re-assignment ({moved} labels moved)   target < 1000 ms")
 
-    print(f"\n[3] HLBL language model on PTB: {args.tokens or 'all'} training tokens, {args.epochs} epochs each, "
-          "exact test perplexity")
+    print(
+        f"\n[3] HLBL language model on PTB: {args.tokens or 'all'} training tokens, {args.epochs} epochs each, "
+        "exact test perplexity"
+    )
     rows = bench_lm(args.tokens, args.epochs, args.threads)
     lt, rt, hf, fl, ad = (rows[k] for k in ("learned", "random", "huffman", "flat", "adaptive"))
     print("\n  ratios (targets from the issue)")

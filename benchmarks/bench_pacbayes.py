@@ -57,8 +57,13 @@ def forest_main(args):
         else:
             print(f"wildwood not run: {status}")
     cfg = dict(exp.MODES["full"], max_train=args.max_train)
-    rows = pf.compare(args.datasets, lambda name, n: exp._sizes(name, n, cfg), reps=args.reps,
-                      n_estimators=args.trees, forests=tuple(forests))
+    rows = pf.compare(
+        args.datasets,
+        lambda name, n: exp._sizes(name, n, cfg),
+        reps=args.reps,
+        n_estimators=args.trees,
+        forests=tuple(forests),
+    )
     header, table = pf.summary(rows, forests)
     print(" | ".join(header))
     for row in table:
@@ -101,14 +106,17 @@ def main(argv=None):
     sk_fit = timeit(lambda: DecisionTreeClassifier(random_state=0).fit(X, y), r)
     report("sklearn DecisionTreeClassifier.fit (anchor)", sk_fit)
     alphas = np.logspace(-5, -1, 10)
-    sk_cv = timeit(lambda: GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": alphas}, cv=2)
-                   .fit(X, y), max(1, r // 2))
+    sk_cv = timeit(
+        lambda: GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": alphas}, cv=2).fit(X, y),
+        max(1, r // 2),
+    )
     report("sklearn GridSearchCV(ccp_alpha x10, cv=2) (anchor)", sk_cv)
     sk = DecisionTreeClassifier(random_state=0).fit(X, y)
     sk_pred = timeit(lambda: sk.predict(Xt), r * 4)
     report("sklearn predict 2000 rows (anchor)", sk_pred)
 
     for part, grow in (("dyadic", grow_dyadic), ("kd", grow_kd)):
+
         def one_dp():
             tree = grow(X)
             counts = tree.node_counts(X, y, n_classes=L)
@@ -116,17 +124,22 @@ def main(argv=None):
 
         report(f"{part}: T0 + counts + one DP", timeit(one_dp, r), 0.5, sk_fit)
         est = PACBayesTreeClassifier(part, random_state=0)
-        report(f"{part}: PACBayesTreeClassifier CV-tuned fit", timeit(lambda: est.fit(X, y), max(1, r // 2)),
-               15.0, sk_cv)
+        report(
+            f"{part}: PACBayesTreeClassifier CV-tuned fit", timeit(lambda: est.fit(X, y), max(1, r // 2)), 15.0, sk_cv
+        )
         err = np.mean(est.predict(Xt) != yt)
-        report(f"{part}: PACBayesTreeClassifier.predict 2000 rows", timeit(lambda: est.predict(Xt), r * 4),
-               0.020, sk_pred)
+        report(
+            f"{part}: PACBayesTreeClassifier.predict 2000 rows", timeit(lambda: est.predict(Xt), r * 4), 0.020, sk_pred
+        )
         pen = PenalizedTreeClassifier(part, random_state=0)
-        report(f"{part}: PenalizedTreeClassifier CV-tuned fit", timeit(lambda: pen.fit(X, y), max(1, r // 2)),
-               None, sk_cv)
-        print(f"    test error: PAC-Bayes {err:.4f}, default pruning {np.mean(pen.predict(Xt) != yt):.4f} "
-              f"(lambda1={est.lambda1_:.4g}, lambda2={est.lambda2_:.4g}, lam={pen.lam_:.4g}; "
-              f"|T0|={est.tree_.n_nodes})")
+        report(
+            f"{part}: PenalizedTreeClassifier CV-tuned fit", timeit(lambda: pen.fit(X, y), max(1, r // 2)), None, sk_cv
+        )
+        print(
+            f"    test error: PAC-Bayes {err:.4f}, default pruning {np.mean(pen.predict(Xt) != yt):.4f} "
+            f"(lambda1={est.lambda1_:.4g}, lambda2={est.lambda2_:.4g}, lam={pen.lam_:.4g}; "
+            f"|T0|={est.tree_.n_nodes})"
+        )
 
     # HS-vote is binary: time it on the 'A vs rest' problem of the same rows.
     yb = (y == 0).astype(int)

@@ -61,8 +61,10 @@ def bench_counts(n_rows, block, workers):
     from prunus.distributed import node_counts
 
     tree = _tree()
-    print(f"[counts] tree: {tree.n_nodes} nodes, depth {tree.max_depth}; {n_rows} rows x {N_FEATURES}, "
-          f"blocks of {block} rows")
+    print(
+        f"[counts] tree: {tree.n_nodes} nodes, depth {tree.max_depth}; {n_rows} rows x {N_FEATURES}, "
+        f"blocks of {block} rows"
+    )
     for k in workers:
         cluster, client = _cluster(k)
         try:
@@ -74,8 +76,10 @@ def bench_counts(n_rows, block, workers):
             wall = time.perf_counter() - start
             peaks = client.run(_peak_rss_mb)
             assert counts[0].sum() == n_rows
-            print(f"[counts] {k} worker(s): {wall:.2f} s, {n_rows / wall / 1e6:.2f} M rows/s; "
-                  f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB")
+            print(
+                f"[counts] {k} worker(s): {wall:.2f} s, {n_rows / wall / 1e6:.2f} M rows/s; "
+                f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB"
+            )
         finally:
             client.close()
             cluster.close()
@@ -91,10 +95,14 @@ def bench_fit(n_rows, grow, block):
         est = CARTClassifier(method="M1", grow_size=grow, random_state=0).fit(X, y)
         wall = time.perf_counter() - start
         peaks = client.run(_peak_rss_mb)
-        print(f"[fit] M1 on {n_rows} rows (T_max from {grow}): {wall:.2f} s; T_max {est.tree_.n_leaves} leaves, "
-              f"selected {est.pruned_tree_.n_leaves} leaves, hold-out risk {est.test_risk_[est.selected_index_]:.4f}")
-        print(f"[fit] peak RSS: this process {_peak_rss_mb():.0f} MB; workers "
-              f"{', '.join(f'{v:.0f}' for v in peaks.values())} MB")
+        print(
+            f"[fit] M1 on {n_rows} rows (T_max from {grow}): {wall:.2f} s; T_max {est.tree_.n_leaves} leaves, "
+            f"selected {est.pruned_tree_.n_leaves} leaves, hold-out risk {est.test_risk_[est.selected_index_]:.4f}"
+        )
+        print(
+            f"[fit] peak RSS: this process {_peak_rss_mb():.0f} MB; workers "
+            f"{', '.join(f'{v:.0f}' for v in peaks.values())} MB"
+        )
     finally:
         client.close()
         cluster.close()

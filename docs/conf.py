@@ -38,8 +38,16 @@ templates_path = ["_templates"]
 # Docstrings write the size of a tree as |T|, |T_k|, |T0| (the papers' notation); in reStructuredText
 # that would be a substitution, so each one stands for itself.
 rst_prolog = "\n".join(f".. |{name}| replace:: \\|{name}\\|" for name in ("T", "T_k", "T0", "T_max")) + "\n"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "auto_examples/*.ipynb", "auto_examples/*.py",
-                    "auto_examples/*.zip", "auto_examples/*.json", "auto_examples/*.md5"]
+exclude_patterns = [
+    "_build",
+    "Thumbs.db",
+    ".DS_Store",
+    "auto_examples/*.ipynb",
+    "auto_examples/*.py",
+    "auto_examples/*.zip",
+    "auto_examples/*.json",
+    "auto_examples/*.md5",
+]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"prunus {version}"

@@ -21,8 +21,9 @@ d = load("digits")
 rounds = 30
 runs = {}
 for search in ("exhaustive", "quick", "adaptive"):
-    runs[search] = ExactBoostClassifier(n_estimators=rounds, max_depth=2, split_search=search,
-                                        track_bounds=search == "adaptive", random_state=0).fit(d.X, d.y)
+    runs[search] = ExactBoostClassifier(
+        n_estimators=rounds, max_depth=2, split_search=search, track_bounds=search == "adaptive", random_state=0
+    ).fit(d.X, d.y)
 assert all(runs[s].estimators_ == runs["exhaustive"].estimators_ for s in runs)  # the same trees
 
 fig, ax = plt.subplots(figsize=(6, 4))

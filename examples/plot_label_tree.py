@@ -19,8 +19,9 @@ from prunus.hsoftmax import TreeSoftmaxClassifier
 
 d = load("digits")
 X_train, y_train, X_test, y_test = d.X[:1400], d.y[:1400], d.X[1400:], d.y[1400:]
-clf = TreeSoftmaxClassifier(hidden_layer_sizes=(32,), arity=4, depth=2, epochs=12, tree_epochs=6,
-                            random_state=0, n_threads=1).fit(X_train, y_train)
+clf = TreeSoftmaxClassifier(
+    hidden_layer_sizes=(32,), arity=4, depth=2, epochs=12, tree_epochs=6, random_state=0, n_threads=1
+).fit(X_train, y_train)
 groups = [labels for labels in clf.label_tree_.leaves().values()]
 
 width = max(len(g) for g in groups)

@@ -33,8 +33,7 @@ for i, n in enumerate(sizes):
 
 fig, ax = plt.subplots(figsize=(6, 4))
 for name, values in risk.items():
-    ax.errorbar(sizes, values.mean(axis=1), yerr=values.std(axis=1) / np.sqrt(repeats), fmt="o-",
-                capsize=2, label=name)
+    ax.errorbar(sizes, values.mean(axis=1), yerr=values.std(axis=1) / np.sqrt(repeats), fmt="o-", capsize=2, label=name)
 ax.set_xscale("log")
 ax.set_yscale("log")
 ax.set_xlabel("training sample size n")

@@ -63,7 +63,7 @@ def test_data_list(capsys):
     # Columns line up with the header.
     for column in ("KIND", "STATUS", "DESCRIPTION"):
         offset = header.index(column)
-        assert all(line[offset - 2:offset] == "  " and line[offset] != " " for line in rows.values())
+        assert all(line[offset - 2 : offset] == "  " and line[offset] != " " for line in rows.values())
 
 
 def test_data_list_shows_missing_datasets(capsys, monkeypatch, tmp_path):
@@ -170,8 +170,10 @@ def test_data_fetch_failure_is_reported_not_raised(capsys, monkeypatch, tmp_path
     monkeypatch.setattr(_debian, "_run", lambda cmd, cwd: subprocess.CompletedProcess(cmd, 100, "", "E: no network"))
     assert cli.main(["data", "fetch", "letter"]) == 1
     out, err = capsys.readouterr()
-    assert out == "letter: fetching (Debian package r-cran-mlbench, file " \
+    assert (
+        out == "letter: fetching (Debian package r-cran-mlbench, file "
         "/usr/lib/R/site-library/mlbench/data/LetterRecognition.rda) ...\n"
+    )
     # One line, the tool's own output included.
     assert err == "prunus: error: apt-get download r-cran-mlbench failed: E: no network\n"
 
@@ -265,7 +267,7 @@ def test_reproduce_missing_optional_dependency_is_a_clean_error(capsys, monkeypa
     err = capsys.readouterr().err
     assert err.startswith("prunus: error: No module named 'torch'")
     # The hint installs the CPU build of torch first (a bare extra would pull a CUDA build).
-    assert "pip install torch==2.13.0, then pip install -e \".[all]\"" in err
+    assert 'pip install torch==2.13.0, then pip install -e ".[all]"' in err
 
 
 def test_fetch_all_goes_on_past_a_missing_extra(capsys, monkeypatch):
@@ -321,22 +323,28 @@ def test_reproduce_refuses_a_read_only_out(fake_papers, capsys, tmp_path):
 
 def test_reproduce_unwritable_out_is_refused(fake_papers, capsys, tmp_path, monkeypatch):
     """A directory the probe file cannot be created in (as for a read-only mount) is refused."""
+
     def refuse(*args, **kwargs):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(cli.tempfile, "TemporaryFile", refuse)
     assert cli.main(["reproduce", "alpha", "--out", str(tmp_path / "r")]) == 2
-    assert capsys.readouterr().err == f"prunus: error: argument --out: cannot write in {tmp_path / 'r'}: " \
+    assert (
+        capsys.readouterr().err == f"prunus: error: argument --out: cannot write in {tmp_path / 'r'}: "
         "Permission denied\n"
+    )
     assert fake_papers == []
 
 
-@pytest.mark.parametrize("exc, status", [
-    (RuntimeError("solver failed\n  detail line"), 1),
-    (OSError(28, "No space left on device"), 1),
-    (KeyError("column"), 1),
-    (ZeroDivisionError("division by zero"), 1),
-])
+@pytest.mark.parametrize(
+    "exc, status",
+    [
+        (RuntimeError("solver failed\n  detail line"), 1),
+        (OSError(28, "No space left on device"), 1),
+        (KeyError("column"), 1),
+        (ZeroDivisionError("division by zero"), 1),
+    ],
+)
 def test_every_failure_is_one_line(exc, status, capsys, monkeypatch, tmp_path):
     module = types.ModuleType("prunus_test_fake_failing")
 
@@ -360,8 +368,11 @@ def test_console_script_errors_are_one_line(tmp_path):
     exe = shutil.which("prunus")
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    for argv, status in ([["reproduce", "cart", "--out", str(blocker)], 2], [["data", "fetch", "nope"], 2],
-                         [["reproduce", "nope"], 2]):
+    for argv, status in (
+        [["reproduce", "cart", "--out", str(blocker)], 2],
+        [["data", "fetch", "nope"], 2],
+        [["reproduce", "nope"], 2],
+    ):
         out = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=120)
         assert out.returncode == status, out
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

@@ -6,8 +6,15 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parents[1] / "docs"
-MODULES = ["prunus.tree", "prunus.pruning", "prunus.voting", "prunus.distributed", "prunus.boosting",
-           "prunus.datasets", "prunus.hsoftmax"]
+MODULES = [
+    "prunus.tree",
+    "prunus.pruning",
+    "prunus.voting",
+    "prunus.distributed",
+    "prunus.boosting",
+    "prunus.datasets",
+    "prunus.hsoftmax",
+]
 # Re-exported helpers documented under their home module, and module objects.
 NOT_LISTED = {"Bunch", "synthetic", "Vocabulary"}
 
@@ -20,8 +27,9 @@ def test_every_public_name_is_in_the_api_reference(module):
     section = api.split(f".. currentmodule:: {module}\n", 1)
     assert len(section) == 2, f"docs/api.rst has no section for {module}"
     listed = {line.strip() for line in section[1].split(".. currentmodule::")[0].splitlines()}
-    missing = [name for name in importlib.import_module(module).__all__
-               if name not in listed and name not in NOT_LISTED]
+    missing = [
+        name for name in importlib.import_module(module).__all__ if name not in listed and name not in NOT_LISTED
+    ]
     assert not missing, f"add to the {module} section of docs/api.rst: {missing}"
 
 

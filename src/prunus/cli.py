@@ -37,7 +37,9 @@ def _cmd_data_list(args: argparse.Namespace) -> int:
         print("  ".join(f"{cell:<{w}}" for cell, w in zip(row[:3], widths)) + "  " + row[3])
     missing = [n for n, st in problems if st == "missing"]
     if missing:
-        print(f"\nmissing: not in the cache ({datasets.data_home()}); fetch with: prunus data fetch {' '.join(missing)}")
+        print(
+            f"\nmissing: not in the cache ({datasets.data_home()}); fetch with: prunus data fetch {' '.join(missing)}"
+        )
     for name, status in problems:
         if status == "corrupted":
             print(f"corrupted: {name}: a cached file fails its SHA-256 check; repair with: prunus data fetch {name}")
@@ -105,8 +107,10 @@ def _reproduce(args: argparse.Namespace) -> int:
 
     mode = "full" if args.full else "quick"
     if args.data and args.paper != "boosting":
-        print("prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
-              file=sys.stderr)
+        print(
+            "prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
+            file=sys.stderr,
+        )
         return 2
     papers = [args.paper] if args.paper else list(PAPERS)
     out = _check_out(args.out)  # before any computation
@@ -124,10 +128,7 @@ def _reproduce(args: argparse.Namespace) -> int:
         lines = ["# prunus reproductions\n"]
         # relpath of resolved paths: a runner may return an absolute path while
         # --out is relative (Path.relative_to would raise after all the work).
-        lines += [
-            f"- [{p}]({Path(os.path.relpath(Path(r).resolve(), out.resolve())).as_posix()})"
-            for p, r in reports
-        ]
+        lines += [f"- [{p}]({Path(os.path.relpath(Path(r).resolve(), out.resolve())).as_posix()})" for p, r in reports]
         index.write_text("\n".join(lines) + "\n")
         print(f"[prunus] index: {index}")
     return 0
@@ -172,7 +173,7 @@ PAPER_TITLES = {
     "pacbayes": "Nguyen & Kpotufe, PAC-Bayes tree: weighted subtrees with guarantees (NeurIPS 2018)",
     "boosting": "Aziz, Anderton & Aslam, Adaptively pruning features for boosted decision trees",
     "lm": "Jernite, Choromanska, Sontag & LeCun, Simultaneous learning of trees and representations "
-          "for extreme classification, with application to language modeling",
+    "for extreme classification, with application to language modeling",
 }
 
 
@@ -184,20 +185,26 @@ def build_parser() -> argparse.ArgumentParser:
     data = sub.add_parser("data", help="list or fetch datasets", description="List or fetch datasets.")
     data_sub = data.add_subparsers(dest="data_command", required=True, metavar="COMMAND")
     data_sub.add_parser(
-        "list", help="list the registered datasets and whether they are ready",
+        "list",
+        help="list the registered datasets and whether they are ready",
         description="List the registered datasets: name, kind (bundled with scikit-learn, synthetic, or "
-                    "download: fetched once into the cache), status (ready, missing, or corrupted: a cached "
-                    "file fails its SHA-256 check) and description. Verifies the cached files.",
+        "download: fetched once into the cache), status (ready, missing, or corrupted: a cached "
+        "file fails its SHA-256 check) and description. Verifies the cached files.",
     ).set_defaults(func=_cmd_data_list)
     fetch = data_sub.add_parser(
-        "fetch", help="fetch datasets into the cache",
+        "fetch",
+        help="fetch datasets into the cache",
         description="Fetch datasets into the cache ($PRUNUS_DATA, default ~/.cache/prunus). A dataset whose "
-                    "cached file is missing or corrupted is fetched again; one that is ready is left alone "
-                    "unless --force.",
+        "cached file is missing or corrupted is fetched again; one that is ready is left alone "
+        "unless --force.",
     )
-    fetch.add_argument("names", nargs="*", metavar="NAME",
-                       help="a dataset name as listed by `prunus data list` (e.g. spam letter satimage); "
-                            "bundled and synthetic datasets need no fetch")
+    fetch.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="a dataset name as listed by `prunus data list` (e.g. spam letter satimage); "
+        "bundled and synthetic datasets need no fetch",
+    )
     fetch.add_argument("--all", action="store_true", help="fetch every dataset of kind download")
     fetch.add_argument("--force", action="store_true", help="fetch again even if the cached file is ready")
     fetch.set_defaults(func=_cmd_data_fetch)
@@ -206,22 +213,29 @@ def build_parser() -> argparse.ArgumentParser:
 
     names = list(PAPERS)
     rep = sub.add_parser(
-        "reproduce", help=f"reproduce a paper's tables and figures ({', '.join(names)})",
+        "reproduce",
+        help=f"reproduce a paper's tables and figures ({', '.join(names)})",
         description="Reproduce a paper's tables and figures into a Markdown report with its figures.",
         epilog="papers:\n" + "\n".join(f"  {k:<10} {PAPER_TITLES.get(k, k)}" for k in names),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    rep.add_argument("paper", nargs="?", choices=names, metavar="PAPER",
-                     help=f"one of {', '.join(names)} (default: all of them)")
+    rep.add_argument(
+        "paper", nargs="?", choices=names, metavar="PAPER", help=f"one of {', '.join(names)} (default: all of them)"
+    )
     size = rep.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="small settings, minutes (default)")
     size.add_argument("--full", action="store_true", help="the paper's settings")
-    rep.add_argument("--out", default="prunus-report",
-                     help="output directory, created if needed (default: prunus-report)")
+    rep.add_argument(
+        "--out", default="prunus-report", help="output directory, created if needed (default: prunus-report)"
+    )
     rep.add_argument("--no-progress", action="store_true", help="hide progress bars")
-    rep.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                     help="run the experiment grid on a Dask cluster: a scheduler address, or local:N to start "
-                          "N local worker processes (needs the dask extra)")
+    rep.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run the experiment grid on a Dask cluster: a scheduler address, or local:N to start "
+        "N local worker processes (needs the dask extra)",
+    )
     rep.add_argument("--data", metavar="PATH", help="boosting only: run the tables on this LIBSVM-format file")
     rep.set_defaults(func=_cmd_reproduce)
     return parser
@@ -245,8 +259,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:
         # e.g. a paper needing an optional extra (torch): a message, not a traceback.
         # The extras' own messages say how to install them (torch: the CPU build first).
-        hint = "" if "pip install" in str(exc) else (
-            ' (an optional dependency is missing: pip install torch==2.13.0, then pip install -e ".[all]")'
+        hint = (
+            ""
+            if "pip install" in str(exc)
+            else (' (an optional dependency is missing: pip install torch==2.13.0, then pip install -e ".[all]")')
         )
         print(f"prunus: error: {_one_line(exc)}{hint}", file=sys.stderr)
         return 1
@@ -256,8 +272,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("PRUNUS_DEBUG"):
             raise
-        print(f"prunus: error: {type(exc).__name__}: {_one_line(exc)} (PRUNUS_DEBUG=1 shows the traceback)",
-              file=sys.stderr)
+        print(
+            f"prunus: error: {type(exc).__name__}: {_one_line(exc)} (PRUNUS_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
         return 1
 
 

@@ -26,14 +26,23 @@ CONFIGS = [
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "-".join(f"{k}={v}" for k, v in c.items()))
 def test_strategies_give_identical_ensembles(small_problems, config):
     for name, (X, y) in small_problems.items():
-        fits = {s: ExactBoostClassifier(n_estimators=12, split_search=s, track_bounds=True, **config).fit(X, y)
-                for s in ("exhaustive", "quick", "adaptive")}  # "adaptive": the estimator's default rule
-        fits["gap (Algorithm 1)"] = ExactBoostClassifier(n_estimators=12, adaptive_rule="gap", min_batch=1,
-                                                         adaptive_init=0.5, track_bounds=True, **config).fit(X, y)
+        fits = {
+            s: ExactBoostClassifier(n_estimators=12, split_search=s, track_bounds=True, **config).fit(X, y)
+            for s in ("exhaustive", "quick", "adaptive")
+        }  # "adaptive": the estimator's default rule
+        fits["gap (Algorithm 1)"] = ExactBoostClassifier(
+            n_estimators=12, adaptive_rule="gap", min_batch=1, adaptive_init=0.5, track_bounds=True, **config
+        ).fit(X, y)
         for target in (0.0, 0.9):
             fits[f"lower_first({target})"] = ExactBoostClassifier(
-                n_estimators=12, split_search="adaptive", adaptive_rule="lower_first", adaptive_target=target,
-                min_batch=1, track_bounds=True, **config).fit(X, y)
+                n_estimators=12,
+                split_search="adaptive",
+                adaptive_rule="lower_first",
+                adaptive_target=target,
+                min_batch=1,
+                track_bounds=True,
+                **config,
+            ).fit(X, y)
         ref = fits["exhaustive"]
         for s, est in fits.items():
             assert len(est.estimators_) == len(ref.estimators_), (name, s)
@@ -106,11 +115,16 @@ def test_samme_matches_scikit_learn_on_identical_weak_learners(small_problems, d
     np.testing.assert_allclose(list(sk.staged_score(X, y)), list(ours.staged_score(X, y)))
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params([
-    ExactBoostClassifier(n_estimators=8, max_depth=2),
-    ExactBoostClassifier(n_estimators=5, split_search="quick", criterion="entropy"),
-    ExactBoostClassifier(n_estimators=5, max_depth=2, adaptive_rule="lower_first", min_batch=1),
-]))
+@pytest.mark.parametrize(
+    "estimator, check",
+    sklearn_check_params(
+        [
+            ExactBoostClassifier(n_estimators=8, max_depth=2),
+            ExactBoostClassifier(n_estimators=5, split_search="quick", criterion="entropy"),
+            ExactBoostClassifier(n_estimators=5, max_depth=2, adaptive_rule="lower_first", min_batch=1),
+        ]
+    ),
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -136,33 +150,43 @@ def test_string_labels_and_staged_lengths(small_problems):
 def test_min_batch_changes_cost_not_ensemble(small_problems, criterion):
     # min_batch (an int or "auto") only sizes the adaptive batches: same trees, same weights
     for name, (X, y) in small_problems.items():
-        ref = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion,
-                                   split_search="exhaustive").fit(X, y)
+        ref = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion, split_search="exhaustive").fit(
+            X, y
+        )
         for mb, rule in ((1, "gap"), (7, "gap"), ("auto", "gap"), (7, "lower_first"), ("auto", "lower_first")):
-            est = ExactBoostClassifier(n_estimators=8, max_depth=2, criterion=criterion, split_search="adaptive",
-                                       min_batch=mb, adaptive_rule=rule).fit(X, y)
+            est = ExactBoostClassifier(
+                n_estimators=8,
+                max_depth=2,
+                criterion=criterion,
+                split_search="adaptive",
+                min_batch=mb,
+                adaptive_rule=rule,
+            ).fit(X, y)
             assert est.estimators_ == ref.estimators_, (name, mb, rule)
             np.testing.assert_array_equal(est.estimator_weights_, ref.estimator_weights_)
             assert np.all(est.assessments_ <= est.exhaustive_assessments_), (name, mb)
 
 
-@pytest.mark.parametrize("params, exc, word", [
-    (dict(n_estimators=0), ValueError, "n_estimators"),
-    (dict(n_estimators=2.5), TypeError, "n_estimators"),
-    (dict(max_depth=0), ValueError, "max_depth"),
-    (dict(split_search="greedy"), ValueError, "split_search"),
-    (dict(criterion="gini"), ValueError, "criterion"),
-    (dict(max_bins=1), ValueError, "max_bins"),
-    (dict(feature_fraction=0.0), ValueError, "feature_fraction"),
-    (dict(feature_fraction=1.5), ValueError, "feature_fraction"),
-    (dict(weight_trim=0.0), ValueError, "weight_trim"),
-    (dict(track_bounds="yes"), TypeError, "track_bounds"),
-    (dict(min_batch=0), ValueError, "min_batch"),
-    (dict(min_batch="big"), TypeError, "min_batch"),
-    (dict(adaptive_rule="ucb"), ValueError, "adaptive_rule"),
-    (dict(adaptive_target=1.5), ValueError, "adaptive_target"),
-    (dict(adaptive_target=-0.1), ValueError, "adaptive_target"),
-])
+@pytest.mark.parametrize(
+    "params, exc, word",
+    [
+        (dict(n_estimators=0), ValueError, "n_estimators"),
+        (dict(n_estimators=2.5), TypeError, "n_estimators"),
+        (dict(max_depth=0), ValueError, "max_depth"),
+        (dict(split_search="greedy"), ValueError, "split_search"),
+        (dict(criterion="gini"), ValueError, "criterion"),
+        (dict(max_bins=1), ValueError, "max_bins"),
+        (dict(feature_fraction=0.0), ValueError, "feature_fraction"),
+        (dict(feature_fraction=1.5), ValueError, "feature_fraction"),
+        (dict(weight_trim=0.0), ValueError, "weight_trim"),
+        (dict(track_bounds="yes"), TypeError, "track_bounds"),
+        (dict(min_batch=0), ValueError, "min_batch"),
+        (dict(min_batch="big"), TypeError, "min_batch"),
+        (dict(adaptive_rule="ucb"), ValueError, "adaptive_rule"),
+        (dict(adaptive_target=1.5), ValueError, "adaptive_target"),
+        (dict(adaptive_target=-0.1), ValueError, "adaptive_target"),
+    ],
+)
 def test_bad_parameters(params, exc, word):
     X = np.random.RandomState(0).rand(20, 3)
     y = np.arange(20) % 2

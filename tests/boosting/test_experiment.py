@@ -16,8 +16,8 @@ def test_reproduce_boosting_tiny(tmp_path):
     assert "AP-LF" in text
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if "| AP-LF / LB_wo |" in line)
-    f2 = [[c.strip() for c in line.split("|")[1:-1]] for line in lines[start + 2:] if line.startswith("| ")]
-    f2 = f2[:next((i for i, r in enumerate(f2) if len(r) != 9), len(f2))]
+    f2 = [[c.strip() for c in line.split("|")[1:-1]] for line in lines[start + 2 :] if line.startswith("| ")]
+    f2 = f2[: next((i for i, r in enumerate(f2) if len(r) != 9), len(f2))]
     assert f2 and all(float(r[7]) >= 1.0 for r in f2)
     # AP and QB train identical trees: Table 4 rows of the two algorithms share their errors
     rows = [line.split("|") for line in text.splitlines() if line.startswith("| AP-B: ") or line.startswith("| QB: ")]

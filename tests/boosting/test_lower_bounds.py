@@ -29,8 +29,10 @@ def brute_exact(X, y, w):
         if b.n_bins[k] < 2:
             continue
         for size in range(n + 1):
-            if any(np.all((stumps[k][:, list(M)] * w[list(M)]).sum(axis=1) >= best - 1e-12)
-                   for M in combinations(range(n), size)):
+            if any(
+                np.all((stumps[k][:, list(M)] * w[list(M)]).sum(axis=1) >= best - 1e-12)
+                for M in combinations(range(n), size)
+            ):
                 out[k] = size
                 break
     return best, out

@@ -26,19 +26,26 @@ SEARCHES = {
     "quick": dict(split_search="quick", quick_init=0.9, quick_batches=20),
     "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
     "adaptive(Alg. 1)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
-    "adaptive(gap, batch 7, init 0.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=7,
-                                             adaptive_init=0.9),
-    "adaptive(gap, auto batch, init 0.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto",
-                                                adaptive_init=0.9),
-    "lower_first(auto, 0.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
-                                   min_batch="auto", adaptive_init=0.9),
-    "lower_first(0.9)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9,
-                             min_batch=1, adaptive_init=0.5),
-    "lower_first(0)": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0,
-                           min_batch=1, adaptive_init=0.5),
+    "adaptive(gap, batch 7, init 0.9)": dict(
+        split_search="adaptive", adaptive_rule="gap", min_batch=7, adaptive_init=0.9
+    ),
+    "adaptive(gap, auto batch, init 0.9)": dict(
+        split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9
+    ),
+    "lower_first(auto, 0.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch="auto", adaptive_init=0.9
+    ),
+    "lower_first(0.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+    ),
+    "lower_first(0)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=0.5
+    ),
 }
-SETTINGS = {"error-depth3": dict(criterion="error", max_depth=3),
-            "entropy-depth2": dict(criterion="entropy", max_depth=2)}
+SETTINGS = {
+    "error-depth3": dict(criterion="error", max_depth=3),
+    "entropy-depth2": dict(criterion="entropy", max_depth=2),
+}
 
 
 def _problems():

@@ -12,20 +12,33 @@ from prunus.datasets import load_svmlight
 
 def sparse_problem(seed, n=300, k=12, density=0.15, n_classes=2):
     rng = np.random.RandomState(seed)
-    X = sparse.random(n, k, density=density, format="csr", random_state=rng,
-                      data_rvs=lambda m: rng.choice([-2.0, -1.0, 0.5, 1.0, 3.0, 7.0], size=m))
+    X = sparse.random(
+        n,
+        k,
+        density=density,
+        format="csr",
+        random_state=rng,
+        data_rvs=lambda m: rng.choice([-2.0, -1.0, 0.5, 1.0, 3.0, 7.0], size=m),
+    )
     dense = X.toarray()
     y = ((dense[:, 0] > 0).astype(int) + (dense[:, 1] < 0) + rng.randint(0, 2, n)) % n_classes
     return X, dense, y
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), density=st.floats(0.0, 1.0), max_bins=st.integers(2, 8),
-       explicit_zeros=st.booleans())
+@given(
+    seed=st.integers(0, 10_000), density=st.floats(0.0, 1.0), max_bins=st.integers(2, 8), explicit_zeros=st.booleans()
+)
 def test_sparse_binning_equals_dense(seed, density, max_bins, explicit_zeros):
     rng = np.random.RandomState(seed)
-    X = sparse.random(40, 5, density=density, format="csc", random_state=rng,
-                      data_rvs=lambda m: rng.randint(-3, 4, size=m).astype(float))
+    X = sparse.random(
+        40,
+        5,
+        density=density,
+        format="csc",
+        random_state=rng,
+        data_rvs=lambda m: rng.randint(-3, 4, size=m).astype(float),
+    )
     if explicit_zeros and X.nnz:
         X.data[::2] = 0.0  # stored zeros count as zeros
     dense = X.toarray()
@@ -37,12 +50,15 @@ def test_sparse_binning_equals_dense(seed, density, max_bins, explicit_zeros):
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
-@pytest.mark.parametrize("params", [
-    dict(split_search="exhaustive", max_depth=2),
-    dict(split_search="adaptive", max_depth=3),
-    dict(split_search="adaptive", adaptive_rule="lower_first", min_batch=1, max_depth=1, criterion="entropy"),
-    dict(split_search="quick", max_depth=2, max_bins=4),
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(split_search="exhaustive", max_depth=2),
+        dict(split_search="adaptive", max_depth=3),
+        dict(split_search="adaptive", adaptive_rule="lower_first", min_batch=1, max_depth=1, criterion="entropy"),
+        dict(split_search="quick", max_depth=2, max_bins=4),
+    ],
+)
 def test_sparse_fit_predict_equals_dense(fmt, params):
     X, dense, y = sparse_problem(3, n_classes=3)
     Xs = X.asformat(fmt)

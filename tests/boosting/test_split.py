@@ -13,9 +13,12 @@ from prunus.boosting._split import split_node, weight_order_bound
 from .conftest import brute_force_stump
 
 # every split search of the kernel: the three strategies and adaptive's lower-bound-first rule
-SEARCHES = {"exhaustive": dict(split_search="exhaustive"), "quick": dict(split_search="quick"),
-            "adaptive": dict(split_search="adaptive"),
-            "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first")}
+SEARCHES = {
+    "exhaustive": dict(split_search="exhaustive"),
+    "quick": dict(split_search="quick"),
+    "adaptive": dict(split_search="adaptive"),
+    "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first"),
+}
 
 
 def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4, adaptive_init=0.5, target_mix=0.0):
@@ -25,14 +28,28 @@ def run_node(X, y, w, criterion, strategy, quick_init=0.5, quick_batches=4, adap
     feats = np.flatnonzero(b.n_bins >= 2).astype(np.int64)
     nbins = b.n_bins[feats]
     order = np.argsort(-w, kind="stable").astype(np.int64)
-    settings = search_settings(criterion=criterion, n_classes=n_classes, quick_init=quick_init,
-                               quick_batches=quick_batches, adaptive_init=adaptive_init, min_batch=1,
-                               adaptive_target=target_mix, **SEARCHES[strategy])
+    settings = search_settings(
+        criterion=criterion,
+        n_classes=n_classes,
+        quick_init=quick_init,
+        quick_batches=quick_batches,
+        adaptive_init=adaptive_init,
+        min_batch=1,
+        adaptive_target=target_mix,
+        **SEARCHES[strategy],
+    )
     slot, t, value, mk, node = split_node(Xb, order, y, w, feats, nbins, settings)
     lbwo = weight_order_bound(node, slot, value, new_workspace(len(feats), int(nbins.max()), n_classes))
     feature = int(feats[slot])
-    return dict(feature=feature, threshold=float(b.thresholds[feature][t]), value=value,
-                assessments=int(mk.sum()), n_feats=len(feats), lbwo=int(lbwo), mk=mk)
+    return dict(
+        feature=feature,
+        threshold=float(b.thresholds[feature][t]),
+        value=value,
+        assessments=int(mk.sum()),
+        n_feats=len(feats),
+        lbwo=int(lbwo),
+        mk=mk,
+    )
 
 
 def random_problem(seed, n, k, n_classes, n_values):
@@ -47,8 +64,14 @@ def random_problem(seed, n, k, n_classes, n_values):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(5, 80), k=st.integers(1, 6), n_classes=st.integers(2, 4),
-       n_values=st.integers(2, 6), criterion=st.sampled_from(["error", "entropy"]))
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(5, 80),
+    k=st.integers(1, 6),
+    n_classes=st.integers(2, 4),
+    n_values=st.integers(2, 6),
+    criterion=st.sampled_from(["error", "entropy"]),
+)
 def test_strategies_agree_with_brute_force(seed, n, k, n_classes, n_values, criterion):
     X, y, w = random_problem(seed, n, k, n_classes, n_values)
     if np.all(X == X[0]):
@@ -98,8 +121,13 @@ def true_values(bins, y, w, nb, n_classes, criterion):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n=st.integers(2, 60), n_classes=st.integers(2, 5), nb=st.integers(2, 8),
-       criterion=st.sampled_from(["error", "entropy"]))
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(2, 60),
+    n_classes=st.integers(2, 5),
+    nb=st.integers(2, 8),
+    criterion=st.sampled_from(["error", "entropy"]),
+)
 def test_intervals_contain_true_value_for_every_stump_and_m(seed, n, n_classes, nb, criterion):
     """L_m <= E_n <= U_m for every threshold and every prefix m (error and Appendix B)."""
     rng = np.random.RandomState(seed)
@@ -119,14 +147,25 @@ def test_intervals_contain_true_value_for_every_stump_and_m(seed, n, n_classes, 
         np.add.at(h, (bins[:m], y[:m]), w[:m])
         seen = h.sum(axis=0)
         unseen_cls = np.maximum(node_tot - seen, 0.0)
-        threshold_bounds(h, nb, seen, unseen_cls, max(w[m:].sum(), 0.0), CRITERIA[criterion], lg_c, L, U,
-                         np.empty(n_classes), np.empty(n_classes))
+        threshold_bounds(
+            h,
+            nb,
+            seen,
+            unseen_cls,
+            max(w[m:].sum(), 0.0),
+            CRITERIA[criterion],
+            lg_c,
+            L,
+            U,
+            np.empty(n_classes),
+            np.empty(n_classes),
+        )
         tol = 1e-12
-        assert np.all(L[:nb - 1] <= truth + tol), m
-        assert np.all(truth <= U[:nb - 1] + tol), m
+        assert np.all(L[: nb - 1] <= truth + tol), m
+        assert np.all(truth <= U[: nb - 1] + tol), m
         if m == n:  # the interval collapses to the exact value
-            np.testing.assert_allclose(L[:nb - 1], truth, atol=1e-12)
-            np.testing.assert_allclose(U[:nb - 1], truth, atol=1e-12)
+            np.testing.assert_allclose(L[: nb - 1], truth, atol=1e-12)
+            np.testing.assert_allclose(U[: nb - 1], truth, atol=1e-12)
 
 
 def test_weight_order_bound_brute_force():

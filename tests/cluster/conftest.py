@@ -11,9 +11,7 @@ pytest.importorskip("dask.dataframe")
 def client():
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
-    )
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1")
     client = Client(cluster, timeout="30s")
     client.wait_for_workers(2, timeout=60)
     yield client

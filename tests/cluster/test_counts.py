@@ -70,7 +70,9 @@ def test_counts_float_weights(client):
     w = rng.exponential(size=X.shape[0])
     np.testing.assert_allclose(
         pdist.node_counts(tree, da.from_array(X, chunks=300), y, da.from_array(w, chunks=300)),
-        tree.node_counts(X, y, w), rtol=1e-12, atol=0,
+        tree.node_counts(X, y, w),
+        rtol=1e-12,
+        atol=0,
     )
 
 
@@ -166,8 +168,7 @@ def test_counts_property(n, block, split_every, seed):
     w = rng.randint(0, 3, size=n).astype(float)
     tree = grow_cart(rng.randint(0, 4, size=(30, 2)).astype(float), rng.randint(0, 3, size=30), random_state=0)
     with dask.config.set(scheduler="synchronous"):
-        got = pdist.node_counts(tree, da.from_array(X, chunks=(block, 2)), y, w, n_classes=3,
-                                split_every=split_every)
+        got = pdist.node_counts(tree, da.from_array(X, chunks=(block, 2)), y, w, n_classes=3, split_every=split_every)
     np.testing.assert_array_equal(got, tree.node_counts(X, y, w, n_classes=3))
 
 

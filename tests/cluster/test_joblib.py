@@ -17,6 +17,7 @@ def _on_cluster(client, fit):
 
 def test_cart_cv_folds_on_the_cluster(client):
     X, y = labelled(n=800)
+
     def make():
         return CARTClassifier(selection="cv", cv=4, n_jobs=2, random_state=0)
 
@@ -29,6 +30,7 @@ def test_cart_cv_folds_on_the_cluster(client):
 
 def test_pacbayes_cv_grid_on_the_cluster(client):
     X, y = labelled(n=600)
+
     def make():
         return PACBayesTreeClassifier(partition="kd", max_depth=4, cv=2, n_jobs=2, random_state=0)
 

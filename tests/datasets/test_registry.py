@@ -39,14 +39,25 @@ def check_bunch(b, n, d, n_classes, all_classes_seen=True):
 def test_list_datasets_and_kinds():
     names = datasets.list_datasets()
     assert names == sorted(names)
-    for name in ["digits", "wine", "breast_cancer", "iris", "gey_hypercube", "gey_gaussian",
-                 "holder_multiclass", "letter", "satimage", "spam"]:
+    for name in [
+        "digits",
+        "wine",
+        "breast_cancer",
+        "iris",
+        "gey_hypercube",
+        "gey_gaussian",
+        "holder_multiclass",
+        "letter",
+        "satimage",
+        "spam",
+    ]:
         assert name in names
     assert set(datasets.list_datasets("bundled")) == {"digits", "wine", "breast_cancer", "iris"}
     assert set(datasets.list_datasets("synthetic")) == {"gey_hypercube", "gey_gaussian", "holder_multiclass"}
     assert {"letter", "satimage", "spam"} <= set(datasets.list_datasets("fetched"))
     assert set(datasets.list_datasets("bundled")) | set(datasets.list_datasets("synthetic")) | set(
-        datasets.list_datasets("fetched")) == set(names)
+        datasets.list_datasets("fetched")
+    ) == set(names)
 
 
 def test_unknown_name_lists_known_names():
@@ -71,9 +82,15 @@ def test_data_home(monkeypatch, tmp_path):
 
 
 # ---------------------------------------------------------------- bundled
-@pytest.mark.parametrize("name,shape,n_classes", [
-    ("digits", (1797, 64), 10), ("wine", (178, 13), 3), ("breast_cancer", (569, 30), 2), ("iris", (150, 4), 3),
-])
+@pytest.mark.parametrize(
+    "name,shape,n_classes",
+    [
+        ("digits", (1797, 64), 10),
+        ("wine", (178, 13), 3),
+        ("breast_cancer", (569, 30), 2),
+        ("iris", (150, 4), 3),
+    ],
+)
 def test_bundled(name, shape, n_classes):
     b = datasets.load(name)
     check_bunch(b, *shape, n_classes)
@@ -194,8 +211,7 @@ def _fake_apt(monkeypatch, tmp_path, spec, payload):
         "Maintainer: test <test@invalid>\nDescription: test package\n"
     )
     deb = tmp_path / f"{opts['package']}_1.0-1_all.deb"
-    subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)],
-                   check=True, capture_output=True)
+    subprocess.run(["dpkg-deb", "--build", "--root-owner-group", str(root), str(deb)], check=True, capture_output=True)
     calls = []
     real_run = _debian._run
 
@@ -223,7 +239,7 @@ def test_fetch_extracts_and_verifies_offline(monkeypatch, tmp_path):
     assert not list(path.parent.glob("*.part"))
     check_bunch(datasets.load("spam"), 4601, 57, 2)
     calls.clear()
-    assert datasets.fetch("spam") == path and calls == []       # cached: nothing run
+    assert datasets.fetch("spam") == path and calls == []  # cached: nothing run
     assert datasets.fetch("spam", force=True) == path and calls  # forced: fetched again
 
 
@@ -271,16 +287,20 @@ def test_gey_gaussian_bayes_rule(q):
     check_bunch(b, 2000, 2, 2, all_classes_seen=False)
     region = (b.X[:, 0] > 0) & (b.X[:, 1] > 0)
     np.testing.assert_array_equal(b.bayes_pred, bayes_rule(region, q))
-    np.testing.assert_array_equal(b.bayes_predict(np.array([[0.0, 1.0], [1e-9, 1e-9]])),
-                                  bayes_rule(np.array([False, True]), q))
+    np.testing.assert_array_equal(
+        b.bayes_predict(np.array([[0.0, 1.0], [1e-9, 1e-9]])), bayes_rule(np.array([False, True]), q)
+    )
     assert b.bayes_risk == min(q, 1 - q)
 
 
-@pytest.mark.parametrize("make,kwargs,p_region", [
-    (make_gey_hypercube, dict(n_features=2), 0.5),
-    (make_gey_hypercube, dict(n_features=3), 0.25),
-    (make_gey_gaussian, {}, 0.25),
-])
+@pytest.mark.parametrize(
+    "make,kwargs,p_region",
+    [
+        (make_gey_hypercube, dict(n_features=2), 0.5),
+        (make_gey_hypercube, dict(n_features=3), 0.25),
+        (make_gey_gaussian, {}, 0.25),
+    ],
+)
 @pytest.mark.parametrize("q", [0.1, 0.3, 0.75])
 def test_label_flip_rate_and_bayes_risk(make, kwargs, p_region, q):
     n = 200_000
@@ -298,12 +318,15 @@ def test_label_flip_rate_and_bayes_risk(make, kwargs, p_region, q):
     assert abs(err - b.bayes_risk) < binomial_tol(b.bayes_risk, n)
 
 
-@pytest.mark.parametrize("make,kwargs,p_region", [
-    (make_gey_hypercube, dict(n_features=1), 1.0),
-    (make_gey_hypercube, dict(n_features=2), 0.5),
-    (make_gey_hypercube, dict(n_features=4), 0.125),
-    (make_gey_gaussian, {}, 0.25),
-])
+@pytest.mark.parametrize(
+    "make,kwargs,p_region",
+    [
+        (make_gey_hypercube, dict(n_features=1), 1.0),
+        (make_gey_hypercube, dict(n_features=2), 0.5),
+        (make_gey_hypercube, dict(n_features=4), 0.125),
+        (make_gey_gaussian, {}, 0.25),
+    ],
+)
 @pytest.mark.parametrize("q", [0.2, 0.6])
 def test_excess_risk_closed_forms(make, kwargs, p_region, q):
     b = make(n_samples=100, q=q, random_state=0, **kwargs)
@@ -361,19 +384,22 @@ def test_synthetic_through_load_is_deterministic(name):
     assert datasets.is_available(name) and datasets.fetch(name) is None
 
 
-@pytest.mark.parametrize("call,argument", [
-    (lambda: make_gey_hypercube(q=1.5), "q"),
-    (lambda: make_gey_hypercube(q=np.nan), "q"),
-    (lambda: make_gey_hypercube(n_samples=0), "n_samples"),
-    (lambda: make_gey_hypercube(n_samples=2.5), "n_samples"),
-    (lambda: make_gey_hypercube(n_features=0), "n_features"),
-    (lambda: make_gey_gaussian(q=-0.1), "q"),
-    (lambda: make_holder_multiclass(smoothness=0.0), "smoothness"),
-    (lambda: make_holder_multiclass(smoothness=1.5), "smoothness"),
-    (lambda: make_holder_multiclass(n_classes=1), "n_classes"),
-    (lambda: make_holder_multiclass(n_features=0), "n_features"),
-    (lambda: excess_risk(lambda Z: Z[:, 0] > 0, datasets.load("iris")), "excess_risk"),
-])
+@pytest.mark.parametrize(
+    "call,argument",
+    [
+        (lambda: make_gey_hypercube(q=1.5), "q"),
+        (lambda: make_gey_hypercube(q=np.nan), "q"),
+        (lambda: make_gey_hypercube(n_samples=0), "n_samples"),
+        (lambda: make_gey_hypercube(n_samples=2.5), "n_samples"),
+        (lambda: make_gey_hypercube(n_features=0), "n_features"),
+        (lambda: make_gey_gaussian(q=-0.1), "q"),
+        (lambda: make_holder_multiclass(smoothness=0.0), "smoothness"),
+        (lambda: make_holder_multiclass(smoothness=1.5), "smoothness"),
+        (lambda: make_holder_multiclass(n_classes=1), "n_classes"),
+        (lambda: make_holder_multiclass(n_features=0), "n_features"),
+        (lambda: excess_risk(lambda Z: Z[:, 0] > 0, datasets.load("iris")), "excess_risk"),
+    ],
+)
 def test_synthetic_validation(call, argument):
     with pytest.raises(ValueError, match=argument):
         call()

@@ -22,8 +22,17 @@ def test_ptb_matches_mikolov_counts():
     assert np.all(np.diff(v.counts) <= 0)
     np.testing.assert_array_equal(np.bincount(data.ids_train, minlength=10000), v.counts)
     assert v.words[0] == "the"
-    assert set(data) >= {"text_train", "text_valid", "text_test", "ids_train", "ids_valid", "ids_test",
-                         "vocabulary", "description", "source"}
+    assert set(data) >= {
+        "text_train",
+        "text_valid",
+        "text_test",
+        "ids_train",
+        "ids_valid",
+        "ids_test",
+        "vocabulary",
+        "description",
+        "source",
+    }
 
 
 def test_austen_six_novels():
@@ -32,8 +41,14 @@ def test_austen_six_novels():
     path = datasets.get_spec("austen")
     cached = datasets.fetch("austen")
     books = read_r_lazyload(cached, cached.parent / "Rdata.rdx")
-    assert sorted(books) == ["emma", "mansfieldpark", "northangerabbey", "persuasion", "prideprejudice",
-                             "sensesensibility"]
+    assert sorted(books) == [
+        "emma",
+        "mansfieldpark",
+        "northangerabbey",
+        "persuasion",
+        "prideprejudice",
+        "sensesensibility",
+    ]
     assert books["prideprejudice"][0] == "PRIDE AND PREJUDICE"
     data = datasets.load("austen")
     v = data.vocabulary
@@ -47,8 +62,7 @@ def test_austen_six_novels():
 
 
 def test_tokenize_prose():
-    lines = ["It is a truth universally acknowledged, that a single man", "",
-             "\"My dear Mr. Bennet,\" said his lady."]
+    lines = ["It is a truth universally acknowledged, that a single man", "", '"My dear Mr. Bennet," said his lady.']
     sents = tokenize_prose(lines)
     assert sents[0] == "it is a truth universally acknowledged , that a single man"
     assert sents[1] == '" my dear mr .'

@@ -6,8 +6,15 @@ from prunus.experiments import cart
 
 
 def test_cart_reproduction_tiny(tmp_path, monkeypatch):
-    tiny = cart.Settings(sizes=(200, 400), qs=(0.2,), repeats=2, n_mc=20_000, cv=3,
-                         real_datasets=("iris", "not-a-dataset-name"), sklearn_alphas=5)
+    tiny = cart.Settings(
+        sizes=(200, 400),
+        qs=(0.2,),
+        repeats=2,
+        n_mc=20_000,
+        cv=3,
+        real_datasets=("iris", "not-a-dataset-name"),
+        sklearn_alphas=5,
+    )
     monkeypatch.setattr(cart, "QUICK", tiny)
     monkeypatch.setattr(cart, "is_available", lambda name: name == "iris")
     path = cart.run(mode="quick", out=tmp_path, progress=False)
@@ -20,8 +27,7 @@ def test_cart_reproduction_tiny(tmp_path, monkeypatch):
 
 
 def test_synthetic_records_are_consistent():
-    tiny = cart.Settings(sizes=(300,), qs=(0.2,), repeats=1, n_mc=20_000, cv=3,
-                         real_datasets=(), sklearn_alphas=5)
+    tiny = cart.Settings(sizes=(300,), qs=(0.2,), repeats=1, n_mc=20_000, cv=3, real_datasets=(), sklearn_alphas=5)
     records = cart.synthetic_rates(tiny, progress=False)
     assert len(records) == len(cart.EXAMPLES) * 2 * len(cart.RULES)
     for rec in records:

@@ -16,17 +16,21 @@ def main():
 
             ids = lm_data()
             model = lm_model().fit(ids[:1600], epochs=2)
-            result = dict(leaf_of_label=torch.as_tensor(model.label_tree_.leaf_of_label),
-                          state={k: v for k, v in model.module_.state_dict().items() if isinstance(v, torch.Tensor)},
-                          perplexity=model.perplexity(ids[1600:]))
+            result = dict(
+                leaf_of_label=torch.as_tensor(model.label_tree_.leaf_of_label),
+                state={k: v for k, v in model.module_.state_dict().items() if isinstance(v, torch.Tensor)},
+                perplexity=model.perplexity(ids[1600:]),
+            )
         else:
             from tests.hsoftmax.test_distributed import clf_data, clf_model
 
             X, y = clf_data()
             clf = clf_model().fit(X, y)
-            result = dict(leaf_of_label=torch.as_tensor(clf.label_tree_.leaf_of_label),
-                          state={k: v for k, v in clf.module_.state_dict().items() if isinstance(v, torch.Tensor)},
-                          proba=torch.as_tensor(clf.predict_proba(X)))
+            result = dict(
+                leaf_of_label=torch.as_tensor(clf.label_tree_.leaf_of_label),
+                state={k: v for k, v in clf.module_.state_dict().items() if isinstance(v, torch.Tensor)},
+                proba=torch.as_tensor(clf.predict_proba(X)),
+            )
         torch.save(result, f"{out}/rank{rank}.pt")
     finally:
         dist.destroy_process_group()

@@ -188,8 +188,9 @@ def _greedy_by_global_sort(score, margin, pref, cap):
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 40), m=st.integers(2, 5), slack=st.integers(0, 2), ties=st.booleans(),
-       seed=st.integers(0, 10_000))
+@given(
+    n=st.integers(1, 40), m=st.integers(2, 5), slack=st.integers(0, 2), ties=st.booleans(), seed=st.integers(0, 10_000)
+)
 def test_heap_greedy_equals_global_sort(n, m, slack, ties, seed):
     from prunus.hsoftmax._assign import _greedy
 

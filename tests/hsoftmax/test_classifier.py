@@ -7,14 +7,17 @@ from prunus.hsoftmax import TreeSoftmaxClassifier  # noqa: E402
 from prunus.utils._testing import sklearn_check_params  # noqa: E402
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params(
-    [TreeSoftmaxClassifier(hidden_layer_sizes=(16,), epochs=25, lr=0.03, random_state=0, n_threads=1)],
-    expected_failed_checks=lambda est: {
-        # minibatch SGD sees the rows in a different order / count, so weights
-        # are not exactly equivalent to repetitions
-        "check_sample_weight_equivalence_on_dense_data": "stochastic minibatch training",
-    },
-))
+@pytest.mark.parametrize(
+    "estimator, check",
+    sklearn_check_params(
+        [TreeSoftmaxClassifier(hidden_layer_sizes=(16,), epochs=25, lr=0.03, random_state=0, n_threads=1)],
+        expected_failed_checks=lambda est: {
+            # minibatch SGD sees the rows in a different order / count, so weights
+            # are not exactly equivalent to repetitions
+            "check_sample_weight_equivalence_on_dense_data": "stochastic minibatch training",
+        },
+    ),
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -29,8 +32,9 @@ def _blobs(n_classes=30, n=1500, seed=0):
 @pytest.mark.parametrize("output", ["learned", "random", "flat"])
 def test_many_class_problem(output):
     X, y = _blobs()
-    clf = TreeSoftmaxClassifier(hidden_layer_sizes=(32,), output=output, depth=2, epochs=15, lr=0.02,
-                                random_state=0, n_threads=1).fit(X[:1000], y[:1000])
+    clf = TreeSoftmaxClassifier(
+        hidden_layer_sizes=(32,), output=output, depth=2, epochs=15, lr=0.02, random_state=0, n_threads=1
+    ).fit(X[:1000], y[:1000])
     proba = clf.predict_proba(X[1000:])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-5)
     np.testing.assert_array_equal(clf.predict(X[1000:]), clf.classes_[proba.argmax(axis=1)])
@@ -51,12 +55,15 @@ def test_string_labels_and_errors():
         TreeSoftmaxClassifier().fit(X, np.zeros(200, dtype=int))
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(tree_epochs=-1), "tree_epochs"),
-    (dict(reassign_per_epoch=-1), "reassign_per_epoch"),
-    (dict(n_threads=0), "n_threads"),
-    (dict(criterion="x"), "criterion"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(tree_epochs=-1), "tree_epochs"),
+        (dict(reassign_per_epoch=-1), "reassign_per_epoch"),
+        (dict(n_threads=0), "n_threads"),
+        (dict(criterion="x"), "criterion"),
+    ],
+)
 def test_bad_parameters_name_the_argument(params, match):
     X, y = _blobs(5, 50)
     with pytest.raises((ValueError, TypeError), match=match):

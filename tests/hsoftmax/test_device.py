@@ -52,8 +52,18 @@ def test_layer_on_device_matches_cpu(device):
 @pytest.mark.parametrize("device", DEVICES)
 def test_language_model_on_device_saves_and_loads_on_cpu(device, tmp_path):
     ids = _stream(1200)
-    model = TreeLanguageModel(40, context_size=2, dim=8, depth=2, batch_size=64, reassign_per_epoch=4,
-                              device=device, random_state=0, progress=False, n_threads=1).fit(ids[:1000], epochs=1)
+    model = TreeLanguageModel(
+        40,
+        context_size=2,
+        dim=8,
+        depth=2,
+        batch_size=64,
+        reassign_per_epoch=4,
+        device=device,
+        random_state=0,
+        progress=False,
+        n_threads=1,
+    ).fit(ids[:1000], epochs=1)
     assert next(model.module_.parameters()).device.type == torch.device(device).type
     model.save(tmp_path / "m.pt")
     loaded = TreeLanguageModel.load(tmp_path / "m.pt", device="cpu")
@@ -66,8 +76,7 @@ def test_classifier_on_device(device):
     rng = np.random.RandomState(0)
     y = rng.randint(0, 10, 200)
     X = rng.randn(10, 3)[y] * 3 + rng.randn(200, 3)
-    clf = TreeSoftmaxClassifier(hidden_layer_sizes=(8,), epochs=3, device=device, random_state=0,
-                                n_threads=1).fit(X, y)
+    clf = TreeSoftmaxClassifier(hidden_layer_sizes=(8,), epochs=3, device=device, random_state=0, n_threads=1).fit(X, y)
     proba = clf.predict_proba(X)
     np.testing.assert_allclose(proba.sum(axis=1), 1.0, atol=1e-5)
 

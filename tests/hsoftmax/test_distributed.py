@@ -24,8 +24,18 @@ def lm_data():
 
 
 def lm_model():
-    return TreeLanguageModel(30, context_size=2, dim=8, depth=2, batch_size=32, reassign_per_epoch=4, tree_epochs=1,
-                             random_state=0, progress=False, n_threads=1)
+    return TreeLanguageModel(
+        30,
+        context_size=2,
+        dim=8,
+        depth=2,
+        batch_size=32,
+        reassign_per_epoch=4,
+        tree_epochs=1,
+        random_state=0,
+        progress=False,
+        n_threads=1,
+    )
 
 
 def clf_data():
@@ -35,8 +45,9 @@ def clf_data():
 
 
 def clf_model():
-    return TreeSoftmaxClassifier(hidden_layer_sizes=(8,), depth=2, epochs=4, reassign_per_epoch=3, batch_size=32,
-                                 random_state=0, n_threads=1)
+    return TreeSoftmaxClassifier(
+        hidden_layer_sizes=(8,), depth=2, epochs=4, reassign_per_epoch=3, batch_size=32, random_state=0, n_threads=1
+    )
 
 
 def _free_port():
@@ -48,10 +59,24 @@ def _free_port():
 def _run(world, tmp_path, kind):
     port = _free_port()
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "src"), str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    procs = [subprocess.Popen([sys.executable, str(ROOT / "tests/hsoftmax/_ddp_worker.py"), str(rank), str(world),
-                               str(port), str(tmp_path), kind], env=env, cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-             for rank in range(world)]
+    procs = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "tests/hsoftmax/_ddp_worker.py"),
+                str(rank),
+                str(world),
+                str(port),
+                str(tmp_path),
+                kind,
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        for rank in range(world)
+    ]
     outputs = []
     try:
         for p in procs:
@@ -92,8 +117,28 @@ def test_train_entry_point(tmp_path, capsys):
     if not datasets.is_available("ptb"):
         pytest.skip("ptb is not fetched on this machine")
     path = tmp_path / "lm.pt"
-    main(["--data", "ptb", "--tokens", "3000", "--eval-tokens", "2000", "--epochs", "1", "--dim", "8",
-          "--reassign-per-epoch", "2", "--threads", "1", "--device", "cpu", "--save", str(path)])
+    main(
+        [
+            "--data",
+            "ptb",
+            "--tokens",
+            "3000",
+            "--eval-tokens",
+            "2000",
+            "--epochs",
+            "1",
+            "--dim",
+            "8",
+            "--reassign-per-epoch",
+            "2",
+            "--threads",
+            "1",
+            "--device",
+            "cpu",
+            "--save",
+            str(path),
+        ]
+    )
     assert "test perplexity" in capsys.readouterr().out
     model = TreeLanguageModel.load(path)
     assert model.vocabulary_.words == datasets.load("ptb").vocabulary.words

@@ -45,12 +45,15 @@ def test_small_cases():
     assert tree.depth == 1 and tree.n_internal == 2  # root + pad node
 
 
-@pytest.mark.parametrize("codes, match", [
-    ([[0, -1], [0, 1]], "prefix"),
-    ([[0, 1], [0, 1]], "prefix"),
-    ([[0, 3], [1, -1]], "child indices"),
-    ([[-1, 0], [1, -1]], "child indices|-1 before"),
-])
+@pytest.mark.parametrize(
+    "codes, match",
+    [
+        ([[0, -1], [0, 1]], "prefix"),
+        ([[0, 1], [0, 1]], "prefix"),
+        ([[0, 3], [1, -1]], "child indices"),
+        ([[-1, 0], [1, -1]], "child indices|-1 before"),
+    ],
+)
 def test_bad_codes(codes, match):
     with pytest.raises(ValueError, match=match):
         HuffmanTree(np.array(codes), 3)
@@ -69,8 +72,9 @@ def test_huffman_softmax_is_a_distribution_and_matches_the_paths(k, m, seed):
     full = layer.full_log_prob(h).double().detach()
     np.testing.assert_allclose(full.exp().sum(dim=1).detach().numpy(), 1.0, atol=1e-5)
     y = torch.as_tensor(rng.randint(0, k, 6))
-    np.testing.assert_allclose(layer.log_prob(h, y).detach().numpy(), full[torch.arange(6), y].detach().numpy(),
-                               atol=1e-5)
+    np.testing.assert_allclose(
+        layer.log_prob(h, y).detach().numpy(), full[torch.arange(6), y].detach().numpy(), atol=1e-5
+    )
     # reference: one node at a time, stopping at the end of each code
     tree = layer.tree
     for b in range(6):

@@ -20,8 +20,19 @@ def _stream(n=3000, v=40, seed=0):
 def test_perplexity_is_exact(output):
     ids = _stream()
     v = 40
-    model = TreeLanguageModel(v, context_size=2, dim=16, output=output, depth=2, batch_size=64, lr=0.1,
-                              reassign_per_epoch=5, random_state=0, progress=False, n_threads=1)
+    model = TreeLanguageModel(
+        v,
+        context_size=2,
+        dim=16,
+        output=output,
+        depth=2,
+        batch_size=64,
+        lr=0.1,
+        reassign_per_epoch=5,
+        random_state=0,
+        progress=False,
+        n_threads=1,
+    )
     model.fit(ids[:2500], epochs=2, valid_ids={"test": ids[2500:]})
     test = ids[2500:]
     full = model.full_log_prob(model.contexts(test))
@@ -38,9 +49,20 @@ def test_perplexity_is_exact(output):
 
 def test_learned_tree_is_learned_then_fixed():
     ids = _stream(seed=1)
-    model = TreeLanguageModel(40, context_size=2, dim=16, output="learned", depth=2, batch_size=50, lr=0.1,
-                              tree_epochs=1, reassign_per_epoch=10, random_state=0, progress=False,
-                              n_threads=1)
+    model = TreeLanguageModel(
+        40,
+        context_size=2,
+        dim=16,
+        output="learned",
+        depth=2,
+        batch_size=50,
+        lr=0.1,
+        tree_epochs=1,
+        reassign_per_epoch=10,
+        random_state=0,
+        progress=False,
+        n_threads=1,
+    )
     model.fit(ids, epochs=2)
     assert model.history_[0]["tree_learning"] and not model.history_[1]["tree_learning"]
     assert model.history_[1]["moved"] == 0
@@ -84,16 +106,19 @@ def test_vocabulary_ptb_conventions():
     assert small.counts[small.unk_id] == 4  # cat, dog, on, mat
 
 
-@pytest.mark.parametrize("params, match", [
-    (dict(tree_epochs=-1), "tree_epochs"),
-    (dict(reassign_per_epoch=-2), "reassign_per_epoch"),
-    (dict(reassign_per_epoch=0), "reassign_per_epoch"),
-    (dict(n_threads=0), "n_threads"),
-    (dict(pad_id=10), "pad_id"),
-    (dict(pad_id=-1), "pad_id"),
-    (dict(min_count=-1), "min_count"),
-    (dict(criterion="x"), "criterion"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        (dict(tree_epochs=-1), "tree_epochs"),
+        (dict(reassign_per_epoch=-2), "reassign_per_epoch"),
+        (dict(reassign_per_epoch=0), "reassign_per_epoch"),
+        (dict(n_threads=0), "n_threads"),
+        (dict(pad_id=10), "pad_id"),
+        (dict(pad_id=-1), "pad_id"),
+        (dict(min_count=-1), "min_count"),
+        (dict(criterion="x"), "criterion"),
+    ],
+)
 def test_bad_parameters_name_the_argument(params, match):
     model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, **params)
     with pytest.raises((ValueError, TypeError), match=match):
@@ -102,8 +127,9 @@ def test_bad_parameters_name_the_argument(params, match):
 
 def test_bad_contexts_name_the_argument():
     ids = _stream(400, v=10)
-    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, n_threads=1,
-                              random_state=0).fit(ids, epochs=1)
+    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, n_threads=1, random_state=0).fit(
+        ids, epochs=1
+    )
     with pytest.raises(ValueError, match="context_ids"):
         model.full_log_prob(np.array([[1, 10]]))  # id >= vocabulary size
     with pytest.raises(ValueError, match="context_ids"):

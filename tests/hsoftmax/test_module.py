@@ -29,8 +29,9 @@ def test_full_log_prob_normalized_and_matches_log_prob(k, depth, extra, seed):
     full = layer.full_log_prob(h).double().detach()
     np.testing.assert_allclose(full.exp().sum(dim=1).numpy(), 1.0, atol=1e-5)
     y = torch.randint(0, k, (7,))
-    np.testing.assert_allclose(layer.log_prob(h, y).detach().numpy(),
-                               full[torch.arange(7), y].detach().numpy(), atol=1e-5)
+    np.testing.assert_allclose(
+        layer.log_prob(h, y).detach().numpy(), full[torch.arange(7), y].detach().numpy(), atol=1e-5
+    )
     assert torch.equal(layer.predict(h, "exact"), full.argmax(dim=1))
     greedy = layer.predict(h, "greedy")
     assert greedy.min() >= 0 and greedy.max() < k
@@ -128,8 +129,9 @@ def test_reassign_keeps_parameters_and_resets_moved_statistics():
     assert info["J"].shape == (tree.n_internal,)
     valid = info["J"][~np.isnan(info["J"])]
     assert np.all((valid >= -1e-12) & (valid <= 4 / m * (1 - 1 / m) + 1e-12))
-    np.testing.assert_allclose(info["J"], node_objectives(sums_before.numpy(), counts_before.numpy(),
-                                                          old_nodes, tree.n_internal))
+    np.testing.assert_allclose(
+        info["J"], node_objectives(sums_before.numpy(), counts_before.numpy(), old_nodes, tree.n_internal)
+    )
     assert info["J"][0] > 0.2  # the trained root separates the label groups (J* = 0.89)
     same = layer.tree.path_nodes == old_nodes
     np.testing.assert_array_equal(layer.counts.numpy()[same], counts_before.numpy()[same])

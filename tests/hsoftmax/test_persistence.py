@@ -64,8 +64,9 @@ def test_loading_a_learned_tree_changes_log_prob():
     assert torch.equal(fresh.log_prob(h, y), layer.log_prob(h, y))
 
 
-@pytest.mark.parametrize("other", [dict(k=20, m=4, d=3), dict(k=20, m=3, d=4), dict(k=21, m=3, d=3),
-                                   dict(k=20, m=3, d=3, f=6)])
+@pytest.mark.parametrize(
+    "other", [dict(k=20, m=4, d=3), dict(k=20, m=3, d=4), dict(k=21, m=3, d=3), dict(k=20, m=3, d=3, f=6)]
+)
 def test_state_of_another_shape_is_a_clear_error(other):
     layer = TreeSoftmax(5, LabelTree.random(20, 3, 3, random_state=0))
     fresh = TreeSoftmax(other.get("f", 5), LabelTree.random(other["k"], other["m"], other["d"], random_state=0))
@@ -84,8 +85,18 @@ def test_invalid_leaves_in_a_state_are_rejected():
 @pytest.mark.parametrize("output", ["learned", "random", "huffman", "flat", "adaptive"])
 def test_language_model_save_load_and_pickle(output, tmp_path):
     ids = _stream(1500)
-    model = TreeLanguageModel(40, context_size=2, dim=8, output=output, depth=2, batch_size=64,
-                              reassign_per_epoch=5, random_state=0, progress=False, n_threads=1)
+    model = TreeLanguageModel(
+        40,
+        context_size=2,
+        dim=8,
+        output=output,
+        depth=2,
+        batch_size=64,
+        reassign_per_epoch=5,
+        random_state=0,
+        progress=False,
+        n_threads=1,
+    )
     model.fit(ids[:1200], epochs=1)
     test = ids[1200:]
     vocab = Vocabulary([f"w{i}" for i in range(38)] + ["<unk>", "<eos>"])
@@ -121,8 +132,9 @@ def test_classifier_save_load_and_pickle(output, tmp_path):
     y = rng.randint(0, 12, 300)
     X = centers[y] + rng.randn(300, 4)
     labels = np.array([f"c{i}" for i in range(12)])[y]
-    clf = TreeSoftmaxClassifier(hidden_layer_sizes=(8,), output=output, depth=2, epochs=4, reassign_per_epoch=3,
-                                random_state=0, n_threads=1).fit(X, labels)
+    clf = TreeSoftmaxClassifier(
+        hidden_layer_sizes=(8,), output=output, depth=2, epochs=4, reassign_per_epoch=3, random_state=0, n_threads=1
+    ).fit(X, labels)
     path = tmp_path / "clf.pt"
     clf.save(path)
     assert torch.load(path, weights_only=True)["format"] == "prunus.TreeSoftmaxClassifier"
@@ -132,7 +144,8 @@ def test_classifier_save_load_and_pickle(output, tmp_path):
     assert loaded.classes_.dtype == clf.classes_.dtype
     if output != "flat":
         assert loaded.label_tree_ == clf.label_tree_
-        np.testing.assert_array_equal(loaded.set_params(predict_method="greedy").predict(X),
-                                      clf.set_params(predict_method="greedy").predict(X))
+        np.testing.assert_array_equal(
+            loaded.set_params(predict_method="greedy").predict(X), clf.set_params(predict_method="greedy").predict(X)
+        )
     unpickled = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(unpickled.predict_log_proba(X), clf.predict_log_proba(X))

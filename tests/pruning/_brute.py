@@ -46,6 +46,7 @@ def breiman_weakest_link_alphas(tree, counts):
             while p != -1:
                 internal.add(p)
                 p = tree.parent[p]
+
         def branch_leaves(t):
             out = []
             stack = [t]
@@ -56,6 +57,7 @@ def breiman_weakest_link_alphas(tree, counts):
                 else:
                     stack += [tree.children_left[u], tree.children_right[u]]
             return out
+
         def removed(t, current):
             # True when an ancestor of t was pruned earlier in this step.
             p = tree.parent[t]
@@ -65,8 +67,7 @@ def breiman_weakest_link_alphas(tree, counts):
                 p = tree.parent[p]
             return False
 
-        g = {t: (risk[t] - sum(risk[u] for u in branch_leaves(t))) / (len(branch_leaves(t)) - 1)
-             for t in internal}
+        g = {t: (risk[t] - sum(risk[u] for u in branch_leaves(t))) / (len(branch_leaves(t)) - 1) for t in internal}
         a = min(g.values())
         for t in sorted(internal, key=lambda u: tree.depth[u]):
             if g[t] == a and not removed(t, leaves):

@@ -31,18 +31,21 @@ def _expected_failures(est):
     return {}
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params(
-    [
-        CARTClassifier(random_state=0),
-        CARTClassifier(method="M1", random_state=0),
-        CARTClassifier(selection="cv", cv=3, random_state=0),
-        CARTClassifier(selection="cv-1se", cv=3, random_state=0),
-        CARTClassifier(selection="slope", random_state=0),
-        CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
-        CARTClassifier(selection="alpha", alpha=0.01, random_state=0),
-    ],
-    _expected_failures,
-))
+@pytest.mark.parametrize(
+    "estimator, check",
+    sklearn_check_params(
+        [
+            CARTClassifier(random_state=0),
+            CARTClassifier(method="M1", random_state=0),
+            CARTClassifier(selection="cv", cv=3, random_state=0),
+            CARTClassifier(selection="cv-1se", cv=3, random_state=0),
+            CARTClassifier(selection="slope", random_state=0),
+            CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
+            CARTClassifier(selection="alpha", alpha=0.01, random_state=0),
+        ],
+        _expected_failures,
+    ),
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -25,8 +25,12 @@ def _criterion(tree, counts, leaves, lam, penalty):
 
 
 @settings(max_examples=50, deadline=None)
-@given(seed=st.integers(0, 2**31), n_splits=st.integers(0, 8), penalty=st.sampled_from(["leaves", "sn"]),
-       lam=st.sampled_from([0.0, 2.0**-8, 0.5, 1.0, 2.5, 64.0]))
+@given(
+    seed=st.integers(0, 2**31),
+    n_splits=st.integers(0, 8),
+    penalty=st.sampled_from(["leaves", "sn"]),
+    lam=st.sampled_from([0.0, 2.0**-8, 0.5, 1.0, 2.5, 64.0]),
+)
 def test_dp_matches_brute_force(seed, n_splits, penalty, lam):
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, n_splits)
@@ -41,8 +45,13 @@ def test_dp_matches_brute_force(seed, n_splits, penalty, lam):
     assert costs[chosen] == pytest.approx(best, rel=1e-9, abs=1e-12)
     # ties prune: no optimal subtree is strictly smaller than the chosen one
     # along the chosen subtree's own branches
-    smaller = [s for s, c in costs.items() if len(s) < len(chosen) and c <= best + 1e-9 * max(1, abs(best))
-               and s <= set(np.flatnonzero(tree.keep_mask(res["collapse"])))]
+    smaller = [
+        s
+        for s, c in costs.items()
+        if len(s) < len(chosen)
+        and c <= best + 1e-9 * max(1, abs(best))
+        and s <= set(np.flatnonzero(tree.keep_mask(res["collapse"])))
+    ]
     assert not smaller
     # the pruned Tree's leaves are the chosen nodes
     assert sorted(res["index"][res["subtree"].is_leaf]) == sorted(chosen)

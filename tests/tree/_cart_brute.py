@@ -193,8 +193,7 @@ def candidates(X, y, w, rows, criterion, min_samples_leaf, n_classes, features=N
     return out
 
 
-def best_split(X, y, w, rows, criterion, min_samples_leaf=1, n_classes=None, features=None,
-               strict=False):
+def best_split(X, y, w, rows, criterion, min_samples_leaf=1, n_classes=None, features=None, strict=False):
     """Best valid candidate of the node holding ``rows`` (None if there is none).
 
     Ties in exact arithmetic go to the lowest feature, then the lowest
@@ -248,8 +247,9 @@ def _blocked_by_decrease(cand, parent_counts, w_root, criterion, min_impurity_de
         if abs(dec - min_impurity_decrease) < 1e-9 * max(1.0, min_impurity_decrease):
             raise Ambiguous("impurity decrease too close to min_impurity_decrease")
         return dec < min_impurity_decrease
-    exact = (_exact_score(cand.left_counts, cand.right_counts, criterion)
-             - _exact_term(parent_counts, criterion)) / Fraction(float(w_root))
+    exact = (
+        _exact_score(cand.left_counts, cand.right_counts, criterion) - _exact_term(parent_counts, criterion)
+    ) / Fraction(float(w_root))
     mid = Fraction(float(min_impurity_decrease))
     if exact != mid and abs(float(exact - mid)) < 1e-9 * max(1.0, float(mid)):
         raise Ambiguous("impurity decrease too close to min_impurity_decrease")
@@ -294,8 +294,18 @@ def check_weight(w, n):
     return w
 
 
-def grow_brute(X, y, sample_weight=None, criterion="gini", max_depth=None, min_samples_split=2,
-               min_samples_leaf=1, min_impurity_decrease=0.0, n_classes=None, strict=False):
+def grow_brute(
+    X,
+    y,
+    sample_weight=None,
+    criterion="gini",
+    max_depth=None,
+    min_samples_split=2,
+    min_samples_leaf=1,
+    min_impurity_decrease=0.0,
+    n_classes=None,
+    strict=False,
+):
     """Grow the full tree depth first, left child first (preorder ids).
 
     Returns
@@ -312,15 +322,21 @@ def grow_brute(X, y, sample_weight=None, criterion="gini", max_depth=None, min_s
         criterion = "entropy"
     if n_classes is None:
         n_classes = int(y.max()) + 1
-    s = Settings(criterion, max_depth, min_samples_split, min_samples_leaf,
-                 min_impurity_decrease, n_classes, strict)
+    s = Settings(criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, n_classes, strict)
     live = np.flatnonzero(w > 0)
     w_root = float(w[live].sum())
     nodes = []
 
     def grow(rows, depth):
-        rec = dict(left=-1, right=-1, feature=-2, threshold=-2.0, missing=False,
-                   counts=_class_counts(y, w, rows, n_classes), reason=None)
+        rec = dict(
+            left=-1,
+            right=-1,
+            feature=-2,
+            threshold=-2.0,
+            missing=False,
+            counts=_class_counts(y, w, rows, n_classes),
+            reason=None,
+        )
         nodes.append(rec)
         out = leaf_reason(X, y, w, rows, depth, w_root, s)
         if isinstance(out, str):

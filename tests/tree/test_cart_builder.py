@@ -270,8 +270,10 @@ def test_every_split_is_best_and_every_leaf_is_blocked(criterion, data, stop):
         assert not isinstance(out, str), f"node {node} is split but is a leaf by rule {out!r}"
         f, t = tree.feature[node], tree.threshold[node]
         chosen = [
-            c for c in brute.candidates(X, y, w_full, rows, criterion, stop["min_samples_leaf"], k)
-            if c.feature == f and c.threshold == t
+            c
+            for c in brute.candidates(X, y, w_full, rows, criterion, stop["min_samples_leaf"], k)
+            if c.feature == f
+            and c.threshold == t
             and (not c.node_has_nan or c.missing_left == tree.missing_go_to_left[node])
         ]
         assert len(chosen) == 1, f"node {node}: ({f}, {t}) is not a valid candidate"
@@ -384,11 +386,25 @@ def test_invariant_under_exact_shifts(data, criterion, shift):
     np.testing.assert_array_equal(tree.threshold[split], base.threshold[split] + shift)
 
 
-EXTREMES = np.array([
-    -np.finfo(np.float64).max, -1e308, -1.0, -1e-300, -5e-324, 0.0, 5e-324, 1e-323, 1.5e-323,
-    np.finfo(np.float64).tiny, 1.0, np.nextafter(1.0, 2.0), 1e308,
-    np.nextafter(np.finfo(np.float64).max, 0.0), np.finfo(np.float64).max,
-])
+EXTREMES = np.array(
+    [
+        -np.finfo(np.float64).max,
+        -1e308,
+        -1.0,
+        -1e-300,
+        -5e-324,
+        0.0,
+        5e-324,
+        1e-323,
+        1.5e-323,
+        np.finfo(np.float64).tiny,
+        1.0,
+        np.nextafter(1.0, 2.0),
+        1e308,
+        np.nextafter(np.finfo(np.float64).max, 0.0),
+        np.finfo(np.float64).max,
+    ]
+)
 
 
 @pytest.mark.parametrize("sign", [1.0, -1.0])
@@ -430,8 +446,13 @@ def test_thresholds_strictly_between_extreme_neighbours(sign, with_nan):
 
 # ================================================================ weights, input checks
 @SETTINGS
-@given(data=tied_data(weighted=False), stop=stopping(), criterion=st.sampled_from(ALL_CRITERIA),
-       n_zero=st.integers(1, 10), seed=st.integers(0, 2**32 - 1))
+@given(
+    data=tied_data(weighted=False),
+    stop=stopping(),
+    criterion=st.sampled_from(ALL_CRITERIA),
+    n_zero=st.integers(1, 10),
+    seed=st.integers(0, 2**32 - 1),
+)
 def test_zero_weight_rows_equal_deleted_rows(data, stop, criterion, n_zero, seed):
     X, y, _, k = data
     rng = np.random.default_rng(seed)
@@ -498,8 +519,13 @@ def test_all_features_ignore_random_state(data, criterion):
 
 
 @settings(max_examples=60, deadline=None)
-@given(data=tied_data(max_d=3), criterion=st.sampled_from(ALL_CRITERIA), seed=st.integers(0, 2**31 - 1),
-       max_features=st.sampled_from([1, 2, "sqrt", "log2", 0.5]), stop=stopping())
+@given(
+    data=tied_data(max_d=3),
+    criterion=st.sampled_from(ALL_CRITERIA),
+    seed=st.integers(0, 2**31 - 1),
+    max_features=st.sampled_from([1, 2, "sqrt", "log2", 0.5]),
+    stop=stopping(),
+)
 def test_max_features_same_seed_same_tree_and_best_within_feature(data, criterion, seed, max_features, stop):
     X, y, w, k = data
     X = np.concatenate([X, X[:, ::-1] * 0.5], axis=1)  # d in 2..6, with ties across features

@@ -60,9 +60,13 @@ def _ref_dyadic(X, max_depth, max_nodes):
 
     visit(0)
     new = {a: i for i, a in enumerate(order)}
-    return Tree([new[left[a]] if left[a] != -1 else -1 for a in order],
-                [new[right[a]] if right[a] != -1 else -1 for a in order],
-                [feat[a] for a in order], [thr[a] for a in order], X.shape[1])
+    return Tree(
+        [new[left[a]] if left[a] != -1 else -1 for a in order],
+        [new[right[a]] if right[a] != -1 else -1 for a in order],
+        [feat[a] for a in order],
+        [thr[a] for a in order],
+        X.shape[1],
+    )
 
 
 def _ref_widest(X, r, split):
@@ -135,22 +139,35 @@ def _sample(seed, n, d, discrete):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(1, 60), d=st.integers(1, 4), discrete=st.booleans(),
-       depth=st.one_of(st.none(), st.integers(0, 12)), budget=st.one_of(st.none(), st.integers(1, 80)))
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(1, 60),
+    d=st.integers(1, 4),
+    discrete=st.booleans(),
+    depth=st.one_of(st.none(), st.integers(0, 12)),
+    budget=st.one_of(st.none(), st.integers(1, 80)),
+)
 def test_dyadic_matches_reference(seed, n, d, discrete, depth, budget):
     X = _sample(seed, n, d, discrete)
     tree = grow_dyadic(X, max_depth=depth, max_nodes=budget)
     lo, hi = X.min(0), X.max(0)
     m = int((hi > lo).sum())
-    ref = _ref_dyadic(X, default_dyadic_depth(n, m) if depth is None else depth,
-                      8 * n + 1 if budget is None else budget)
+    ref = _ref_dyadic(
+        X, default_dyadic_depth(n, m) if depth is None else depth, 8 * n + 1 if budget is None else budget
+    )
     assert tree == ref
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 2**31), n=st.integers(1, 80), d=st.integers(1, 4), discrete=st.booleans(),
-       depth=st.one_of(st.none(), st.integers(0, 8)), msl=st.integers(1, 4),
-       split=st.sampled_from(["spread", "cycle", "range"]))
+@given(
+    seed=st.integers(0, 2**31),
+    n=st.integers(1, 80),
+    d=st.integers(1, 4),
+    discrete=st.booleans(),
+    depth=st.one_of(st.none(), st.integers(0, 8)),
+    msl=st.integers(1, 4),
+    split=st.sampled_from(["spread", "cycle", "range"]),
+)
 def test_kd_matches_reference(seed, n, d, discrete, depth, msl, split):
     X = _sample(seed, n, d, discrete)
     tree = grow_kd(X, max_depth=depth, min_samples_leaf=msl, split=split)

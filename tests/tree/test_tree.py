@@ -54,9 +54,7 @@ def random_tree_arrays(draw, max_splits=12):
         new_id[node], nxt = nxt, nxt + 1
         if left[node] != -1:
             frontier += [left[node], right[node]]
-    arrays = dict(
-        children_left=[-1] * n, children_right=[-1] * n, feature=[-2] * n, threshold=[-2.0] * n
-    )
+    arrays = dict(children_left=[-1] * n, children_right=[-1] * n, feature=[-2] * n, threshold=[-2.0] * n)
     for old in range(n):
         new = new_id[old]
         if left[old] != -1:
@@ -105,8 +103,7 @@ def brute_parent(arrays):
 
 def tiny_tree():
     """x[0] <= 0.5 ? leaf 1 : (x[1] <= 1.25 ? leaf 3 : leaf 4)."""
-    return Tree([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 1, -2, -2],
-                [0.5, -2.0, 1.25, -2.0, -2.0], n_features=2)
+    return Tree([1, -1, 3, -1, -1], [2, -1, 4, -1, -1], [0, -2, 1, -2, -2], [0.5, -2.0, 1.25, -2.0, -2.0], n_features=2)
 
 
 def fitted_sklearn(name, sample_weight_kind, random_state=0, **params):
@@ -212,7 +209,7 @@ def test_routing_and_counts_match_brute_force(case):
     assert dp.shape == (X.shape[0], n)
     np.testing.assert_array_equal(dp.toarray(), dense)
     for i, path in enumerate(paths):  # CSR rows list the path root first, like scikit-learn
-        np.testing.assert_array_equal(dp.indices[dp.indptr[i]:dp.indptr[i + 1]], path)
+        np.testing.assert_array_equal(dp.indices[dp.indptr[i] : dp.indptr[i + 1]], path)
     np.testing.assert_allclose(tree.node_counts(X, y, sample_weight=w, n_classes=n_classes), counts, atol=1e-12)
     np.testing.assert_allclose(tree.node_counts(X, y, n_classes=n_classes), unweighted, atol=1e-12)
     for node in range(n):
@@ -264,7 +261,9 @@ def test_prune_subtree_keep_mask_match_brute_force(case, data):
         np.testing.assert_array_equal(index[pruned.apply(X)], np.array(expected, dtype=np.int64))
         # Counts of the pruned tree are the original counts of the kept nodes.
         np.testing.assert_allclose(
-            pruned.node_counts(X, y, w, n_classes=n_classes), tree.node_counts(X, y, w, n_classes=n_classes)[index], atol=1e-12
+            pruned.node_counts(X, y, w, n_classes=n_classes),
+            tree.node_counts(X, y, w, n_classes=n_classes)[index],
+            atol=1e-12,
         )
         # Every node of a pruned tree has the parent id invariant.
         assert np.all(pruned.parent[1:] < np.arange(1, pruned.n_nodes))
@@ -320,29 +319,37 @@ def test_single_leaf_tree_and_empty_sample():
 
 # ------------------------------------------------------------ validation
 def _arrays(**changes):
-    base = dict(children_left=[1, -1, 3, -1, -1], children_right=[2, -1, 4, -1, -1],
-                feature=[0, -2, 1, -2, -2], threshold=[0.5, -2.0, 1.25, -2.0, -2.0], n_features=2)
+    base = dict(
+        children_left=[1, -1, 3, -1, -1],
+        children_right=[2, -1, 4, -1, -1],
+        feature=[0, -2, 1, -2, -2],
+        threshold=[0.5, -2.0, 1.25, -2.0, -2.0],
+        n_features=2,
+    )
     base.update(changes)
     return base
 
 
-@pytest.mark.parametrize("changes,argument", [
-    (dict(children_left=[], children_right=[], feature=[], threshold=[]), "children_left"),
-    (dict(children_left=[[1, -1, 3, -1, -1]]), "children_left"),
-    (dict(children_right=[2, -1, 4, -1]), "children_right"),
-    (dict(feature=[0, -2, 1, -2]), "feature"),
-    (dict(threshold=[0.5, -2.0, 1.25, -2.0]), "threshold"),
-    (dict(n_features=0), "n_features"),
-    (dict(children_right=[2, -1, -1, -1, -1]), "children_right"),
-    (dict(children_left=[1, -1, 0, -1, -1]), "children_left"),      # child id below parent
-    (dict(children_right=[2, -1, 7, -1, -1]), "children_right"),    # child id out of range
-    (dict(children_left=[1, -1, 1, -1, -1], children_right=[2, -1, 4, -1, -1]), "children_left"),  # two parents
-    (dict(children_left=[1, -1, -1, -1, -1], children_right=[2, -1, -1, -1, -1]), "children_left"),  # unreachable
-    (dict(feature=[0, -2, 2, -2, -2]), "feature"),
-    (dict(feature=[-1, -2, 1, -2, -2]), "feature"),
-    (dict(threshold=[0.5, -2.0, np.nan, -2.0, -2.0]), "threshold"),
-    (dict(threshold=[-np.inf, -2.0, 1.25, -2.0, -2.0]), "threshold"),
-])
+@pytest.mark.parametrize(
+    "changes,argument",
+    [
+        (dict(children_left=[], children_right=[], feature=[], threshold=[]), "children_left"),
+        (dict(children_left=[[1, -1, 3, -1, -1]]), "children_left"),
+        (dict(children_right=[2, -1, 4, -1]), "children_right"),
+        (dict(feature=[0, -2, 1, -2]), "feature"),
+        (dict(threshold=[0.5, -2.0, 1.25, -2.0]), "threshold"),
+        (dict(n_features=0), "n_features"),
+        (dict(children_right=[2, -1, -1, -1, -1]), "children_right"),
+        (dict(children_left=[1, -1, 0, -1, -1]), "children_left"),  # child id below parent
+        (dict(children_right=[2, -1, 7, -1, -1]), "children_right"),  # child id out of range
+        (dict(children_left=[1, -1, 1, -1, -1], children_right=[2, -1, 4, -1, -1]), "children_left"),  # two parents
+        (dict(children_left=[1, -1, -1, -1, -1], children_right=[2, -1, -1, -1, -1]), "children_left"),  # unreachable
+        (dict(feature=[0, -2, 2, -2, -2]), "feature"),
+        (dict(feature=[-1, -2, 1, -2, -2]), "feature"),
+        (dict(threshold=[0.5, -2.0, np.nan, -2.0, -2.0]), "threshold"),
+        (dict(threshold=[-np.inf, -2.0, 1.25, -2.0, -2.0]), "threshold"),
+    ],
+)
 def test_constructor_validation_names_argument(changes, argument):
     with pytest.raises(ValueError, match=argument):
         Tree(**_arrays(**changes))
@@ -363,12 +370,15 @@ def test_constructor_ignores_leaf_fields_and_copies_inputs():
     assert tree.threshold.dtype == np.float64
 
 
-@pytest.mark.parametrize("X,argument", [
-    (np.zeros(2), "X"),
-    (np.zeros((3, 3)), "features"),
-    (np.array([[np.inf, 0.0]]), "infinity"),
-    (np.array([[0.0, -np.inf]]), "infinity"),
-])
+@pytest.mark.parametrize(
+    "X,argument",
+    [
+        (np.zeros(2), "X"),
+        (np.zeros((3, 3)), "features"),
+        (np.array([[np.inf, 0.0]]), "infinity"),
+        (np.array([[0.0, -np.inf]]), "infinity"),
+    ],
+)
 def test_routing_rejects_bad_X(X, argument):
     tree = tiny_tree()
     for call in (tree.apply, tree.decision_path, lambda Z: tree.node_counts(Z, np.zeros(len(Z), int))):
@@ -386,15 +396,18 @@ def test_node_counts_signature_weights_third_n_classes_keyword():
             tiny_tree().node_counts(X, [0, 1, 1], n_classes=bad)
 
 
-@pytest.mark.parametrize("kwargs,argument", [
-    (dict(y=[0, 1]), "y"),
-    (dict(y=[0.0, 1.0, 1.0]), "y"),
-    (dict(y=[0, -1, 1]), "y"),
-    (dict(y=[0, 3, 1], n_classes=3), "n_classes"),
-    (dict(y=[0, 1, 1], sample_weight=[1.0, -1.0, 1.0]), "sample_weight"),
-    (dict(y=[0, 1, 1], sample_weight=[1.0, np.nan, 1.0]), "sample_weight"),
-    (dict(y=[0, 1, 1], sample_weight=[1.0, 1.0]), "sample_weight"),
-])
+@pytest.mark.parametrize(
+    "kwargs,argument",
+    [
+        (dict(y=[0, 1]), "y"),
+        (dict(y=[0.0, 1.0, 1.0]), "y"),
+        (dict(y=[0, -1, 1]), "y"),
+        (dict(y=[0, 3, 1], n_classes=3), "n_classes"),
+        (dict(y=[0, 1, 1], sample_weight=[1.0, -1.0, 1.0]), "sample_weight"),
+        (dict(y=[0, 1, 1], sample_weight=[1.0, np.nan, 1.0]), "sample_weight"),
+        (dict(y=[0, 1, 1], sample_weight=[1.0, 1.0]), "sample_weight"),
+    ],
+)
 def test_node_counts_rejects_bad_input(kwargs, argument):
     X = np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 2.0]])
     with pytest.raises(ValueError, match=argument):
@@ -412,15 +425,15 @@ def test_prune_and_subtree_validation():
     with pytest.raises(TypeError, match="nodes"):
         tree.prune([1.5])
     with pytest.raises(ValueError, match="keep"):
-        tree.subtree([False, True, True, True, True])      # drops the root
+        tree.subtree([False, True, True, True, True])  # drops the root
     with pytest.raises(ValueError, match="keep"):
-        tree.subtree([True, True, False, True, True])      # keeps children of a removed node
+        tree.subtree([True, True, False, True, True])  # keeps children of a removed node
     with pytest.raises(ValueError, match="keep"):
-        tree.subtree([True, True, True, True, False])      # keeps one child only
+        tree.subtree([True, True, True, True, False])  # keeps one child only
     with pytest.raises(ValueError, match="keep"):
         tree.subtree([True, True])
     with pytest.raises(ValueError, match="collapse"):
-        tree.keep_mask([2])                                 # ids instead of a mask
+        tree.keep_mask([2])  # ids instead of a mask
     pruned, index = tree.prune([2], return_index=True)
     assert pruned == Tree([1, -1, -1], [2, -1, -1], [0, -2, -2], [0.5, -2.0, -2.0], 2)
     np.testing.assert_array_equal(index, [0, 1, 2])
@@ -548,12 +561,15 @@ def test_plot_returns_axes():
 
 
 # ------------------------------------------------------------- grow_cart
-@pytest.mark.parametrize("name,weights,params", [
-    ("iris", "none", {}),
-    ("wine", "float", {"criterion": "entropy"}),
-    ("breast_cancer", "int", {"max_depth": 4}),
-    ("digits", "none", {"min_samples_leaf": 5, "criterion": "log_loss"}),
-])
+@pytest.mark.parametrize(
+    "name,weights,params",
+    [
+        ("iris", "none", {}),
+        ("wine", "float", {"criterion": "entropy"}),
+        ("breast_cancer", "int", {"max_depth": 4}),
+        ("digits", "none", {"min_samples_leaf": 5, "criterion": "log_loss"}),
+    ],
+)
 def test_grow_cart_root_gain_and_counts_match_sklearn(name, weights, params):
     # Real data has tied candidates, which scikit-learn breaks by a random
     # feature order and prunus by the lowest feature: the trees may differ,
@@ -564,9 +580,11 @@ def test_grow_cart_root_gain_and_counts_match_sklearn(name, weights, params):
     assert isinstance(tree, Tree)
     np.testing.assert_allclose(counts, tree.node_counts(X, codes, w), rtol=1e-12)
     sk = est.tree_
+
     def root_decrease(t, impurity, weight):
         left, right = t.children_left[0], t.children_right[0]
         return weight[0] * impurity[0] - weight[left] * impurity[left] - weight[right] * impurity[right]
+
     criterion = params.get("criterion", "gini")
     p = counts / counts.sum(axis=1, keepdims=True)
     if criterion == "gini":

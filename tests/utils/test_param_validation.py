@@ -52,19 +52,31 @@ def test_cv_constraint():
             validate_fit(_Toy(cv=bad))
 
 
-@pytest.mark.parametrize("y, types", [
-    ([1, "a", 2], "int, str"),
-    (np.array(["a", 1, 2.5], dtype=object), "float, int, str"),
-    (["x", None], "NoneType, str"),
-    ((np.int64(1), "b"), "int64, str"),
-])
+@pytest.mark.parametrize(
+    "y, types",
+    [
+        ([1, "a", 2], "int, str"),
+        (np.array(["a", 1, 2.5], dtype=object), "float, int, str"),
+        (["x", None], "NoneType, str"),
+        ((np.int64(1), "b"), "int64, str"),
+    ],
+)
 def test_mixed_label_types_name_y_and_the_types(y, types):
     with pytest.raises(ValueError, match=rf"^y mixes label types \({types}\)"):
         check_label_types(y)
 
 
-@pytest.mark.parametrize("y", [[1, 2.5, np.int64(3)], ["a", "b"], np.array([1, "a"]), np.arange(3),
-                               np.array(["a", "b"], dtype=object), [True, False]])
+@pytest.mark.parametrize(
+    "y",
+    [
+        [1, 2.5, np.int64(3)],
+        ["a", "b"],
+        np.array([1, "a"]),
+        np.arange(3),
+        np.array(["a", "b"], dtype=object),
+        [True, False],
+    ],
+)
 def test_one_kind_of_label_passes(y):
     check_label_types(y)
 

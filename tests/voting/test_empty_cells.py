@@ -72,8 +72,12 @@ def _brute_pacbayes(tree, counts, lambda1, lambda2):
     has = n_node > 0
     label = np.argmax(counts, axis=1)
     subtrees = _reduced_subtrees(tree, has)
-    log_q = np.array([sum(-lambda1 * (n_node[a] - counts[a].max()) - lambda2 * math.sqrt(n_node[a]) - 1
-                          for a in s) for s in subtrees])
+    log_q = np.array(
+        [
+            sum(-lambda1 * (n_node[a] - counts[a].max()) - lambda2 * math.sqrt(n_node[a]) - 1 for a in s)
+            for s in subtrees
+        ]
+    )
     q = np.exp(log_q - log_q.max())
     q /= q.sum()
     out = {}
@@ -93,9 +97,12 @@ def _brute_hs(tree, counts, lam):
     tot = n0 + n1
     has = tot > 0
     eta = np.where(has, n1 / np.maximum(tot, 1e-300), 0.0)
-    internal_reduced = np.array([has[a] and any(c != -1 and has[c] for c in (tree.children_left[a],
-                                                                              tree.children_right[a]))
-                                 for a in range(tree.n_nodes)])
+    internal_reduced = np.array(
+        [
+            has[a] and any(c != -1 and has[c] for c in (tree.children_left[a], tree.children_right[a]))
+            for a in range(tree.n_nodes)
+        ]
+    )
     subtrees = _reduced_subtrees(tree, has)
     log_w = []
     for s in subtrees:
@@ -106,8 +113,10 @@ def _brute_hs(tree, counts, lam):
     log_w = np.array(log_w)
     q = np.exp(log_w - log_w.max())
     q /= q.sum()
-    return {leaf: sum(qs * eta[_node_of(tree, s, _home(tree, has, leaf))] for s, qs in zip(subtrees, q))
-            for leaf in np.flatnonzero(tree.is_leaf)}
+    return {
+        leaf: sum(qs * eta[_node_of(tree, s, _home(tree, has, leaf))] for s, qs in zip(subtrees, q))
+        for leaf in np.flatnonzero(tree.is_leaf)
+    }
 
 
 def _brute_pruning(tree, counts, lam, penalty):
@@ -131,8 +140,12 @@ def _brute_pruning(tree, counts, lam, penalty):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), n_splits=st.integers(0, 7), n_classes=st.integers(2, 3),
-       lambdas=st.sampled_from([(2.0**-8, 0.0), (0.3, 0.7), (1.0, 2.0**-8), (5.0, 3.0)]))
+@given(
+    seed=st.integers(0, 2**31),
+    n_splits=st.integers(0, 7),
+    n_classes=st.integers(2, 3),
+    lambdas=st.sampled_from([(2.0**-8, 0.0), (0.3, 0.7), (1.0, 2.0**-8), (5.0, 3.0)]),
+)
 def test_pacbayes_parent_matches_reduced_brute_force(seed, n_splits, n_classes, lambdas):
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, n_splits)

@@ -156,8 +156,7 @@ def test_theory_prior():
 def test_sample_weight_equivalence_with_fixed_lambdas():
     X, y = _data(120)
     w = np.random.default_rng(0).integers(1, 3, size=X.shape[0])
-    for est in [PACBayesTreeClassifier("kd", lambda1=1.0, lambda2=0.3),
-                PenalizedTreeClassifier("kd", lam=0.5)]:
+    for est in [PACBayesTreeClassifier("kd", lambda1=1.0, lambda2=0.3), PenalizedTreeClassifier("kd", lam=0.5)]:
         # A fixed T0, so that only the counts see the weights (a KD median
         # moves when rows are repeated).
         est.set_params(partition=est.fit(X, y).tree_)
@@ -166,8 +165,10 @@ def test_sample_weight_equivalence_with_fixed_lambdas():
         np.testing.assert_allclose(a, b)
 
 
-@pytest.mark.parametrize("est", [PACBayesTreeClassifier(random_state=0), PenalizedTreeClassifier(random_state=0),
-                                 HSVoteClassifier(random_state=0)])
+@pytest.mark.parametrize(
+    "est",
+    [PACBayesTreeClassifier(random_state=0), PenalizedTreeClassifier(random_state=0), HSVoteClassifier(random_state=0)],
+)
 def test_pickle_round_trip(est):
     X, y = _data(n_classes=2)
     est.fit(X, y)

@@ -26,8 +26,10 @@ def _expected_failures(est):
     }
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params(
-    [PACBayesForestClassifier(n_estimators=5, random_state=0)], _expected_failures))
+@pytest.mark.parametrize(
+    "estimator, check",
+    sklearn_check_params([PACBayesForestClassifier(n_estimators=5, random_state=0)], _expected_failures),
+)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -45,8 +47,7 @@ def _walk(tree, x):
     """Root-to-leaf path of one row, by the thresholds."""
     node, path = 0, [0]
     while tree.children_left[node] != -1:
-        node = tree.children_left[node] if x[tree.feature[node]] <= tree.threshold[node] else \
-            tree.children_right[node]
+        node = tree.children_left[node] if x[tree.feature[node]] <= tree.threshold[node] else tree.children_right[node]
         path.append(node)
     return path
 
@@ -97,8 +98,9 @@ def test_oob_selection_equals_naive_reference():
 def test_one_tree_without_bootstrap_is_the_pac_bayes_tree(lambdas):
     X, y = _data(200, seed=1)
     l1, l2 = lambdas
-    forest = PACBayesForestClassifier(n_estimators=1, bootstrap=False, max_features=None, lambda1=l1, lambda2=l2,
-                                      random_state=7).fit(X, y)
+    forest = PACBayesForestClassifier(
+        n_estimators=1, bootstrap=False, max_features=None, lambda1=l1, lambda2=l2, random_state=7
+    ).fit(X, y)
     tree = PACBayesTreeClassifier("cart", lambda1=l1, lambda2=l2, random_state=7).fit(X, y)
     assert forest.estimators_[0] == tree.tree_
     np.testing.assert_allclose(forest.node_weights_[0], tree.node_weight_, rtol=1e-12)
@@ -134,8 +136,9 @@ def test_pickle_round_trip():
 @pytest.mark.parametrize("max_leaf_nodes", [None, 7])  # 7: best-first trees, ids not in preorder
 def test_probabilities_are_the_mean_of_the_trees_votes(max_leaf_nodes):
     X, y = _data()
-    est = PACBayesForestClassifier(n_estimators=5, random_state=0, lambda1=4.0, lambda2=0.1,
-                                   max_leaf_nodes=max_leaf_nodes).fit(X, y)
+    est = PACBayesForestClassifier(
+        n_estimators=5, random_state=0, lambda1=4.0, lambda2=0.1, max_leaf_nodes=max_leaf_nodes
+    ).fit(X, y)
     if max_leaf_nodes:
         assert all(t.n_leaves <= max_leaf_nodes for t in est.estimators_)
     want = np.zeros((X.shape[0], 3))
@@ -193,5 +196,5 @@ def test_leaf_shares_match_path_walks(seed):
             want[label[node]] += weight[node]
             node = tree.parent[node]
         got = np.zeros(n_classes)
-        got[cls[start[leaf]:start[leaf] + count[leaf]]] = val[start[leaf]:start[leaf] + count[leaf]]
+        got[cls[start[leaf] : start[leaf] + count[leaf]]] = val[start[leaf] : start[leaf] + count[leaf]]
         np.testing.assert_allclose(got, want / want.sum(), rtol=1e-13, atol=0)

@@ -45,8 +45,12 @@ def _brute(tree, counts, lambda1, lambda2, prior):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**31), n_splits=st.integers(0, 7), n_classes=st.integers(2, 4),
-       prior=st.sampled_from(["practical", "theory"]))
+@given(
+    seed=st.integers(0, 2**31),
+    n_splits=st.integers(0, 7),
+    n_classes=st.integers(2, 4),
+    prior=st.sampled_from(["practical", "theory"]),
+)
 def test_weights_match_brute_force(seed, n_splits, n_classes, prior):
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, n_splits)
@@ -129,10 +133,14 @@ def test_log_space_exact_at_n_1e6(lambdas):
     assert np.isfinite(res["node_weight"]).all()
     mpmath.mp.dps = 50
     n_node = counts.sum(axis=1)
-    phi = [mpmath.mpf(0) if n_node[a] == 0 else
-           -mpmath.mpf(lambda1) * mpmath.mpf(n_node[a] - counts[a].max())
-           - mpmath.mpf(lambda2) * mpmath.sqrt(mpmath.mpf(n_node[a])) - 1
-           for a in range(tree.n_nodes)]
+    phi = [
+        mpmath.mpf(0)
+        if n_node[a] == 0
+        else -mpmath.mpf(lambda1) * mpmath.mpf(n_node[a] - counts[a].max())
+        - mpmath.mpf(lambda2) * mpmath.sqrt(mpmath.mpf(n_node[a]))
+        - 1
+        for a in range(tree.n_nodes)
+    ]
     subtrees = enumerate_subtrees(tree)
     q = [mpmath.exp(sum(phi[a] for a in s)) for s in subtrees]
     z = sum(q)

@@ -12,5 +12,12 @@ from ._classifier import ExactBoostClassifier, samme_alpha
 from ._lower_bounds import exact_lower_bound, stump_lower_bounds
 from ._order import merge_weight_order
 
-__all__ = ["Binning", "ExactBoostClassifier", "exact_lower_bound", "fit_binning", "merge_weight_order",
-           "samme_alpha", "stump_lower_bounds"]
+__all__ = [
+    "Binning",
+    "ExactBoostClassifier",
+    "exact_lower_bound",
+    "fit_binning",
+    "merge_weight_order",
+    "samme_alpha",
+    "stump_lower_bounds",
+]

@@ -107,7 +107,7 @@ def _dense_column_counts(X, k):
 
 def _sparse_column_counts(X, k):
     """Distinct values and counts of column ``k`` of a CSC matrix, implicit zeros included."""
-    data = X.data[X.indptr[k]:X.indptr[k + 1]]
+    data = X.data[X.indptr[k] : X.indptr[k + 1]]
     values, counts = np.unique(data, return_counts=True)
     implicit = X.shape[0] - data.shape[0]
     if implicit > 0:

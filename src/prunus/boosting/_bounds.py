@@ -108,8 +108,7 @@ def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U,
             if unseen <= 0.0:
                 U[t] = L[t]
             else:
-                U[t] = _entropy_upper(left, unseen_cls, unseen, lg_c) + _entropy_upper(
-                    right, unseen_cls, unseen, lg_c)
+                U[t] = _entropy_upper(left, unseen_cls, unseen, lg_c) + _entropy_upper(right, unseen_cls, unseen, lg_c)
 
 
 @njit(cache=True, inline="always")
@@ -192,8 +191,7 @@ def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
         r6 += hist[slot, t, c6]
         r7 += hist[slot, t, c7]
         ml = _mx(_mx(_mx(r0, r1), _mx(r2, r3)), _mx(_mx(r4, r5), _mx(r6, r7)))
-        mr = _mx(_mx(_mx(t0 - r0, t1 - r1), _mx(t2 - r2, t3 - r3)),
-                 _mx(_mx(t4 - r4, t5 - r5), _mx(t6 - r6, t7 - r7)))
+        mr = _mx(_mx(_mx(t0 - r0, t1 - r1), _mx(t2 - r2, t3 - r3)), _mx(_mx(t4 - r4, t5 - r5), _mx(t6 - r6, t7 - r7)))
         if first:
             L[j] = ml
             U[j] = mr
@@ -319,18 +317,33 @@ def feature_summary(node, ws, s, unseen):
     present = node.present
     if node.criterion == ERROR:
         if present.shape[0] == 2:
-            lb, tb = _error_summary_binary(ws.hist, s, nb, ws.seen_tot, ws.brange, present[0], present[1],
-                                            node.tie, unseen <= 0.0)
+            lb, tb = _error_summary_binary(
+                ws.hist, s, nb, ws.seen_tot, ws.brange, present[0], present[1], node.tie, unseen <= 0.0
+            )
         else:
-            lb, tb = _error_summary(ws.hist, s, nb, ws.seen_tot, ws.brange, present, ws.L, ws.U, node.tie,
-                                    ws.occ, ws.nz, ws.cls, unseen <= 0.0)
+            lb, tb = _error_summary(
+                ws.hist,
+                s,
+                nb,
+                ws.seen_tot,
+                ws.brange,
+                present,
+                ws.L,
+                ws.U,
+                node.tie,
+                ws.occ,
+                ws.nz,
+                ws.cls,
+                unseen <= 0.0,
+            )
         return lb, lb + unseen, tb
     C = node.node_tot.shape[0]
     for c in range(C):
         v = node.node_tot[c] - ws.seen_tot[s, c]
         ws.unseen_cls[c] = v if v > 0.0 else 0.0
-    threshold_bounds(ws.hist[s], nb, ws.seen_tot[s], ws.unseen_cls, unseen, node.criterion, node.lg_c, ws.L, ws.U,
-                     ws.left, ws.right)
+    threshold_bounds(
+        ws.hist[s], nb, ws.seen_tot[s], ws.unseen_cls, unseen, node.criterion, node.lg_c, ws.L, ws.U, ws.left, ws.right
+    )
     L = ws.L
     U = ws.U
     lb = np.inf

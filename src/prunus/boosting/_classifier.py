@@ -158,10 +158,24 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_estimators=500, max_depth=3, split_search="adaptive", criterion="error",
-                 max_bins=256, feature_fraction=1.0, weight_trim=None, track_bounds=False,
-                 quick_init=0.9, quick_batches=20, min_batch=1, adaptive_init=0.5, adaptive_rule="lower_first",
-                 adaptive_target=0.9, random_state=None):
+    def __init__(
+        self,
+        n_estimators=500,
+        max_depth=3,
+        split_search="adaptive",
+        criterion="error",
+        max_bins=256,
+        feature_fraction=1.0,
+        weight_trim=None,
+        track_bounds=False,
+        quick_init=0.9,
+        quick_batches=20,
+        min_batch=1,
+        adaptive_init=0.5,
+        adaptive_rule="lower_first",
+        adaptive_target=0.9,
+        random_state=None,
+    ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.split_search = split_search
@@ -217,8 +231,17 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _search_settings(self, n_classes):
         """The split-search ``Settings`` of these parameters (one record for every node of the fit)."""
-        return search_settings(self.split_search, self.criterion, n_classes, self.adaptive_rule, self.quick_init,
-                               self.quick_batches, self.adaptive_init, self.min_batch, self.adaptive_target)
+        return search_settings(
+            self.split_search,
+            self.criterion,
+            n_classes,
+            self.adaptive_rule,
+            self.quick_init,
+            self.quick_batches,
+            self.adaptive_init,
+            self.min_batch,
+            self.adaptive_target,
+        )
 
     # ------------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
@@ -286,19 +309,43 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             if self.weight_trim is not None:
                 cum = np.cumsum(w[order])
                 m = int(np.searchsorted(cum, self.weight_trim * cum[-1])) + 1
-                train = order[:min(m, n)]
+                train = order[: min(m, n)]
             else:
                 train = order
-            grown = grow_tree(Xb, y_codes, w, train, feats, binning.n_bins[feats], binning.thresholds,
-                              self.max_depth, settings, ws, track_bounds=bool(self.track_bounds))
+            grown = grow_tree(
+                Xb,
+                y_codes,
+                w,
+                train,
+                feats,
+                binning.n_bins[feats],
+                binning.thresholds,
+                self.max_depth,
+                settings,
+                ws,
+                track_bounds=bool(self.track_bounds),
+            )
             tr = grown.tree
             leaves = apply_binned(Xb, tr.children_left, tr.children_right, tr.feature, grown.bin_threshold)
             pred = grown.leaf_labels[leaves]
             incorrect = pred != y_codes
             err = float(w[incorrect].sum() / w.sum())
             if callback is not None:
-                callback(t, dict(w=w.copy(), order=order.copy(), train=train, feats=feats, grown=grown,
-                                 incorrect=incorrect, pred=pred, Xb=Xb, y=y_codes, n_bins=binning.n_bins))
+                callback(
+                    t,
+                    dict(
+                        w=w.copy(),
+                        order=order.copy(),
+                        train=train,
+                        feats=feats,
+                        grown=grown,
+                        incorrect=incorrect,
+                        pred=pred,
+                        Xb=Xb,
+                        y=y_codes,
+                        n_bins=binning.n_bins,
+                    ),
+                )
             trees.append(tr)
             labels.append(grown.leaf_labels)
             errors.append(err)
@@ -370,8 +417,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         the score of class 1 minus that of class 0.
         """
         pred = self._tree_predictions(X)
-        return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_),
-                                 self.estimator_weights_.sum())
+        return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_), self.estimator_weights_.sum())
 
     def staged_decision_function(self, X):
         """Decision function after each round (generator)."""

@@ -36,11 +36,11 @@ def apply_binned(Xb, children_left, children_right, feature, bin_threshold):
 @dataclass
 class GrownTree:
     tree: Tree
-    leaf_labels: np.ndarray      # class code per node (leaves and internal nodes)
-    bin_threshold: np.ndarray    # threshold in bin units per node (-1 at leaves)
+    leaf_labels: np.ndarray  # class code per node (leaves and internal nodes)
+    bin_threshold: np.ndarray  # threshold in bin units per node (-1 at leaves)
     assessments: int
     exhaustive_assessments: int
-    weight_order_bound: int      # -1 unless tracked
+    weight_order_bound: int  # -1 unless tracked
 
 
 @njit(cache=True)
@@ -132,8 +132,16 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
         feature[node] = f
         tbin[node] = t
         node += 1
-    return (left[:n_nodes], right[:n_nodes], feature[:n_nodes], tbin[:n_nodes], label[:n_nodes], assessments,
-            exhaustive, lbwo)
+    return (
+        left[:n_nodes],
+        right[:n_nodes],
+        feature[:n_nodes],
+        tbin[:n_nodes],
+        label[:n_nodes],
+        assessments,
+        exhaustive,
+        lbwo,
+    )
 
 
 def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
@@ -146,8 +154,17 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, 
     ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
-        Xb, y, w, idx, np.ascontiguousarray(feats, dtype=np.int64), np.ascontiguousarray(nbins, dtype=np.int64),
-        max_depth, bool(track_bounds), settings, ws)
+        Xb,
+        y,
+        w,
+        idx,
+        np.ascontiguousarray(feats, dtype=np.int64),
+        np.ascontiguousarray(nbins, dtype=np.int64),
+        max_depth,
+        bool(track_bounds),
+        settings,
+        ws,
+    )
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]

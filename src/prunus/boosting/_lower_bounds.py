@@ -68,9 +68,13 @@ def _feature_ilp(bins, y, w, nb, best_value, tie, time_limit):
     # can only lower the optimum, so the result stays a lower bound.
     A = sparse.csr_matrix(M * (w / best_value)[None, :])
     with _quiet_stdout():
-        res = milp(c=np.ones(n), integrality=np.ones(n), bounds=Bounds(0, 1),
-                   constraints=LinearConstraint(A, lb=1.0 - tie / best_value - 1e-12, ub=np.inf),
-                   options={"time_limit": float(time_limit), "presolve": True})
+        res = milp(
+            c=np.ones(n),
+            integrality=np.ones(n),
+            bounds=Bounds(0, 1),
+            constraints=LinearConstraint(A, lb=1.0 - tie / best_value - 1e-12, ub=np.inf),
+            options={"time_limit": float(time_limit), "presolve": True},
+        )
     if res.status == 0:
         return int(round(res.fun)), True
     bound = getattr(res, "mip_dual_bound", None)
@@ -101,10 +105,16 @@ def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
             continue
         per_exact[s], ok = _feature_ilp(Xb[feats[s]].astype(np.int64), y, w, nbins[s], value, tie, time_limit)
         optimal &= ok
-    return Bunch(lb_wo=int(per_wo.sum()), lb_exact=int(per_exact.sum()) if exact else None,
-                 per_feature_wo=per_wo, per_feature_exact=per_exact if exact else None,
-                 best_feature=int(feats[slot]), best_threshold_bin=int(t), best_error=float(value),
-                 optimal=bool(optimal))
+    return Bunch(
+        lb_wo=int(per_wo.sum()),
+        lb_exact=int(per_exact.sum()) if exact else None,
+        per_feature_wo=per_wo,
+        per_feature_exact=per_exact if exact else None,
+        best_feature=int(feats[slot]),
+        best_threshold_bin=int(t),
+        best_error=float(value),
+        optimal=bool(optimal),
+    )
 
 
 def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
@@ -145,13 +155,17 @@ def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
         raise ValueError("X has no non-constant feature.")
     out = _stump_bounds_binned(Xb, y.astype(np.int64), w, feats, binning.n_bins, time_limit)
     if not out.optimal:
-        warnings.warn("LB_exact: some integer programs hit the time limit before optimality; "
-                      "their HiGHS dual bounds were used, so lb_exact is a valid but looser bound.",
-                      RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            "LB_exact: some integer programs hit the time limit before optimality; "
+            "their HiGHS dual bounds were used, so lb_exact is a valid but looser bound.",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     return out
 
 
 def stump_lower_bounds(Xb, y, w, feats, n_bins, time_limit=10.0, exact=True):
     """Binned twin of :func:`exact_lower_bound` (used per boosting round)."""
-    return _stump_bounds_binned(Xb, np.asarray(y, dtype=np.int64), np.asarray(w, dtype=np.float64),
-                                feats, n_bins, time_limit, exact)
+    return _stump_bounds_binned(
+        Xb, np.asarray(y, dtype=np.int64), np.asarray(w, dtype=np.float64), feats, n_bins, time_limit, exact
+    )

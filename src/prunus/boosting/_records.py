@@ -20,7 +20,7 @@ from numba import njit
 # split strategies (``Settings.strategy``)
 EXHAUSTIVE = 0
 QUICK = 1
-ADAPTIVE_GAP = 2          # Algorithm 1
+ADAPTIVE_GAP = 2  # Algorithm 1
 ADAPTIVE_LOWER_FIRST = 3  # Adaptive-Pruning with the lower-bound-first rule
 STRATEGIES = {"exhaustive": EXHAUSTIVE, "quick": QUICK, "adaptive": ADAPTIVE_GAP}
 ADAPTIVE_RULES = {"gap": ADAPTIVE_GAP, "lower_first": ADAPTIVE_LOWER_FIRST}  # split_search="adaptive"
@@ -37,8 +37,10 @@ AUTO_BATCH = 0
 TIE = 1e-10
 PRUNE_TOL = 2e-10
 
-Settings = namedtuple("Settings", ["strategy", "criterion", "n_classes", "quick_init", "quick_batches",
-                                   "adaptive_init", "min_batch", "target_mix"])
+Settings = namedtuple(
+    "Settings",
+    ["strategy", "criterion", "n_classes", "quick_init", "quick_batches", "adaptive_init", "min_batch", "target_mix"],
+)
 Settings.__doc__ = """Scalars of one split search, the same for every node of a fit.
 
 strategy : int
@@ -60,8 +62,9 @@ target_mix : float
     lower bound (0) and the smallest upper bound (1).
 """
 
-Node = namedtuple("Node", ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present",
-                           "lg_c", "tie", "tol"])
+Node = namedtuple(
+    "Node", ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol"]
+)
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
 
 Xb : uint array (n_features_total, n_samples_total), bin codes, feature-major.
@@ -75,8 +78,10 @@ lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 """
 
-Workspace = namedtuple("Workspace", ["hist", "seen_tot", "brange", "occ", "mk", "lb", "ub", "tb", "L", "U", "left",
-                                     "right", "unseen_cls", "nz", "cls"])
+Workspace = namedtuple(
+    "Workspace",
+    ["hist", "seen_tot", "brange", "occ", "mk", "lb", "ub", "tb", "L", "U", "left", "right", "unseen_cls", "nz", "cls"],
+)
 Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B bins, C classes).
 
 hist : (S, B, C) seen weight per feature, bin and class.
@@ -89,8 +94,17 @@ L, U, nz : (B,) scratch of one feature's scan; left, right, unseen_cls : (C,); c
 """
 
 
-def search_settings(split_search="exhaustive", criterion="error", n_classes=2, adaptive_rule="gap",
-                    quick_init=0.9, quick_batches=20, adaptive_init=0.5, min_batch=1, adaptive_target=0.0):
+def search_settings(
+    split_search="exhaustive",
+    criterion="error",
+    n_classes=2,
+    adaptive_rule="gap",
+    quick_init=0.9,
+    quick_batches=20,
+    adaptive_init=0.5,
+    min_batch=1,
+    adaptive_target=0.0,
+):
     """``Settings`` from the estimator's parameter names (``min_batch="auto"`` for AUTO_BATCH).
 
     Raises
@@ -108,18 +122,38 @@ def search_settings(split_search="exhaustive", criterion="error", n_classes=2, a
     if strategy == ADAPTIVE_GAP:
         strategy = ADAPTIVE_RULES[adaptive_rule]
     mb = AUTO_BATCH if isinstance(min_batch, str) else int(min_batch)
-    return Settings(int(strategy), int(CRITERIA[criterion]), int(n_classes), float(quick_init), int(quick_batches),
-                    float(adaptive_init), mb, float(adaptive_target))
+    return Settings(
+        int(strategy),
+        int(CRITERIA[criterion]),
+        int(n_classes),
+        float(quick_init),
+        int(quick_batches),
+        float(adaptive_init),
+        mb,
+        float(adaptive_target),
+    )
 
 
 def new_workspace(n_features, max_bins, n_classes):
     """Allocate a ``Workspace`` for up to ``n_features`` candidate features."""
     S, B, C = int(n_features), int(max_bins), int(n_classes)
-    return Workspace(hist=np.zeros((S, B, C)), seen_tot=np.zeros((S, C)), brange=np.empty((S, 2), dtype=np.int64),
-                     occ=np.zeros((S, B), dtype=np.uint8), mk=np.zeros(S, dtype=np.int64), lb=np.zeros(S),
-                     ub=np.zeros(S), tb=np.zeros(S, dtype=np.int64), L=np.empty(B), U=np.empty(B),
-                     left=np.empty(C), right=np.empty(C), unseen_cls=np.empty(C), nz=np.empty(B, dtype=np.int64),
-                     cls=np.empty(8, dtype=np.int64))
+    return Workspace(
+        hist=np.zeros((S, B, C)),
+        seen_tot=np.zeros((S, C)),
+        brange=np.empty((S, 2), dtype=np.int64),
+        occ=np.zeros((S, B), dtype=np.uint8),
+        mk=np.zeros(S, dtype=np.int64),
+        lb=np.zeros(S),
+        ub=np.zeros(S),
+        tb=np.zeros(S, dtype=np.int64),
+        L=np.empty(B),
+        U=np.empty(B),
+        left=np.empty(C),
+        right=np.empty(C),
+        unseen_cls=np.empty(C),
+        nz=np.empty(B, dtype=np.int64),
+        cls=np.empty(8, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -151,5 +185,18 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
-    return Node(Xb, feats, nbins, idx, yn, wn, settings.criterion, Zp, node_tot, np.flatnonzero(node_tot > 0.0),
-                lg_c, TIE * Zn, PRUNE_TOL * Zn * (1.0 + lg_c))
+    return Node(
+        Xb,
+        feats,
+        nbins,
+        idx,
+        yn,
+        wn,
+        settings.criterion,
+        Zp,
+        node_tot,
+        np.flatnonzero(node_tot > 0.0),
+        lg_c,
+        TIE * Zn,
+        PRUNE_TOL * Zn * (1.0 + lg_c),
+    )

@@ -65,8 +65,9 @@ def _assess(node, ws, s, start, stop):
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
     """
-    _assess_arrays(node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ,
-                   ws.brange)
+    _assess_arrays(
+        node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
+    )
 
 
 @njit(cache=True, inline="always")
@@ -494,10 +495,17 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
     nbins = np.ascontiguousarray(nbins, dtype=np.int64)
     if ws is None:
         ws = new_workspace(len(feats), int(nbins.max()), settings.n_classes)
-    slot, t, value, node = _search_node(Xb, np.ascontiguousarray(order, dtype=np.int64),
-                                        np.asarray(y, dtype=np.int64), np.asarray(w, dtype=np.float64), feats,
-                                        nbins, settings, ws)
-    return int(slot), int(t), float(value), ws.mk[:len(feats)].copy(), node
+    slot, t, value, node = _search_node(
+        Xb,
+        np.ascontiguousarray(order, dtype=np.int64),
+        np.asarray(y, dtype=np.int64),
+        np.asarray(w, dtype=np.float64),
+        feats,
+        nbins,
+        settings,
+        ws,
+    )
+    return int(slot), int(t), float(value), ws.mk[: len(feats)].copy(), node
 
 
 @njit(cache=True)
@@ -566,5 +574,11 @@ def weight_order_bound(node, best_slot, best_value, ws):
     return total
 
 
-__all__ = ["node_stats", "prefix_lower_bound", "search_split", "split_node", "weight_order_bound",
-           "weight_order_counts"]
+__all__ = [
+    "node_stats",
+    "prefix_lower_bound",
+    "search_split",
+    "split_node",
+    "weight_order_bound",
+    "weight_order_counts",
+]

@@ -31,8 +31,7 @@ def _synthetic(name, make, description):
     def loader(spec, **kwargs):
         return make(**kwargs)
 
-    return DatasetSpec(name=name, loader=loader, kind="synthetic", description=description,
-                       source=f"synthetic: {name}")
+    return DatasetSpec(name=name, loader=loader, kind="synthetic", description=description, source=f"synthetic: {name}")
 
 
 for _name, _desc in [
@@ -43,38 +42,81 @@ for _name, _desc in [
 ]:
     register(bundled_dataset(_name, _desc))
 
-register(_synthetic("gey_hypercube", make_gey_hypercube,
-                    "Gey example 1: uniform on [0,1]^d, same-side-of-1/2 rule, flip probability q."))
-register(_synthetic("gey_gaussian", make_gey_gaussian,
-                    "Gey example 2: standard Gaussian in R^2, positive-quadrant rule, flip probability q."))
-register(_synthetic("holder_multiclass", make_holder_multiclass,
-                    "Smooth multiclass problem with a Hölder regression function."))
+register(
+    _synthetic(
+        "gey_hypercube",
+        make_gey_hypercube,
+        "Gey example 1: uniform on [0,1]^d, same-side-of-1/2 rule, flip probability q.",
+    )
+)
+register(
+    _synthetic(
+        "gey_gaussian",
+        make_gey_gaussian,
+        "Gey example 2: standard Gaussian in R^2, positive-quadrant rule, flip probability q.",
+    )
+)
+register(
+    _synthetic(
+        "holder_multiclass", make_holder_multiclass, "Smooth multiclass problem with a Hölder regression function."
+    )
+)
 
-register(rda_dataset(
-    "letter", "r-cran-mlbench", "/usr/lib/R/site-library/mlbench/data/LetterRecognition.rda",
-    "967a1a3e10b548d7269cbe50182bcecd6365cc58ea07638bbc34c51f17f34f1d",
-    "LetterRecognition", "lettr",
-    "UCI Letter Recognition (20000 x 16, 26 classes).",
-))
-register(rda_dataset(
-    "satimage", "r-cran-mlbench", "/usr/lib/R/site-library/mlbench/data/Satellite.rda",
-    "29f8cf9bb1bc51b769d694c9caf740fd1c36ed6a7c87603edf5985962e330f64",
-    "Satellite", "classes",
-    "Statlog Landsat satimage (6435 x 36, 6 classes); first 4435 rows train, last 2000 test.",
-    n_train=4435,
-))
-register(rda_dataset(
-    "spam", "r-cran-kernlab", "/usr/lib/R/site-library/kernlab/data/spam.rda",
-    "09281b38bc7b064f63616d9056091f924f59e38aa9fd07dd3bc1af0cba9613d3",
-    "spam", "type",
-    "UCI Spambase (4601 x 57, 2 classes).",
-))
+register(
+    rda_dataset(
+        "letter",
+        "r-cran-mlbench",
+        "/usr/lib/R/site-library/mlbench/data/LetterRecognition.rda",
+        "967a1a3e10b548d7269cbe50182bcecd6365cc58ea07638bbc34c51f17f34f1d",
+        "LetterRecognition",
+        "lettr",
+        "UCI Letter Recognition (20000 x 16, 26 classes).",
+    )
+)
+register(
+    rda_dataset(
+        "satimage",
+        "r-cran-mlbench",
+        "/usr/lib/R/site-library/mlbench/data/Satellite.rda",
+        "29f8cf9bb1bc51b769d694c9caf740fd1c36ed6a7c87603edf5985962e330f64",
+        "Satellite",
+        "classes",
+        "Statlog Landsat satimage (6435 x 36, 6 classes); first 4435 rows train, last 2000 test.",
+        n_train=4435,
+    )
+)
+register(
+    rda_dataset(
+        "spam",
+        "r-cran-kernlab",
+        "/usr/lib/R/site-library/kernlab/data/spam.rda",
+        "09281b38bc7b064f63616d9056091f924f59e38aa9fd07dd3bc1af0cba9613d3",
+        "spam",
+        "type",
+        "UCI Spambase (4601 x 57, 2 classes).",
+    )
+)
 
 register(ptb_dataset())
 register(austen_dataset())
 
 __all__ = [
-    "Bunch", "DatasetNotFetchedError", "DatasetSpec", "cache_status", "data_home", "excess_risk", "fetch", "get_spec",
-    "is_available", "list_datasets", "load", "load_svmlight", "make_gey_gaussian", "make_gey_hypercube",
-    "make_holder_multiclass", "register", "synthetic", "Vocabulary",
+    "Bunch",
+    "DatasetNotFetchedError",
+    "DatasetSpec",
+    "cache_status",
+    "data_home",
+    "excess_risk",
+    "fetch",
+    "get_spec",
+    "is_available",
+    "list_datasets",
+    "load",
+    "load_svmlight",
+    "make_gey_gaussian",
+    "make_gey_hypercube",
+    "make_holder_multiclass",
+    "register",
+    "synthetic",
+    "Vocabulary",
 ]

@@ -154,8 +154,7 @@ def _require(spec: DatasetSpec) -> Path:
     path = cached_path(spec)
     if not path.is_file():
         raise DatasetNotFetchedError(
-            f"Dataset {spec.name!r} is not in the cache ({path}). "
-            f"Fetch it with: prunus data fetch {spec.name}"
+            f"Dataset {spec.name!r} is not in the cache ({path}). Fetch it with: prunus data fetch {spec.name}"
         )
     return path
 
@@ -177,8 +176,9 @@ def load_rda_classification(spec: DatasetSpec) -> Bunch:
     opts = spec.options
     path = _require(spec)
     if _sha256(path) != opts["sha256"]:
-        raise RuntimeError(f"Cached file {path} is corrupted (SHA-256 mismatch); repair it with: "
-                           f"prunus data fetch {spec.name}")
+        raise RuntimeError(
+            f"Cached file {path} is corrupted (SHA-256 mismatch); repair it with: prunus data fetch {spec.name}"
+        )
     frame = _read_rda_frame(path, opts["object"])
     target = frame[opts["target"]]
     features = frame.drop(columns=[opts["target"]])

@@ -57,9 +57,7 @@ def get_spec(name: str) -> DatasetSpec:
     try:
         return _REGISTRY[name]
     except KeyError:
-        raise ValueError(
-            f"Unknown dataset {name!r}; known datasets: {', '.join(sorted(_REGISTRY))}."
-        ) from None
+        raise ValueError(f"Unknown dataset {name!r}; known datasets: {', '.join(sorted(_REGISTRY))}.") from None
 
 
 def list_datasets(kind: str | None = None) -> list[str]:

@@ -49,7 +49,14 @@ def load_svmlight(path, n_features=None):
         raise ValueError(f"path: {str(path)!r} is not a LIBSVM-format file ({exc}).") from exc
     classes, y = np.unique(labels, return_inverse=True)
     names = [f"{c:g}" for c in classes]
-    return Bunch(X=X.tocsr(), y=y.astype(np.int64), target_names=np.asarray(names),
-                 feature_names=[f"x{j + 1}" for j in range(X.shape[1])], train_index=None, test_index=None,
-                 description=f"LIBSVM file {path.name}: {X.shape[0]} x {X.shape[1]}, {X.nnz} stored entries, "
-                             f"{len(classes)} classes.", source=str(path))
+    return Bunch(
+        X=X.tocsr(),
+        y=y.astype(np.int64),
+        target_names=np.asarray(names),
+        feature_names=[f"x{j + 1}" for j in range(X.shape[1])],
+        train_index=None,
+        test_index=None,
+        description=f"LIBSVM file {path.name}: {X.shape[0]} x {X.shape[1]}, {X.nnz} stored entries, "
+        f"{len(classes)} classes.",
+        source=str(path),
+    )

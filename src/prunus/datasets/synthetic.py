@@ -89,7 +89,12 @@ def make_gey_hypercube(
 
     y = _flip(region(X), q, rng)
     return _binary_bunch(
-        X, y, region(X), q, bayes_predict, "gey_hypercube",
+        X,
+        y,
+        region(X),
+        q,
+        bayes_predict,
+        "gey_hypercube",
         f"Gey example 1: X ~ U[0,1]^{n_features}, label flip probability q={q}.",
     )
 
@@ -114,7 +119,12 @@ def make_gey_gaussian(n_samples: int = 1000, q: float = 0.2, random_state: Rando
 
     y = _flip(region(X), q, rng)
     return _binary_bunch(
-        X, y, region(X), q, bayes_predict, "gey_gaussian",
+        X,
+        y,
+        region(X),
+        q,
+        bayes_predict,
+        "gey_gaussian",
         f"Gey example 2: X ~ N(0, I_2), positive quadrant rule, label flip probability q={q}.",
     )
 
@@ -171,9 +181,7 @@ def make_holder_multiclass(
         target_names=np.asarray([str(c) for c in range(k)]),
         train_index=None,
         test_index=None,
-        description=(
-            f"Smooth multiclass: X ~ U[0,1]^{d}, {k} classes, softmax of -{scale}*||x-c_k||^{smoothness}."
-        ),
+        description=(f"Smooth multiclass: X ~ U[0,1]^{d}, {k} classes, softmax of -{scale}*||x-c_k||^{smoothness}."),
         source="synthetic: holder_multiclass",
     )
 

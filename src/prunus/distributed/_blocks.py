@@ -36,9 +36,7 @@ def as_matrix(X, n_features=None, name="X"):
 
         bad = [str(col) for col, dt in X.dtypes.items() if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
         if bad:
-            raise TypeError(
-                f"{name} must have numeric columns only; columns {bad} are not numeric."
-            )
+            raise TypeError(f"{name} must have numeric columns only; columns {bad} are not numeric.")
         X = X.to_dask_array()
     elif _is_series(X):
         raise ValueError(f"{name} must be 2-D (a dask array or DataFrame), got a dask Series.")

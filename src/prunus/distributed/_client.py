@@ -37,15 +37,14 @@ def connect(scheduler, timeout=None):
     except ImportError as exc:  # pragma: no cover - the extra is installed in CI
         raise ImportError("a Dask scheduler needs the optional dask extra: pip install 'prunus[dask]'") from exc
     if scheduler.startswith("local:"):
-        n = scheduler[len("local:"):]
+        n = scheduler[len("local:") :]
         if not n.isdigit() or int(n) < 1:
             raise ValueError(f"scheduler 'local:N' needs a positive worker count N, got {scheduler!r}.")
         # A client given the cluster's settings owns the cluster and closes it with itself.
-        return Client(n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None,
-                      timeout=f"{timeout}s")
+        return Client(
+            n_workers=int(n), threads_per_worker=1, processes=True, dashboard_address=None, timeout=f"{timeout}s"
+        )
     try:
         return Client(scheduler, timeout=f"{timeout}s")
     except (OSError, TimeoutError) as exc:
-        raise ConnectionError(
-            f"no Dask scheduler answered at {scheduler!r} within {timeout:g} s ({exc})."
-        ) from None
+        raise ConnectionError(f"no Dask scheduler answered at {scheduler!r} within {timeout:g} s ({exc}).") from None

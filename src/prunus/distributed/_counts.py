@@ -93,5 +93,6 @@ def apply(tree, X):
     """Leaf id of every row of a dask ``X``: a lazy int64 dask array (``map_blocks``)."""
     dask = require_dask()
     X = as_matrix(X, tree.n_features)
-    return X.map_blocks(_block_apply, dask.delayed(tree), drop_axis=1, dtype=np.int64,
-                        meta=np.empty((0,), dtype=np.int64))
+    return X.map_blocks(
+        _block_apply, dask.delayed(tree), drop_axis=1, dtype=np.int64, meta=np.empty((0,), dtype=np.int64)
+    )

@@ -98,8 +98,13 @@ def fit_cv(est, sample, grow, split, rng):
         weight.append(float(test_k[0].sum()))
     wrong, weight = np.array(wrong), np.array(weight)
     mean, std, se = sel.cv_summary(wrong, weight, sample.n_samples)
-    est.cv_results_ = {"alpha": betas, "n_leaves": path.n_leaves.copy(), "mean_risk": mean, "std_risk": std,
-                       "se_risk": se}
+    est.cv_results_ = {
+        "alpha": betas,
+        "n_leaves": path.n_leaves.copy(),
+        "mean_risk": mean,
+        "std_risk": std,
+        "se_risk": se,
+    }
     est.cv_block_folds_ = folds
     k_hat = sel.select_cv(mean, se, one_se=est.selection == "cv-1se")
     return path, k_hat, n_prune

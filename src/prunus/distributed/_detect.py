@@ -26,7 +26,5 @@ def require_dask():
         import dask
         import dask.array
     except ImportError as exc:  # pragma: no cover - the extra is installed in CI
-        raise ImportError(
-            "dask inputs need the optional dask extra: pip install 'prunus[dask]'"
-        ) from exc
+        raise ImportError("dask inputs need the optional dask extra: pip install 'prunus[dask]'") from exc
     return dask

@@ -31,8 +31,14 @@ def map_rows(est, X, name):
     est_d = dask.delayed(est)
     if name == "predict_proba":
         k = len(est.classes_)
-        return X.map_blocks(_block_method, est_d, name, chunks=(X.chunks[0], (k,)), dtype=np.float64,
-                            meta=np.empty((0, 0), dtype=np.float64))
+        return X.map_blocks(
+            _block_method,
+            est_d,
+            name,
+            chunks=(X.chunks[0], (k,)),
+            dtype=np.float64,
+            meta=np.empty((0, 0), dtype=np.float64),
+        )
     dtype = est.classes_.dtype if name == "predict" else np.int64
     return X.map_blocks(_block_method, est_d, name, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype=dtype))
 

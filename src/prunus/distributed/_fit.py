@@ -41,9 +41,7 @@ def _check_grow_size(grow_size, n_samples):
     if isinstance(grow_size, bool) or not isinstance(grow_size, numbers.Integral) or grow_size < 2:
         raise ValueError(f"grow_size must be an integer >= 2, got {grow_size!r}.")
     if grow_size >= n_samples:
-        raise ValueError(
-            f"grow_size={grow_size} leaves no row to count: it must be below n_samples = {n_samples}."
-        )
+        raise ValueError(f"grow_size={grow_size} leaves no row to count: it must be below n_samples = {n_samples}.")
     return int(grow_size)
 
 
@@ -90,9 +88,7 @@ def fit_cart(est, X, y, sample_weight=None):
     grow_size = _check_grow_size(est.grow_size, n)
     by_blocks = est.selection in ("cv", "cv-1se")
     if by_blocks and not sample.is_dask:
-        raise ValueError(
-            "with grow_size, selection='cv' needs a dask collection: its folds are whole row blocks."
-        )
+        raise ValueError("with grow_size, selection='cv' needs a dask collection: its folds are whole row blocks.")
     if by_blocks and (isinstance(est.cv, bool) or not isinstance(est.cv, numbers.Integral) or est.cv < 2):
         raise ValueError(f"on a dask collection cv must be an integer >= 2 (folds of row blocks), got {est.cv!r}.")
     est._check_params(n)
@@ -103,8 +99,15 @@ def fit_cart(est, X, y, sample_weight=None):
     X1, y1, w1 = _grow_sample(est, sample, split)
 
     def grow_tree(X, y, w):
-        return grow_cart(X, y, sample_weight=w, random_state=grow_seed, criterion=est.criterion,
-                         max_depth=est.max_depth, min_samples_leaf=est.min_samples_leaf)
+        return grow_cart(
+            X,
+            y,
+            sample_weight=w,
+            random_state=grow_seed,
+            criterion=est.criterion,
+            max_depth=est.max_depth,
+            min_samples_leaf=est.min_samples_leaf,
+        )
 
     est.cv_results_ = None
     est.test_risk_ = None

@@ -46,8 +46,7 @@ class Report:
 
     def table(self, header, rows, digits=4):
         """A Markdown table; floats are printed with ``digits`` decimals."""
-        lines = ["| " + " | ".join(str(h) for h in header) + " |",
-                 "|" + "|".join("---" for _ in header) + "|"]
+        lines = ["| " + " | ".join(str(h) for h in header) + " |", "|" + "|".join("---" for _ in header) + "|"]
         for row in rows:
             lines.append("| " + " | ".join(_cell(v, digits) for v in row) + " |")
         self.blocks.append("\n".join(lines) + "\n")

@@ -60,18 +60,40 @@ class Settings:
     ilp_time_limit: float
 
 
-QUICK = Settings(rounds=100, checkpoints=(20, 60, 100), depth_rounds=50, depth_datasets=("spam", "satimage"),
-                 fig1_rounds=50, fig1_every=10, fig1_data=(("breast_cancer", 300), ("spam", 300)),
-                 ilp_time_limit=1.0)
+QUICK = Settings(
+    rounds=100,
+    checkpoints=(20, 60, 100),
+    depth_rounds=50,
+    depth_datasets=("spam", "satimage"),
+    fig1_rounds=50,
+    fig1_every=10,
+    fig1_data=(("breast_cancer", 300), ("spam", 300)),
+    ilp_time_limit=1.0,
+)
 # Figure 1 checks every 25th of 200 rounds with 3 s per integer program (one per feature and
 # checked round): at most 8 x (30 + 57) x 3 s, so the full run ends within about an hour.
-FULL = Settings(rounds=500, checkpoints=(100, 300, 500), depth_rounds=500, depth_datasets=("spam", "satimage"),
-                fig1_rounds=200, fig1_every=25, fig1_data=(("breast_cancer", 569), ("spam", 1000)),
-                ilp_time_limit=3.0)
+FULL = Settings(
+    rounds=500,
+    checkpoints=(100, 300, 500),
+    depth_rounds=500,
+    depth_datasets=("spam", "satimage"),
+    fig1_rounds=200,
+    fig1_every=25,
+    fig1_data=(("breast_cancer", 569), ("spam", 1000)),
+    ilp_time_limit=3.0,
+)
 
 # For tests only: seconds, every table and figure, meaningless numbers.
-TINY = Settings(rounds=4, checkpoints=(2, 3, 4), depth_rounds=2, depth_datasets=("digits",), fig1_rounds=4,
-                fig1_every=2, fig1_data=(("breast_cancer", 60),), ilp_time_limit=2.0)
+TINY = Settings(
+    rounds=4,
+    checkpoints=(2, 3, 4),
+    depth_rounds=2,
+    depth_datasets=("digits",),
+    fig1_rounds=4,
+    fig1_every=2,
+    fig1_data=(("breast_cancer", 60),),
+    ilp_time_limit=2.0,
+)
 
 
 # LIBSVM files given with ``run(data=PATH)``, by name (the file's stem): depth 3, like the paper's a6a / w4a
@@ -119,16 +141,30 @@ def table_cpu_assessments(datasets, rounds, variants, progress=True):
         Xtr, ytr, Xte, yte = split_dataset(name)
         res = {}
         for alg in ("adaptive", "quick"):
-            est, cpu = timed_fit(Xtr, ytr, n_estimators=rounds, max_depth=_depth(name), split_search=alg,
-                                 random_state=0, **variants[variant])
+            est, cpu = timed_fit(
+                Xtr,
+                ytr,
+                n_estimators=rounds,
+                max_depth=_depth(name),
+                split_search=alg,
+                random_state=0,
+                **variants[variant],
+            )
             res[alg] = (est, cpu)
-        res["lower_first"] = timed_fit(Xtr, ytr, n_estimators=rounds, max_depth=_depth(name),
-                                       split_search="adaptive", random_state=0, **LOWER_FIRST, **variants[variant])
+        res["lower_first"] = timed_fit(
+            Xtr,
+            ytr,
+            n_estimators=rounds,
+            max_depth=_depth(name),
+            split_search="adaptive",
+            random_state=0,
+            **LOWER_FIRST,
+            **variants[variant],
+        )
         fits[(name, variant)] = res
         (ap, ca), (qb, cq), (lf, cl) = res["adaptive"], res["quick"], res["lower_first"]
         a, q, f = int(ap.assessments_.sum()), int(qb.assessments_.sum()), int(lf.assessments_.sum())
-        rows.append((name, variant, ca, cq, _improvement(ca, cq), a, q, _improvement(a, q), cl, f,
-                     _improvement(f, q)))
+        rows.append((name, variant, ca, cq, _improvement(ca, cq), a, q, _improvement(a, q), cl, f, _improvement(f, q)))
     return rows, fits
 
 
@@ -158,8 +194,9 @@ def table_depths(datasets, rounds, progress=True):
         for alg, label in (("adaptive", "AP Boost"), ("quick", "Quick Boost")):
             row = [name, label]
             for depth in range(1, 6):
-                est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search=alg,
-                                           **LITERAL).fit(Xtr, ytr)
+                est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search=alg, **LITERAL).fit(
+                    Xtr, ytr
+                )
                 row.append(f"{est.assessments_.sum():.2e}")
             rows.append(row)
     return rows
@@ -170,8 +207,9 @@ def cumulative_curves(datasets, rounds, progress=True):
     curves = {}
     for name in tqdm(datasets, desc="Figure 2", disable=not progress):
         Xtr, ytr, _, _ = split_dataset(name)
-        ap = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), track_bounds=True,
-                                  **LITERAL).fit(Xtr, ytr)
+        ap = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), track_bounds=True, **LITERAL).fit(
+            Xtr, ytr
+        )
         qb = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), split_search="quick").fit(Xtr, ytr)
         lf = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), **LOWER_FIRST).fit(Xtr, ytr)
         curves[name] = {
@@ -203,9 +241,11 @@ def gap_fractions(name, n_rows, rounds, every, time_limit, seed=0):
         bounds = stump_lower_bounds(Xb, state["y"], w, feats, nb, time_limit=time_limit)
         n, K = len(w), len(feats)
         used = {}
-        searches = (("AP Boost", dict(split_search="adaptive", **LITERAL)),
-                    ("AP lower-first", dict(split_search="adaptive", **LOWER_FIRST)),
-                    ("Quick Boost", dict(split_search="quick")))
+        searches = (
+            ("AP Boost", dict(split_search="adaptive", **LITERAL)),
+            ("AP lower-first", dict(split_search="adaptive", **LOWER_FIRST)),
+            ("Quick Boost", dict(split_search="quick")),
+        )
         for label, params in searches:
             settings = ExactBoostClassifier(**params)._search_settings(2)
             _, _, _, mk, _ = split_node(Xb, order, state["y"], w, feats, nb[feats], settings)
@@ -248,10 +288,10 @@ def run(mode="quick", out=Path("reports/boosting"), progress=True, data=None) ->
         skipped = [d for d in DATASETS if d not in datasets]
     rep = Report(out, "Adaptively Pruning Features for Boosted Decision Trees (Aziz, Anderton & Aslam)")
     rep.text(f"""
-Mode `{mode}`: {s.rounds} boosting rounds (paper: 500). Datasets: {', '.join(datasets)}
+Mode `{mode}`: {s.rounds} boosting rounds (paper: 500). Datasets: {", ".join(datasets)}
 (depth 3; depth 4 on digits, as the paper uses on MNIST digits). The paper's
-{', '.join(MISSING)} are not available offline and are not reproduced.
-{('Not fetched here: ' + ', '.join(skipped) + '.') if skipped else ''}
+{", ".join(MISSING)} are not available offline and are not reproduced.
+{("Not fetched here: " + ", ".join(skipped) + ".") if skipped else ""}
 AP-B runs Algorithm 1 as written (`adaptive_rule="gap", min_batch=1,
 adaptive_init=0.5`). AP-LF is `ExactBoostClassifier`'s default: Adaptive-Pruning
 with prunus' lower-bound-first rule (`adaptive_rule="lower_first",
@@ -265,17 +305,40 @@ example evaluated for one feature.
     # warm-up: compile every kernel outside the timings
     Xw, yw, _, _ = split_dataset(datasets[0])
     for alg in ("adaptive", "quick", "exhaustive"):
-        ExactBoostClassifier(n_estimators=2, split_search=alg, weight_trim=0.9, feature_fraction=0.5,
-                             random_state=0, **LITERAL).fit(Xw[:300], yw[:300])
+        ExactBoostClassifier(
+            n_estimators=2, split_search=alg, weight_trim=0.9, feature_fraction=0.5, random_state=0, **LITERAL
+        ).fit(Xw[:300], yw[:300])
 
     rep.heading("Table 2: AdaBoost, AP vs QB")
     rows2, fits = table_cpu_assessments(datasets, s.rounds, {"AdaBoost": {}}, progress)
-    header = ["dataset", "boosting", "CPU AP-B (s)", "CPU QB (s)", "impr. %", "# assess. AP-B", "# assess. QB",
-              "impr. %", "CPU AP-LF (s)", "# assess. AP-LF", "impr. % vs QB"]
+    header = [
+        "dataset",
+        "boosting",
+        "CPU AP-B (s)",
+        "CPU QB (s)",
+        "impr. %",
+        "# assess. AP-B",
+        "# assess. QB",
+        "impr. %",
+        "CPU AP-LF (s)",
+        "# assess. AP-LF",
+        "impr. % vs QB",
+    ]
 
     def mean_row(rows, variant=""):
-        return ("MEAN", variant, "", "", float(np.mean([r[4] for r in rows])), "", "",
-                float(np.mean([r[7] for r in rows])), "", "", float(np.mean([r[10] for r in rows])))
+        return (
+            "MEAN",
+            variant,
+            "",
+            "",
+            float(np.mean([r[4] for r in rows])),
+            "",
+            "",
+            float(np.mean([r[7] for r in rows])),
+            "",
+            "",
+            float(np.mean([r[10] for r in rows])),
+        )
 
     rep.table(header, rows2 + [mean_row(rows2)], digits=2)
     worse = [r[0] for r in rows2 if r[5] > r[6]] + [f"{r[0]} (AP-LF)" for r in rows2 if r[9] > r[6]]
@@ -309,17 +372,31 @@ example evaluated for one feature.
         ax.set_title(name)
         ax.set_xlabel("boosting round")
         ax.set_yscale("log")
-        rows_f2.append((name, f"{cur['Classic AdaBoost'][-1]:.3e}", f"{cur['Quick Boost'][-1]:.3e}",
-                        f"{cur['AP Boost'][-1]:.3e}", f"{cur['AP lower-first'][-1]:.3e}", f"{cur['LB_wo'][-1]:.3e}",
-                        cur["AP Boost"][-1] / cur["LB_wo"][-1], cur["AP lower-first"][-1] / cur["LB_wo"][-1],
-                        cur["Quick Boost"][-1] / cur["LB_wo"][-1]))
+        rows_f2.append(
+            (
+                name,
+                f"{cur['Classic AdaBoost'][-1]:.3e}",
+                f"{cur['Quick Boost'][-1]:.3e}",
+                f"{cur['AP Boost'][-1]:.3e}",
+                f"{cur['AP lower-first'][-1]:.3e}",
+                f"{cur['LB_wo'][-1]:.3e}",
+                cur["AP Boost"][-1] / cur["LB_wo"][-1],
+                cur["AP lower-first"][-1] / cur["LB_wo"][-1],
+                cur["Quick Boost"][-1] / cur["LB_wo"][-1],
+            )
+        )
     axes[0][0].set_ylabel("cumulative assessments")
     axes[0][0].legend(fontsize=7)
     rep.figure(fig, "figure2_cumulative_assessments", "Cumulative assessments: exhaustive, QB, AP and LB_wo.")
-    rep.table(["dataset", "exhaustive", "QB", "AP", "AP-LF", "LB_wo", "AP / LB_wo", "AP-LF / LB_wo", "QB / LB_wo"],
-              rows_f2, digits=3)
-    rep.text("LB_wo bounds every search that assesses examples in decreasing weight and completes the winner, "
-             "Quick Boost included: the saving over Quick Boost can be at most 1 - LB_wo / QB.")
+    rep.table(
+        ["dataset", "exhaustive", "QB", "AP", "AP-LF", "LB_wo", "AP / LB_wo", "AP-LF / LB_wo", "QB / LB_wo"],
+        rows_f2,
+        digits=3,
+    )
+    rep.text(
+        "LB_wo bounds every search that assesses examples in decreasing weight and completes the winner, "
+        "Quick Boost included: the saving over Quick Boost can be at most 1 - LB_wo / QB."
+    )
 
     rep.heading("Figure 1: fraction of the gap between LB_exact and n x features")
     fig, axes = plt.subplots(1, len(s.fig1_data), figsize=(4.5 * len(s.fig1_data), 3.4), squeeze=False)
@@ -333,17 +410,33 @@ example evaluated for one feature.
         ax.axhline(0.0, color="k", lw=0.5)
         ax.set_title(f"{name} (n={n_rows}, depth 1)")
         ax.set_xlabel("boosting round")
-        rows_f1.append((name, n_rows, float(g["AP Boost"].mean()), float(g["AP lower-first"].mean()),
-                        float(g["Quick Boost"].mean()), float(g["LB_wo"].mean()),
-                        f"{int(g['optimal'].sum())}/{len(g['optimal'])}"))
+        rows_f1.append(
+            (
+                name,
+                n_rows,
+                float(g["AP Boost"].mean()),
+                float(g["AP lower-first"].mean()),
+                float(g["Quick Boost"].mean()),
+                float(g["LB_wo"].mean()),
+                f"{int(g['optimal'].sum())}/{len(g['optimal'])}",
+            )
+        )
     axes[0][0].set_ylabel("fraction of gap (0 = LB_exact, 1 = n x K)")
     axes[0][0].legend(fontsize=7)
-    rep.figure(fig, "figure1_gap_fraction", "Non-cumulative assessments per checked round, as a fraction of "
-               "the gap between LB_exact and exhaustive search.")
-    rep.table(["dataset", "n", "mean AP", "mean AP-LF", "mean QB", "mean LB_wo", "rounds with all ILPs optimal"],
-              rows_f1,
-              digits=3)
-    rep.text(f"LB_exact: one integer program per feature and checked round (scipy.optimize.milp / HiGHS, "
-             f"time limit {s.ilp_time_limit:g} s); when HiGHS stops early its dual bound is used, which is still "
-             "a lower bound (the last column counts rounds solved to optimality).")
+    rep.figure(
+        fig,
+        "figure1_gap_fraction",
+        "Non-cumulative assessments per checked round, as a fraction of "
+        "the gap between LB_exact and exhaustive search.",
+    )
+    rep.table(
+        ["dataset", "n", "mean AP", "mean AP-LF", "mean QB", "mean LB_wo", "rounds with all ILPs optimal"],
+        rows_f1,
+        digits=3,
+    )
+    rep.text(
+        f"LB_exact: one integer program per feature and checked round (scipy.optimize.milp / HiGHS, "
+        f"time limit {s.ilp_time_limit:g} s); when HiGHS stops early its dual bound is used, which is still "
+        "a lower bound (the last column counts rounds solved to optimality)."
+    )
     return rep.write()

@@ -47,11 +47,24 @@ class Settings:
     sklearn_alphas: int
 
 
-QUICK = Settings(sizes=(250, 500, 1000, 2000, 4000), qs=(0.1, 0.3), repeats=5, n_mc=100_000, cv=5,
-                 real_datasets=("breast_cancer", "digits"), sklearn_alphas=20)
-FULL = Settings(sizes=(250, 500, 1000, 2000, 4000, 8000, 16000), qs=(0.1, 0.2, 0.3), repeats=10,
-                n_mc=400_000, cv=10, real_datasets=("breast_cancer", "digits", "spam", "satimage", "letter"),
-                sklearn_alphas=52)
+QUICK = Settings(
+    sizes=(250, 500, 1000, 2000, 4000),
+    qs=(0.1, 0.3),
+    repeats=5,
+    n_mc=100_000,
+    cv=5,
+    real_datasets=("breast_cancer", "digits"),
+    sklearn_alphas=20,
+)
+FULL = Settings(
+    sizes=(250, 500, 1000, 2000, 4000, 8000, 16000),
+    qs=(0.1, 0.2, 0.3),
+    repeats=10,
+    n_mc=400_000,
+    cv=10,
+    real_datasets=("breast_cancer", "digits", "spam", "satimage", "letter"),
+    sklearn_alphas=52,
+)
 
 
 def _make_estimator(method, rule, cv, seed):
@@ -76,8 +89,9 @@ def synthetic_rates(settings: Settings, progress=True):
 
     Returns a list of dict records, one per fit.
     """
-    jobs = [(ex, q, n, r) for ex in EXAMPLES for q in settings.qs for n in settings.sizes
-            for r in range(settings.repeats)]
+    jobs = [
+        (ex, q, n, r) for ex in EXAMPLES for q in settings.qs for n in settings.sizes for r in range(settings.repeats)
+    ]
     results = Parallel(return_as="generator")(delayed(_synthetic_job)(*job, settings) for job in jobs)
     records = []
     for recs in tqdm(results, total=len(jobs), desc="cart: synthetic", disable=not progress):
@@ -95,9 +109,17 @@ def _synthetic_job(example, q, n, rep, settings):
         for rule in RULES:
             est = _make_estimator(method, rule, settings.cv, seed).fit(data.X, data.y)
             disagree = np.mean(est.predict(X_mc) != bayes_mc)
-            rec = dict(example=example, q=q, n=n, rep=rep, method=method, rule=rule,
-                       excess=data.margin * disagree, leaves=est.pruned_tree_.n_leaves,
-                       tmax_leaves=est.tree_.n_leaves)
+            rec = dict(
+                example=example,
+                q=q,
+                n=n,
+                rep=rep,
+                method=method,
+                rule=rule,
+                excess=data.margin * disagree,
+                leaves=est.pruned_tree_.n_leaves,
+                tmax_leaves=est.tree_.n_leaves,
+            )
             if rule == "holdout":
                 # Proposition 3: the best tree of the same sequence.
                 rec["oracle"] = data.margin * _disagreement_per_k(est.path_, X_mc, bayes_mc).min()
@@ -142,8 +164,15 @@ def real_data_comparison(settings: Settings, progress=True):
                 start = time.perf_counter()
                 est = _make_estimator(method, rule, settings.cv, 0).fit(Xtr, ytr)
                 elapsed = time.perf_counter() - start
-                rows.append((name, f"prunus {method} {rule}", np.mean(est.predict(Xte) != yte),
-                             est.pruned_tree_.n_leaves, elapsed))
+                rows.append(
+                    (
+                        name,
+                        f"prunus {method} {rule}",
+                        np.mean(est.predict(Xte) != yte),
+                        est.pruned_tree_.n_leaves,
+                        elapsed,
+                    )
+                )
         start = time.perf_counter()
         path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(Xtr, ytr)
         alphas = path.ccp_alphas[:-1]
@@ -151,8 +180,15 @@ def real_data_comparison(settings: Settings, progress=True):
         search = GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": grid}, cv=settings.cv)
         search.fit(Xtr, ytr)
         elapsed = time.perf_counter() - start
-        rows.append((name, f"scikit-learn GridSearchCV ({len(grid)} ccp_alphas)",
-                     np.mean(search.predict(Xte) != yte), search.best_estimator_.get_n_leaves(), elapsed))
+        rows.append(
+            (
+                name,
+                f"scikit-learn GridSearchCV ({len(grid)} ccp_alphas)",
+                np.mean(search.predict(Xte) != yte),
+                search.best_estimator_.get_n_leaves(),
+                elapsed,
+            )
+        )
     return rows, missing
 
 
@@ -160,8 +196,9 @@ def _plot_rates(summary, settings):
     import matplotlib.pyplot as plt
 
     examples = list(EXAMPLES)
-    fig, axes = plt.subplots(len(settings.qs), len(examples), figsize=(6 * len(examples), 3.6 * len(settings.qs)),
-                             squeeze=False)
+    fig, axes = plt.subplots(
+        len(settings.qs), len(examples), figsize=(6 * len(examples), 3.6 * len(settings.qs)), squeeze=False
+    )
     for i, q in enumerate(settings.qs):
         for j, example in enumerate(examples):
             ax = axes[i, j]
@@ -209,44 +246,73 @@ def run(mode="quick", out=Path("prunus-report"), progress=True):
     rep.heading("Excess risk against sample size")
     header = ["example", "q", "method", "rule"] + [f"n={n}" for n in settings.sizes] + ["log-log slope"]
     rows = []
-    for (example, q) in [(e, q) for e in EXAMPLES for q in settings.qs]:
+    for example, q in [(e, q) for e in EXAMPLES for q in settings.qs]:
         for method in ("M2", "M1"):
             for rule in RULES:
                 means = [summary[(example, q, n, method, rule)][0] for n in settings.sizes]
-                cells = [f"{m:.4f} ± {summary[(example, q, n, method, rule)][1]:.4f}"
-                         for m, n in zip(means, settings.sizes)]
+                cells = [
+                    f"{m:.4f} ± {summary[(example, q, n, method, rule)][1]:.4f}" for m, n in zip(means, settings.sizes)
+                ]
                 rows.append([example, q, method, rule] + cells + [_fit_rate(settings.sizes, means)])
     rep.table(header, rows, digits=2)
-    rep.text("Mean ± standard error over repetitions. A log-log slope near -1 is the fast rate that "
-             "Theorem 1 gives under MA(1) (up to log factors for M2).")
-    rep.figure(_plot_rates(summary, settings), "excess_risk_vs_n",
-               "Excess risk of the selected tree against n (solid: M2, dashed: M1; dotted: 1/n).")
+    rep.text(
+        "Mean ± standard error over repetitions. A log-log slope near -1 is the fast rate that "
+        "Theorem 1 gives under MA(1) (up to log factors for M2)."
+    )
+    rep.figure(
+        _plot_rates(summary, settings),
+        "excess_risk_vs_n",
+        "Excess risk of the selected tree against n (solid: M2, dashed: M1; dotted: 1/n).",
+    )
 
     rep.heading("Cost of the final selection by test sample (Proposition 3)")
-    header = ["example", "q", "method", "n", "selected (hold-out)", "best T_k of the sequence", "ratio",
-              "leaves selected", "leaves T_max"]
+    header = [
+        "example",
+        "q",
+        "method",
+        "n",
+        "selected (hold-out)",
+        "best T_k of the sequence",
+        "ratio",
+        "leaves selected",
+        "leaves T_max",
+    ]
     rows = []
-    for (example, q) in [(e, q) for e in EXAMPLES for q in settings.qs]:
+    for example, q in [(e, q) for e in EXAMPLES for q in settings.qs]:
         for method in ("M2", "M1"):
             for n in settings.sizes:
                 recs = groups[(example, q, n, method, "holdout")]
                 sel = np.mean([r["excess"] for r in recs])
                 orc = np.mean([r["oracle"] for r in recs])
-                rows.append([example, q, method, n, sel, orc, sel / orc if orc > 0 else float("nan"),
-                             np.mean([r["leaves"] for r in recs]), np.mean([r["tmax_leaves"] for r in recs])])
+                rows.append(
+                    [
+                        example,
+                        q,
+                        method,
+                        n,
+                        sel,
+                        orc,
+                        sel / orc if orc > 0 else float("nan"),
+                        np.mean([r["leaves"] for r in recs]),
+                        np.mean([r["tmax_leaves"] for r in recs]),
+                    ]
+                )
     rep.table(header, rows, digits=4)
-    rep.text("The oracle is the tree of the same pruned sequence with the least excess risk; Proposition 3 "
-             "bounds the selected tree's risk by a constant times the oracle's plus log(K)/n_t.")
+    rep.text(
+        "The oracle is the tree of the same pruned sequence with the least excess risk; Proposition 3 "
+        "bounds the selected tree's risk by a constant times the oracle's plus log(K)/n_t."
+    )
 
     rep.heading("Real data: every rule next to scikit-learn")
     real, missing = real_data_comparison(settings, progress)
     rep.table(["dataset", "procedure", "test error", "leaves", "fit time (s)"], real, digits=4)
-    notes = ("Train/test: the source split for satimage (4435/2000); otherwise a seeded random split with "
-             "min(2000, n/4) test rows. scikit-learn's route: its impurity-based ccp path, then GridSearchCV "
-             "refitting a tree per alpha and fold.")
+    notes = (
+        "Train/test: the source split for satimage (4435/2000); otherwise a seeded random split with "
+        "min(2000, n/4) test rows. scikit-learn's route: its impurity-based ccp path, then GridSearchCV "
+        "refitting a tree per alpha and fold."
+    )
     if missing:
-        notes += (f" Not fetched, so left out: {', '.join(missing)} "
-                  f"(run `prunus data fetch {' '.join(missing)}`).")
+        notes += f" Not fetched, so left out: {', '.join(missing)} (run `prunus data fetch {' '.join(missing)}`)."
     if mode == "quick":
         notes += " Quick mode uses bundled data only; `--full` adds spam, satimage and letter."
     rep.text(notes)

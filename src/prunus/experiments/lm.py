@@ -23,18 +23,25 @@ import numpy as np
 from ._report import Report
 
 SETTINGS = {
-    "quick": dict(n_train=60_000, n_eval=20_000, epochs=2, tree_epochs=1, dim=100, batch_size=256,
-                  clf_epochs=6, many_per_class=5),
-    "full": dict(n_train=None, n_eval=None, epochs=3, tree_epochs=1, dim=100, batch_size=256,
-                 clf_epochs=10, many_per_class=20),
+    "quick": dict(
+        n_train=60_000, n_eval=20_000, epochs=2, tree_epochs=1, dim=100, batch_size=256, clf_epochs=6, many_per_class=5
+    ),
+    "full": dict(
+        n_train=None, n_eval=None, epochs=3, tree_epochs=1, dim=100, batch_size=256, clf_epochs=10, many_per_class=20
+    ),
 }
 CORPORA = {
     # name -> (dataset, context size T as in the paper's supplement)
     "PTB": ("ptb", 3),
     "Austen (Gutenberg substitute)": ("austen", 4),
 }
-OUTPUTS = {"random": "Random tree", "learned": "Learned tree", "huffman": "Huffman tree (word2vec / fastText)",
-           "flat": "Flat softmax", "adaptive": "Adaptive softmax (torch)"}
+OUTPUTS = {
+    "random": "Random tree",
+    "learned": "Learned tree",
+    "huffman": "Huffman tree (word2vec / fastText)",
+    "flat": "Flat softmax",
+    "adaptive": "Adaptive softmax (torch)",
+}
 
 
 def _slice(ids, n):
@@ -56,23 +63,36 @@ def run_corpus(data, context_size, settings, progress=True, random_state=0):
     results = {}
     for output in OUTPUTS:
         model = TreeLanguageModel(
-            v, context_size=context_size, dim=settings["dim"], output=output, arity=25, depth=3,
-            batch_size=settings["batch_size"], lr=0.025, tree_epochs=settings["tree_epochs"],
-            reassign_per_epoch=20, criterion="loglik", pad_id=data.vocabulary.eos_id, n_threads=1,
-            random_state=random_state, progress=progress,
+            v,
+            context_size=context_size,
+            dim=settings["dim"],
+            output=output,
+            arity=25,
+            depth=3,
+            batch_size=settings["batch_size"],
+            lr=0.025,
+            tree_epochs=settings["tree_epochs"],
+            reassign_per_epoch=20,
+            criterion="loglik",
+            pad_id=data.vocabulary.eos_id,
+            n_threads=1,
+            random_state=random_state,
+            progress=progress,
         )
         start = time.perf_counter()
         model.fit(train, epochs=settings["epochs"], valid_ids={"test": test})
         results[output] = dict(
-            model=model, perplexity=model.history_[-1]["perplexity_test"],
-            valid_perplexity=model.perplexity(valid), ms_per_batch=model.ms_per_batch_,
-            history=model.history_, seconds=time.perf_counter() - start,
+            model=model,
+            perplexity=model.history_[-1]["perplexity_test"],
+            valid_perplexity=model.perplexity(valid),
+            ms_per_batch=model.ms_per_batch_,
+            history=model.history_,
+            seconds=time.perf_counter() - start,
         )
     return results
 
 
-def make_many_class(n_classes=10_000, n_per_class=10, n_features=32, n_groups=100, noise=0.5,
-                    random_state=0):
+def make_many_class(n_classes=10_000, n_per_class=10, n_features=32, n_groups=100, noise=0.5, random_state=0):
     """Synthetic extreme classification: ``n_classes`` Gaussian classes in groups.
 
     Group centres ~ N(0, 9 I), class centres = group centre + N(0, I), samples =
@@ -105,9 +125,16 @@ def classification_rows(settings, progress=True, random_state=0):
         stratify = y if np.bincount(y).min() >= 2 else None
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=random_state, stratify=stratify)
         for output in ("learned", "random", "flat"):
-            clf = TreeSoftmaxClassifier(hidden_layer_sizes=hidden, output=output, depth=depth,
-                                        epochs=settings["clf_epochs"], batch_size=256, lr=0.01,
-                                        n_threads=1, random_state=random_state)
+            clf = TreeSoftmaxClassifier(
+                hidden_layer_sizes=hidden,
+                output=output,
+                depth=depth,
+                epochs=settings["clf_epochs"],
+                batch_size=256,
+                lr=0.01,
+                n_threads=1,
+                random_state=random_state,
+            )
             start = time.perf_counter()
             clf.fit(Xtr, ytr)
             fit_s = time.perf_counter() - start
@@ -134,7 +161,7 @@ def leaf_table(model, vocabulary, n_leaves=4, n_words=7):
     groups = tree.leaves()
     heavy = sorted(groups, key=lambda n: -counts[groups[n]].sum())
     # skip the leaves of the very frequent function words, show mid-frequency ones like the paper
-    chosen = [n for n in heavy if len(groups[n]) >= n_words][len(heavy) // 10:][:n_leaves]
+    chosen = [n for n in heavy if len(groups[n]) >= n_words][len(heavy) // 10 :][:n_leaves]
     columns = []
     for node in chosen:
         words = groups[node][np.argsort(-counts[groups[node]], kind="stable")][:n_words]
@@ -163,8 +190,10 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
     all_results = {}
     missing = [name for name, _ in CORPORA.values() if not datasets.is_available(name)]
     if missing:
-        report.text(f"Not fetched on this machine, so left out: {', '.join(missing)} "
-                    f"(run `prunus data fetch {' '.join(missing)}` and reproduce again).")
+        report.text(
+            f"Not fetched on this machine, so left out: {', '.join(missing)} "
+            f"(run `prunus data fetch {' '.join(missing)}` and reproduce again)."
+        )
     for corpus, (name, context) in CORPORA.items():
         if name in missing:
             continue
@@ -177,15 +206,21 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
         flat_ms = res["flat"]["ms_per_batch"]
         for output, label in OUTPUTS.items():
             r = res[output]
-            rows.append((corpus, label, r["perplexity"], r["valid_perplexity"], r["ms_per_batch"],
-                         flat_ms / r["ms_per_batch"]))
-    report.table(["corpus", "output layer", "test perplexity", "valid perplexity", "ms/batch",
-                  "speed-up vs flat"], rows, digits=1)
-    report.text("Paper (GPU, d_r = 200, PTB): random tree 172 (61 ms), learned tree 159 (63 ms), flat "
-                "softmax 151 (105 ms). Perplexities here are exact: every output layer is a normalized "
-                "distribution over the whole vocabulary. The Huffman tree is the 25-ary Huffman code of the "
-                "training word frequencies (the tree of word2vec and fastText), fixed during training; its "
-                "paths have different lengths.")
+            rows.append(
+                (corpus, label, r["perplexity"], r["valid_perplexity"], r["ms_per_batch"], flat_ms / r["ms_per_batch"])
+            )
+    report.table(
+        ["corpus", "output layer", "test perplexity", "valid perplexity", "ms/batch", "speed-up vs flat"],
+        rows,
+        digits=1,
+    )
+    report.text(
+        "Paper (GPU, d_r = 200, PTB): random tree 172 (61 ms), learned tree 159 (63 ms), flat "
+        "softmax 151 (105 ms). Perplexities here are exact: every output layer is a normalized "
+        "distribution over the whole vocabulary. The Huffman tree is the 25-ary Huffman code of the "
+        "training word frequencies (the tree of word2vec and fastText), fixed during training; its "
+        "paths have different lengths."
+    )
     lines = []
     for corpus, (_data, res) in all_results.items():
         lt, rt, hf, fl, ad = (res[k] for k in ("learned", "random", "huffman", "flat", "adaptive"))
@@ -198,10 +233,12 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
         )
     report.text("Targets of the issue:\n" + "\n".join(lines))
     if mode == "quick":
-        report.text("At the quick budget (60k training tokens) the tree is re-built from statistics of "
-                    "barely trained node classifiers, and the labels it moves lose their trained lower "
-                    "levels; the learned tree only pays off with more data (see `benchmarks/"
-                    "bench_hsoftmax.py`, 400k tokens, and `--full`).")
+        report.text(
+            "At the quick budget (60k training tokens) the tree is re-built from statistics of "
+            "barely trained node classifiers, and the labels it moves lose their trained lower "
+            "levels; the learned tree only pays off with more data (see `benchmarks/"
+            "bench_hsoftmax.py`, 400k tokens, and `--full`)."
+        )
 
     fig, axes = plt.subplots(1, len(all_results), figsize=(5.5 * len(all_results), 3.8))
     for ax, (corpus, (_data, res)) in zip(np.atleast_1d(axes), all_results.items()):
@@ -214,8 +251,12 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
         ax.set_ylabel("test perplexity")
         ax.legend()
     report.heading("Figure 3: test perplexity per epoch")
-    report.figure(fig, "figure3_perplexity", "Test perplexity after every epoch (tree learned during "
-                  f"the first {settings['tree_epochs']} epoch(s), then fixed).")
+    report.figure(
+        fig,
+        "figure3_perplexity",
+        "Test perplexity after every epoch (tree learned during "
+        f"the first {settings['tree_epochs']} epoch(s), then fixed).",
+    )
 
     report.heading("Table 2: most frequent words of some leaves of the learned PTB tree")
     data, res = all_results["PTB"]
@@ -226,18 +267,42 @@ def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
 
     report.heading("Extreme classification: TreeSoftmaxClassifier vs flat softmax")
     rows = classification_rows(settings, progress=progress)
-    report.table(["problem", "output", "test accuracy (exact argmax)", "test accuracy (greedy path)",
-                  "test NLL", "fit s", "predict_proba s"], rows, digits=3)
-    report.text("Same MLP representation (one ReLU layer of 64 units), Adam, the same epochs; tree of "
-                "depth 2 (letter) or 3 (10,000 classes), learned during the first half of the epochs.")
+    report.table(
+        [
+            "problem",
+            "output",
+            "test accuracy (exact argmax)",
+            "test accuracy (greedy path)",
+            "test NLL",
+            "fit s",
+            "predict_proba s",
+        ],
+        rows,
+        digits=3,
+    )
+    report.text(
+        "Same MLP representation (one ReLU layer of 64 units), Adam, the same epochs; tree of "
+        "depth 2 (letter) or 3 (10,000 classes), learned during the first half of the epochs."
+    )
 
     report.heading("Tree learning diagnostics")
     diag = []
     for corpus, (_data, res) in all_results.items():
         m = res["learned"]["model"]
         log = m.reassign_log_
-        diag.append((corpus, len(log), sum(r["moved"] for r in log), log[0]["root_J"] if log else float("nan"),
-                     log[-1]["root_J"] if log else float("nan"), 1000 * m.reassign_seconds_ / max(len(log), 1)))
-    report.table(["corpus", "re-assignments", "labels moved", "root J_n first", "root J_n last",
-                  "ms per re-assignment"], diag, digits=3)
+        diag.append(
+            (
+                corpus,
+                len(log),
+                sum(r["moved"] for r in log),
+                log[0]["root_J"] if log else float("nan"),
+                log[-1]["root_J"] if log else float("nan"),
+                1000 * m.reassign_seconds_ / max(len(log), 1),
+            )
+        )
+    report.table(
+        ["corpus", "re-assignments", "labels moved", "root J_n first", "root J_n last", "ms per re-assignment"],
+        diag,
+        digits=3,
+    )
     return report.write()

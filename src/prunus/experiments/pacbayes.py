@@ -38,8 +38,12 @@ DATASETS = {
     # Bundled, so a fresh install reproduces something with no fetch (binary: HS-vote runs).
     "breast_cancer": (None, None, 369, 200),
 }
-NOT_AVAILABLE = ["eeg (EEG Eye State)", "epileptic (Epileptic Seizure Recognition)",
-                 "crowd (Crowdsourced Mapping)", "wine (Wine Quality)"]
+NOT_AVAILABLE = [
+    "eeg (EEG Eye State)",
+    "epileptic (Epileptic Seizure Recognition)",
+    "crowd (Crowdsourced Mapping)",
+    "wine (Wine Quality)",
+]
 
 #: Table 2 of the paper: dataset -> partition -> (SN-pruning, PAC-Bayes tree, HS-vote)
 PAPER_TABLE2 = {
@@ -59,13 +63,32 @@ PARTITIONS = ("dyadic", "kd")
 MODES = {
     # repetitions, cap on the training size, Figure 2 training fractions; forests: trees, repetitions,
     # whether wildwood runs (when installed)
-    "quick": {"reps": 2, "max_train": 3000, "fractions": (0.25, 0.5, 1.0), "trees": 100, "forest_reps": 1,
-              "wildwood": True},
-    "full": {"reps": 5, "max_train": None, "fractions": (0.1, 0.25, 0.5, 0.75, 1.0), "trees": 100,
-             "forest_reps": 5, "wildwood": True},
+    "quick": {
+        "reps": 2,
+        "max_train": 3000,
+        "fractions": (0.25, 0.5, 1.0),
+        "trees": 100,
+        "forest_reps": 1,
+        "wildwood": True,
+    },
+    "full": {
+        "reps": 5,
+        "max_train": None,
+        "fractions": (0.1, 0.25, 0.5, 0.75, 1.0),
+        "trees": 100,
+        "forest_reps": 5,
+        "wildwood": True,
+    },
     # a smoke-test size for the test suite only (not offered by the CLI)
-    "tiny": {"reps": 1, "max_train": 150, "max_test": 300, "fractions": (1.0,), "trees": 5, "forest_reps": 1,
-             "wildwood": False},
+    "tiny": {
+        "reps": 1,
+        "max_train": 150,
+        "max_test": 300,
+        "fractions": (1.0,),
+        "trees": 5,
+        "forest_reps": 1,
+        "wildwood": False,
+    },
 }
 
 
@@ -89,7 +112,7 @@ def make_estimator(method, partition, random_state):
 def split(n_rows, n_train, n_test, seed):
     """Random disjoint train / test indices."""
     perm = np.random.default_rng(seed).permutation(n_rows)
-    return perm[:n_train], perm[n_train:n_train + n_test]
+    return perm[:n_train], perm[n_train : n_train + n_test]
 
 
 def run_once(X, y, train, test, partition, methods, seed):
@@ -137,8 +160,9 @@ def figure2(mode="quick", progress=True, names=("digits", "letter", "satimage"))
     cfg = MODES[mode]
     reps = max(1, cfg["reps"] - 1) if mode == "quick" else cfg["reps"]
     rows = []
-    jobs = [(name, f, rep, part) for name in names for f in cfg["fractions"] for rep in range(reps)
-            for part in PARTITIONS]
+    jobs = [
+        (name, f, rep, part) for name in names for f in cfg["fractions"] for rep in range(reps) for part in PARTITIONS
+    ]
     loaded = {}
     for name, frac, rep, part in tqdm(jobs, desc="Figure 2", disable=not progress):
         if name not in loaded:
@@ -170,21 +194,33 @@ def _forest_section(report, mode, cfg, names, progress):
     if cfg["wildwood"] and status is None:
         forests.append("wildwood")
     report.heading("Beyond the paper: PAC-Bayes forest against random forests")
-    note = ("wildwood left out in this mode" if not cfg["wildwood"] else
-            "wildwood: " + ("included" if status is None else f"not available here ({status})"))
+    note = (
+        "wildwood left out in this mode"
+        if not cfg["wildwood"]
+        else "wildwood: " + ("included" if status is None else f"not available here ({status})")
+    )
     report.text(
         f"{cfg['trees']} trees per forest, max_features='sqrt', {cfg['forest_reps']} random split(s) per "
         "dataset, the training sizes of Table 2. The PAC-Bayes forest grows bootstrap CART trees and lets "
         "every tree vote over all its subtrees (in-bag counts); its lambdas are chosen once by out-of-bag "
         f"error. {note}. Fit times are wall-clock seconds on this machine, single process."
     )
-    rows = pf.compare(names, lambda name, n: _sizes(name, n, cfg), reps=cfg["forest_reps"],
-                      n_estimators=cfg["trees"], forests=tuple(forests), progress=progress)
+    rows = pf.compare(
+        names,
+        lambda name, n: _sizes(name, n, cfg),
+        reps=cfg["forest_reps"],
+        n_estimators=cfg["trees"],
+        forests=tuple(forests),
+        progress=progress,
+    )
     header, table = pf.summary(rows, forests)
     report.table(header, table)
     lams = [(r["dataset"], r["lambda1"], r["lambda2"]) for r in rows if r["forest"] == "pacbayes_forest"]
-    report.text("Out-of-bag lambdas of the PAC-Bayes forest (dataset: lambda1 / lambda2): "
-                + "; ".join(f"{d}: {a:g} / {b:g}" for d, a, b in lams) + ".")
+    report.text(
+        "Out-of-bag lambdas of the PAC-Bayes forest (dataset: lambda1 / lambda2): "
+        + "; ".join(f"{d}: {a:g} / {b:g}" for d, a, b in lams)
+        + "."
+    )
 
 
 def _ratio(errors, method):
@@ -211,8 +247,10 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     names = [n for n in DATASETS if datasets.is_available(n)]
     missing = [n for n in DATASETS if n not in names]
     if missing:
-        report.text(f"Not fetched on this machine, so left out: {', '.join(missing)} "
-                    f"(run `prunus data fetch {' '.join(missing)}` and reproduce again).")
+        report.text(
+            f"Not fetched on this machine, so left out: {', '.join(missing)} "
+            f"(run `prunus data fetch {' '.join(missing)}` and reproduce again)."
+        )
     results = table2(mode, progress, names=names)
     report.heading("Table 2: test error relative to default pruning, ours (paper)")
     header = ["dataset", "n_train"]
@@ -240,8 +278,10 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     verdicts = []
     for part in PARTITIONS:
         r = np.array(pac_ratios[part])
-        verdicts.append(f"{part}: median PAC-Bayes/default ratio {np.median(r):.3f} (target <= 1.00), "
-                        f"max {r.max():.3f} (target <= 1.05)")
+        verdicts.append(
+            f"{part}: median PAC-Bayes/default ratio {np.median(r):.3f} (target <= 1.00), "
+            f"max {r.max():.3f} (target <= 1.05)"
+        )
     report.text("PAC-Bayes tree against default pruning: " + "; ".join(verdicts) + ".")
 
     report.heading("Mean test errors")
@@ -249,12 +289,21 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     for (name, part), runs in results.items():
         errs = {m: np.mean([r[m] for r in runs]) for m in METHODS if m in runs[0]}
         empty = runs[0]["empty"]
-        rows.append([name, part] + [errs.get(m, "N/A") for m in METHODS]
-                    + [float(np.mean([r["empty"] for r in runs])) if empty is not None else "N/A",
-                       float(np.median([r["lambda1"] for r in runs])),
-                       float(np.median([r["lambda2"] for r in runs]))])
-    report.table(["dataset", "T0"] + [METHOD_NAMES[m] for m in METHODS]
-                 + ["test rows in empty cells", "median lambda1", "median lambda2"], rows)
+        rows.append(
+            [name, part]
+            + [errs.get(m, "N/A") for m in METHODS]
+            + [
+                float(np.mean([r["empty"] for r in runs])) if empty is not None else "N/A",
+                float(np.median([r["lambda1"] for r in runs])),
+                float(np.median([r["lambda2"] for r in runs])),
+            ]
+        )
+    report.table(
+        ["dataset", "T0"]
+        + [METHOD_NAMES[m] for m in METHODS]
+        + ["test rows in empty cells", "median lambda1", "median lambda2"],
+        rows,
+    )
     report.text(
         "Empty cells of T0 (dyadic trees only): following Remark 1 of the paper, T0 is the dyadic partition "
         "intersected with the support of the training data, so a test row that lands in a cell without "
@@ -272,11 +321,19 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
         runs = results[(name, "dyadic")]
         errors = {m: [r[m] for r in runs] for m in ("default", "pacbayes", "default@class0", "pacbayes@class0")}
         base = np.mean(errors["default@class0"])
-        rows.append([name, float(np.mean(errors["default@class0"])), float(np.mean(errors["pacbayes@class0"])),
-                     float(np.mean(errors["pacbayes@class0"]) / base) if base > 0 else float("nan"),
-                     _ratio(errors, "pacbayes")])
-    report.table(["dataset", "default pruning (class 0)", "PAC-Bayes (class 0)", "ratio (class 0)",
-                  "ratio (parent, Table 2)"], rows)
+        rows.append(
+            [
+                name,
+                float(np.mean(errors["default@class0"])),
+                float(np.mean(errors["pacbayes@class0"])),
+                float(np.mean(errors["pacbayes@class0"]) / base) if base > 0 else float("nan"),
+                _ratio(errors, "pacbayes"),
+            ]
+        )
+    report.table(
+        ["dataset", "default pruning (class 0)", "PAC-Bayes (class 0)", "ratio (class 0)", "ratio (parent, Table 2)"],
+        rows,
+    )
 
     _forest_section(report, mode, cfg, names, progress)
 

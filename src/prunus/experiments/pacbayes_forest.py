@@ -15,8 +15,12 @@ import numpy as np
 from .. import datasets
 
 FORESTS = ("pacbayes_forest", "random_forest", "extra_trees", "wildwood")
-FOREST_NAMES = {"pacbayes_forest": "PAC-Bayes forest", "random_forest": "RandomForest",
-                "extra_trees": "ExtraTrees", "wildwood": "wildwood ForestClassifier"}
+FOREST_NAMES = {
+    "pacbayes_forest": "PAC-Bayes forest",
+    "random_forest": "RandomForest",
+    "extra_trees": "ExtraTrees",
+    "wildwood": "wildwood ForestClassifier",
+}
 
 
 def wildwood_status():
@@ -32,23 +36,27 @@ def make_forest(name, n_estimators, random_state, n_jobs=None):
     if name == "pacbayes_forest":
         from ..voting import PACBayesForestClassifier
 
-        return PACBayesForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
-                                        n_jobs=n_jobs)
+        return PACBayesForestClassifier(
+            n_estimators=n_estimators, max_features="sqrt", random_state=random_state, n_jobs=n_jobs
+        )
     if name == "random_forest":
         from sklearn.ensemble import RandomForestClassifier
 
-        return RandomForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
-                                      n_jobs=n_jobs)
+        return RandomForestClassifier(
+            n_estimators=n_estimators, max_features="sqrt", random_state=random_state, n_jobs=n_jobs
+        )
     if name == "extra_trees":
         from sklearn.ensemble import ExtraTreesClassifier
 
-        return ExtraTreesClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
-                                    n_jobs=n_jobs)
+        return ExtraTreesClassifier(
+            n_estimators=n_estimators, max_features="sqrt", random_state=random_state, n_jobs=n_jobs
+        )
     if name == "wildwood":
         from wildwood import ForestClassifier
 
-        return ForestClassifier(n_estimators=n_estimators, max_features="sqrt", random_state=random_state,
-                                n_jobs=n_jobs or 1)
+        return ForestClassifier(
+            n_estimators=n_estimators, max_features="sqrt", random_state=random_state, n_jobs=n_jobs or 1
+        )
     raise ValueError(f"Unknown forest {name!r}; choose from {FORESTS}.")
 
 
@@ -84,14 +92,20 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
         data = datasets.load(name)
         n_train, n_test = sizes(name, data.X.shape[0])
         perm = np.random.default_rng(seed0 + rep).permutation(data.X.shape[0])
-        train, test = perm[:n_train], perm[n_train:n_train + n_test]
+        train, test = perm[:n_train], perm[n_train : n_train + n_test]
         for forest in forests:
             est = make_forest(forest, n_estimators, seed0 + rep, n_jobs)
             start = time.perf_counter()
             est.fit(data.X[train], data.y[train])
             fit_s = time.perf_counter() - start
-            row = {"dataset": name, "rep": rep, "n_train": n_train, "forest": forest,
-                   "error": float(np.mean(est.predict(data.X[test]) != data.y[test])), "fit_s": fit_s}
+            row = {
+                "dataset": name,
+                "rep": rep,
+                "n_train": n_train,
+                "forest": forest,
+                "error": float(np.mean(est.predict(data.X[test]) != data.y[test])),
+                "fit_s": fit_s,
+            }
             if forest == "pacbayes_forest":
                 row["lambda1"], row["lambda2"] = est.lambda1_, est.lambda2_
             rows.append(row)
@@ -111,6 +125,9 @@ def summary(rows, forests):
             f = [r for r in sel if r["forest"] == forest]
             row.append(float(np.mean([r["fit_s"] for r in f])) if f else "N/A")
         out.append(row)
-    header = (["dataset", "n_train"] + [f"error: {FOREST_NAMES[f]}" for f in forests]
-              + [f"fit s: {FOREST_NAMES[f]}" for f in forests])
+    header = (
+        ["dataset", "n_train"]
+        + [f"error: {FOREST_NAMES[f]}" for f in forests]
+        + [f"fit s: {FOREST_NAMES[f]}" for f in forests]
+    )
     return header, out

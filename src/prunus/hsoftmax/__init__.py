@@ -22,7 +22,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without torch
     raise ImportError(
         "prunus.hsoftmax needs torch, which is an optional extra. Install the CPU build first with "
-        "`pip install torch==2.13.0`, then `pip install -e \".[torch]\"`."
+        '`pip install torch==2.13.0`, then `pip install -e ".[torch]"`.'
     ) from exc
 
 from ..datasets._text import Vocabulary
@@ -34,6 +34,16 @@ from ._lm import TreeLanguageModel
 from ._module import ReassignSchedule, TreeSoftmax
 
 __all__ = [
-    "HuffmanTree", "LabelTree", "ReassignSchedule", "TreeLanguageModel", "TreeSoftmax", "TreeSoftmaxClassifier",
-    "Vocabulary", "default_arity", "huffman_codes", "j_star", "node_objective", "node_objectives",
+    "HuffmanTree",
+    "LabelTree",
+    "ReassignSchedule",
+    "TreeLanguageModel",
+    "TreeSoftmax",
+    "TreeSoftmaxClassifier",
+    "Vocabulary",
+    "default_arity",
+    "huffman_codes",
+    "j_star",
+    "node_objective",
+    "node_objectives",
 ]

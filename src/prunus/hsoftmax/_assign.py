@@ -309,11 +309,11 @@ def _exchange(score, child, fill, cap, max_steps):
 
 
 @njit(cache=True)
-def assign_node(labels, node, d, old_nodes, old_children, sum_probas, counts, cap, log_variant, exchange,
-                min_count=0.0):
+def assign_node(
+    labels, node, d, old_nodes, old_children, sum_probas, counts, cap, log_variant, exchange, min_count=0.0
+):
     """Children (0..M-1) for ``labels`` at ``node`` of depth ``d``; Algorithm 2 at one node."""
-    score, margin, pref = _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant,
-                                  min_count)
+    score, margin, pref = _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant, min_count)
     child, fill = _greedy(score, margin, pref, cap)
     if exchange:
         _exchange(score, child, fill, cap, 4 * labels.shape[0] + 16)
@@ -321,8 +321,7 @@ def assign_node(labels, node, d, old_nodes, old_children, sum_probas, counts, ca
 
 
 @njit(cache=True)
-def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, log_variant, exchange,
-                    min_count=0.0):
+def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, log_variant, exchange, min_count=0.0):
     """Algorithm 2 top-down over the whole tree (AssignLabels from the root).
 
     Returns the new leaf slot of every label.
@@ -331,7 +330,7 @@ def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, l
     pos = np.zeros(k, dtype=np.int64)
     for d in range(depth):
         cap = arity ** (depth - d - 1)
-        offset = (arity ** d - 1) // (arity - 1)
+        offset = (arity**d - 1) // (arity - 1)
         order = np.argsort(pos, kind="mergesort")
         new_child = np.empty(k, dtype=np.int64)
         start = 0
@@ -341,8 +340,19 @@ def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, l
             while end < k and pos[order[end]] == p:
                 end += 1
             labels = order[start:end].copy()
-            child = assign_node(labels, offset + p, d, old_nodes, old_children, sum_probas, counts,
-                                cap, log_variant, exchange, min_count)
+            child = assign_node(
+                labels,
+                offset + p,
+                d,
+                old_nodes,
+                old_children,
+                sum_probas,
+                counts,
+                cap,
+                log_variant,
+                exchange,
+                min_count,
+            )
             for a in range(end - start):
                 new_child[labels[a]] = child[a]
             start = end

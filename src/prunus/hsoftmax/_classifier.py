@@ -101,9 +101,23 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, hidden_layer_sizes=(64,), output="learned", arity=None, depth=2, epochs=20,
-                 batch_size=128, lr=0.01, tree_epochs=None, reassign_per_epoch=5, criterion="loglik",
-                 predict_method="exact", n_threads=None, device="cpu", random_state=None):
+    def __init__(
+        self,
+        hidden_layer_sizes=(64,),
+        output="learned",
+        arity=None,
+        depth=2,
+        epochs=20,
+        batch_size=128,
+        lr=0.01,
+        tree_epochs=None,
+        reassign_per_epoch=5,
+        criterion="loglik",
+        predict_method="exact",
+        n_threads=None,
+        device="cpu",
+        random_state=None,
+    ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.output = output
         self.arity = arity
@@ -158,8 +172,9 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, codes = np.unique(y, return_inverse=True)
         k = self.classes_.shape[0]
         if k < 2:
-            raise ValueError("TreeSoftmaxClassifier needs samples of at least 2 classes in y; "
-                             f"got 1 class ({self.classes_[0]!r}).")
+            raise ValueError(
+                f"TreeSoftmaxClassifier needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})."
+            )
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)
@@ -213,7 +228,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             total = torch.zeros((), dtype=torch.float64, device=dev)  # no host sync per step
             moved = 0
             for b in range(n_batches):
-                idx = perm[b * bs:(b + 1) * bs]
+                idx = perm[b * bs : (b + 1) * bs]
                 lp = net(Xt[idx], yt[idx])
                 w = wt[idx]
                 loss = -(w * lp).sum() / w.sum().clamp_min(1e-12)
@@ -246,12 +261,12 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             head = self.module_["head"]
             out = np.empty((h.shape[0], self.classes_.shape[0]))
             for s in range(0, h.shape[0], batch_size):
-                block = h[s:s + batch_size]
+                block = h[s : s + batch_size]
                 if isinstance(head, TreeSoftmax):
                     lp = head.full_log_prob(block)
                 else:
                     lp = F.log_softmax(head(block), dim=1)
-                out[s:s + batch_size] = lp.double().cpu().numpy()
+                out[s : s + batch_size] = lp.double().cpu().numpy()
         return out
 
     def predict_proba(self, X):
@@ -275,15 +290,22 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         params["hidden_layer_sizes"] = [int(v) for v in params["hidden_layer_sizes"]]
         params["device"] = str(params["device"])
         tree = self.label_tree_
-        save_payload(path, "prunus.TreeSoftmaxClassifier", dict(
-            params=plain(params), classes=self.classes_.tolist(), classes_dtype=self.classes_.dtype.str
-            if self.classes_.dtype != object else "object",
-            mean=torch.as_tensor(self.mean_), scale=torch.as_tensor(self.scale_),
-            n_features_in=int(self.n_features_in_),
-            feature_names_in=None if not hasattr(self, "feature_names_in_") else self.feature_names_in_.tolist(),
-            tree=None if tree is None else dict(arity=tree.arity, depth=tree.depth),
-            state_dict=cpu_state(self.module_), history=plain(self.history_),
-        ))
+        save_payload(
+            path,
+            "prunus.TreeSoftmaxClassifier",
+            dict(
+                params=plain(params),
+                classes=self.classes_.tolist(),
+                classes_dtype=self.classes_.dtype.str if self.classes_.dtype != object else "object",
+                mean=torch.as_tensor(self.mean_),
+                scale=torch.as_tensor(self.scale_),
+                n_features_in=int(self.n_features_in_),
+                feature_names_in=None if not hasattr(self, "feature_names_in_") else self.feature_names_in_.tolist(),
+                tree=None if tree is None else dict(arity=tree.arity, depth=tree.depth),
+                state_dict=cpu_state(self.module_),
+                history=plain(self.history_),
+            ),
+        )
 
     @classmethod
     def load(cls, path, device=None):

@@ -55,7 +55,7 @@ def huffman_codes(frequencies, arity):
     length = max(len(c) for c in codes.values())
     out = np.full((k, length), -1, dtype=np.int64)
     for label, code in codes.items():
-        out[label, :len(code)] = code
+        out[label, : len(code)] = code
     return out
 
 
@@ -118,7 +118,7 @@ class HuffmanTree:
                 self.path_children[label, d] = j
                 self.child_mask[node, j] = True
                 if d + 1 < len(code):
-                    self.child_node[node, j] = ids[code[:d + 1]]
+                    self.child_node[node, j] = ids[code[: d + 1]]
             self.child_label[ids[code[:-1]], code[-1]] = label
 
     @classmethod

@@ -46,6 +46,7 @@ def load_payload(path, kind):
         found = payload.get("format") if isinstance(payload, dict) else type(payload).__name__
         raise ValueError(f"path does not hold a saved {kind} (found {found!r}).")
     if payload.get("version") != VERSION:
-        raise ValueError(f"path holds a {kind} of format version {payload.get('version')!r}; this prunus reads "
-                         f"version {VERSION}.")
+        raise ValueError(
+            f"path holds a {kind} of format version {payload.get('version')!r}; this prunus reads version {VERSION}."
+        )
     return payload

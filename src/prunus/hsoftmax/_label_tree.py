@@ -30,7 +30,7 @@ def default_arity(n_labels, depth):
     n_labels = _check_int(n_labels, "n_labels", 2)
     depth = _check_int(depth, "depth", 1)
     m = max(2, int(np.ceil(n_labels ** (1.0 / depth))) - 1)
-    while m ** depth < n_labels:
+    while m**depth < n_labels:
         m += 1
     return m
 
@@ -66,13 +66,15 @@ class LabelTree:
         self.n_labels = _check_int(n_labels, "n_labels", 2)
         self.depth = _check_int(depth, "depth", 1)
         self.arity = default_arity(self.n_labels, self.depth) if arity is None else _check_int(arity, "arity", 2)
-        if self.arity ** self.depth < self.n_labels:
-            raise ValueError(f"arity**depth = {self.arity ** self.depth} leaves cannot hold "
-                             f"n_labels = {self.n_labels} labels; increase arity or depth.")
+        if self.arity**self.depth < self.n_labels:
+            raise ValueError(
+                f"arity**depth = {self.arity**self.depth} leaves cannot hold "
+                f"n_labels = {self.n_labels} labels; increase arity or depth."
+            )
         m, d = self.arity, self.depth
-        self.offsets = np.array([(m ** k - 1) // (m - 1) for k in range(d + 1)], dtype=np.int64)
+        self.offsets = np.array([(m**k - 1) // (m - 1) for k in range(d + 1)], dtype=np.int64)
         self.n_internal = int(self.offsets[d])
-        self.n_slots = m ** d
+        self.n_slots = m**d
         if leaf_of_label is None:
             leaf_of_label = (np.arange(self.n_labels, dtype=np.int64) * self.n_slots) // self.n_labels
         self.set_leaves(leaf_of_label)
@@ -185,8 +187,12 @@ class LabelTree:
         return LabelTree(self.n_labels, self.arity, self.depth, self.leaf_of_label.copy())
 
     def __eq__(self, other):
-        return (isinstance(other, LabelTree) and self.arity == other.arity and self.depth == other.depth
-                and np.array_equal(self.leaf_of_label, other.leaf_of_label))
+        return (
+            isinstance(other, LabelTree)
+            and self.arity == other.arity
+            and self.depth == other.depth
+            and np.array_equal(self.leaf_of_label, other.leaf_of_label)
+        )
 
     def __repr__(self):
         return f"LabelTree(n_labels={self.n_labels}, arity={self.arity}, depth={self.depth})"

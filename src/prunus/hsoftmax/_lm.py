@@ -50,8 +50,7 @@ def check_contexts(context_ids, context_size, vocab_size):
     """(n, context_size) int64 context ids in range; errors name ``context_ids``."""
     arr = np.asarray(context_ids)
     if arr.ndim != 2:
-        raise ValueError(f"context_ids must be a 2-D array of shape (n, {context_size}); got {arr.ndim} "
-                         "dimension(s).")
+        raise ValueError(f"context_ids must be a 2-D array of shape (n, {context_size}); got {arr.ndim} dimension(s).")
     if arr.shape[1] != context_size:
         raise ValueError(f"context_ids must have context_size = {context_size} columns, got {arr.shape[1]}.")
     if not np.issubdtype(arr.dtype, np.integer):
@@ -233,11 +232,30 @@ class TreeLanguageModel:
         "progress": ["boolean"],
     }
 
-    def __init__(self, vocab_size, context_size=4, dim=100, output="learned", arity=None, depth=3,
-                 batch_size=256, lr=0.025, weight_decay=0.0, tree_epochs=1, reassign_per_epoch=20,
-                 criterion="loglik", min_count=0, stats="cumulative", tree_init="random", cutoffs=None,
-                 pad_id=None, n_threads=None, device="cpu",
-                 random_state=None, progress=True):
+    def __init__(
+        self,
+        vocab_size,
+        context_size=4,
+        dim=100,
+        output="learned",
+        arity=None,
+        depth=3,
+        batch_size=256,
+        lr=0.025,
+        weight_decay=0.0,
+        tree_epochs=1,
+        reassign_per_epoch=20,
+        criterion="loglik",
+        min_count=0,
+        stats="cumulative",
+        tree_init="random",
+        cutoffs=None,
+        pad_id=None,
+        n_threads=None,
+        device="cpu",
+        random_state=None,
+        progress=True,
+    ):
         self.vocab_size = vocab_size
         self.context_size = context_size
         self.dim = dim
@@ -339,13 +357,13 @@ class TreeLanguageModel:
         sparse = self.weight_decay == 0 and ddp.process_group() is None
         if self.output in ("learned", "random", "huffman"):
             tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
-            head = TreeSoftmax(self.dim, tree, criterion=self.criterion,
-                               track_stats=self.output == "learned", sparse=sparse)
+            head = TreeSoftmax(
+                self.dim, tree, criterion=self.criterion, track_stats=self.output == "learned", sparse=sparse
+            )
         elif self.output == "flat":
             head = nn.Linear(self.dim, v)
         else:
-            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=config["cutoffs"],
-                                                 div_value=config["div_value"])
+            head = nn.AdaptiveLogSoftmaxWithLoss(self.dim, v, cutoffs=config["cutoffs"], div_value=config["div_value"])
         self.device_ = resolve_device(self.device)
         self.module_ = _HLBL(v, int(self.context_size), int(self.dim), head, sparse=sparse).to(self.device_)
         self._rank_t = None if self.rank_ is None else torch.as_tensor(self.rank_, device=self.device_)
@@ -363,7 +381,6 @@ class TreeLanguageModel:
         if self._rank_t is not None:
             return self._rank_t[y]
         return y
-
 
     # ------------------------------------------------------------------ training
     def fit(self, train_ids, epochs=4, valid_ids=None):
@@ -388,8 +405,7 @@ class TreeLanguageModel:
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")
-        evals = {} if valid_ids is None else (dict(valid_ids) if isinstance(valid_ids, dict)
-                                              else {"valid": valid_ids})
+        evals = {} if valid_ids is None else (dict(valid_ids) if isinstance(valid_ids, dict) else {"valid": valid_ids})
         evals = {k: check_ids(v, f"valid_ids[{k!r}]", self.vocab_size) for k, v in evals.items()}
         self._build(train)
         rng = check_random_state(self.random_state)
@@ -422,11 +438,16 @@ class TreeLanguageModel:
             # The training NLL stays on the device: no host synchronisation per step.
             total_nll = torch.zeros((), dtype=torch.float64, device=dev)
             epoch_time, moved = 0.0, 0
-            bar = tqdm(range(n_batches), desc=f"{self.output} epoch {epoch + 1}/{epochs}",
-                       disable=not self.progress, leave=False, mininterval=1.0)
+            bar = tqdm(
+                range(n_batches),
+                desc=f"{self.output} epoch {epoch + 1}/{epochs}",
+                disable=not self.progress,
+                leave=False,
+                mininterval=1.0,
+            )
             start = time.perf_counter()
             for b in bar:
-                pos = perm[b * bs:(b + 1) * bs]
+                pos = perm[b * bs : (b + 1) * bs]
                 loss = -net(self._contexts(padded, pos), self._target(target[pos])).mean()
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -441,9 +462,15 @@ class TreeLanguageModel:
                     _carry_optimizer_state(opt, head)
                     moved += info["moved"]
                     self.reassign_seconds_ += info["seconds"]
-                    self.reassign_log_.append(dict(epoch=epoch, batch=b, moved=info["moved"],
-                                                   mean_J=float(np.nanmean(info["J"])),
-                                                   root_J=float(info["J"][0])))
+                    self.reassign_log_.append(
+                        dict(
+                            epoch=epoch,
+                            batch=b,
+                            moved=info["moved"],
+                            mean_J=float(np.nanmean(info["J"])),
+                            root_J=float(info["J"][0]),
+                        )
+                    )
                     start = time.perf_counter()
                 if self.progress and b % 50 == 0:
                     bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
@@ -452,9 +479,14 @@ class TreeLanguageModel:
             step_time += epoch_time
             steps += n_batches
             train_nll = ddp.sum_scalar(total_nll, group).item() / (n_local * (1 if group is None else group[1]))
-            record = dict(epoch=epoch + 1, train_nll=train_nll, seconds=epoch_time,
-                          ms_per_batch=1000.0 * epoch_time / n_batches,
-                          tree_learning=learned and epoch < self.tree_epochs, moved=moved)
+            record = dict(
+                epoch=epoch + 1,
+                train_nll=train_nll,
+                seconds=epoch_time,
+                ms_per_batch=1000.0 * epoch_time / n_batches,
+                tree_learning=learned and epoch < self.tree_epochs,
+                moved=moved,
+            )
             if isinstance(head, TreeSoftmax) and learned:
                 j = head.node_objectives()  # NaN everywhere on ranks > 0 right after a re-build
                 record["mean_J"] = float(np.nanmean(j)) if np.isfinite(j).any() else float("nan")
@@ -530,9 +562,29 @@ class TreeLanguageModel:
         return head.tree if isinstance(head, TreeSoftmax) else None
 
     # ------------------------------------------------------------------ persistence
-    _PARAMS = ("vocab_size", "context_size", "dim", "output", "arity", "depth", "batch_size", "lr",
-               "weight_decay", "tree_epochs", "reassign_per_epoch", "criterion", "min_count", "stats",
-               "tree_init", "cutoffs", "pad_id", "n_threads", "device", "random_state", "progress")
+    _PARAMS = (
+        "vocab_size",
+        "context_size",
+        "dim",
+        "output",
+        "arity",
+        "depth",
+        "batch_size",
+        "lr",
+        "weight_decay",
+        "tree_epochs",
+        "reassign_per_epoch",
+        "criterion",
+        "min_count",
+        "stats",
+        "tree_init",
+        "cutoffs",
+        "pad_id",
+        "n_threads",
+        "device",
+        "random_state",
+        "progress",
+    )
 
     def save(self, path, vocabulary=None):
         """Write the fitted model to one file: weights, label tree, hyper-parameters,
@@ -546,13 +598,22 @@ class TreeLanguageModel:
         vocabulary = getattr(self, "vocabulary_", None) if vocabulary is None else vocabulary
         params = {name: getattr(self, name) for name in self._PARAMS}
         params["device"] = str(params["device"])
-        save_payload(path, "prunus.TreeLanguageModel", dict(
-            params=plain(params), head_config=plain(self.head_config_), state_dict=cpu_state(self.module_),
-            pad_id=self.pad_id_, rank=None if self.rank_ is None else torch.as_tensor(self.rank_),
-            history=plain(self.history_), ms_per_batch=float(self.ms_per_batch_),
-            vocabulary=None if vocabulary is None else dict(words=list(vocabulary.words),
-                                                            counts=torch.as_tensor(vocabulary.counts)),
-        ))
+        save_payload(
+            path,
+            "prunus.TreeLanguageModel",
+            dict(
+                params=plain(params),
+                head_config=plain(self.head_config_),
+                state_dict=cpu_state(self.module_),
+                pad_id=self.pad_id_,
+                rank=None if self.rank_ is None else torch.as_tensor(self.rank_),
+                history=plain(self.history_),
+                ms_per_batch=float(self.ms_per_batch_),
+                vocabulary=None
+                if vocabulary is None
+                else dict(words=list(vocabulary.words), counts=torch.as_tensor(vocabulary.counts)),
+            ),
+        )
 
     @classmethod
     def load(cls, path, device=None):

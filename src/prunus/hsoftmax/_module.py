@@ -68,8 +68,16 @@ class TreeSoftmax(nn.Module):
     #: call; CPU tensors are always checked).
     check_labels = False
 
-    def __init__(self, in_features, label_tree, criterion="loglik", exchange=True, track_stats=True,
-                 sparse=False, carry_leaf_rows=True):
+    def __init__(
+        self,
+        in_features,
+        label_tree,
+        criterion="loglik",
+        exchange=True,
+        track_stats=True,
+        sparse=False,
+        carry_leaf_rows=True,
+    ):
         super().__init__()
         if not isinstance(label_tree, (LabelTree, HuffmanTree)):
             raise TypeError(f"label_tree must be a LabelTree or a HuffmanTree, got {type(label_tree).__name__}.")
@@ -110,8 +118,7 @@ class TreeSoftmax(nn.Module):
             self.register_buffer("child_label", torch.as_tensor(t.child_label, device=device), persistent=False)
         else:
             self.register_buffer("leaf_of_label", torch.as_tensor(t.leaf_of_label, device=device))
-            self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device),
-                                 persistent=False)
+            self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
 
     # ------------------------------------------------------------ state
     def get_extra_state(self):
@@ -119,14 +126,21 @@ class TreeSoftmax(nn.Module):
         ``torch.load(..., weights_only=True)``)."""
         t = self.tree
         kind = "huffman" if isinstance(t, HuffmanTree) else "complete"
-        return dict(kind=kind, n_labels=int(t.n_labels), arity=int(t.arity), depth=int(t.depth),
-                    n_internal=int(t.n_internal), in_features=int(self.in_features))
+        return dict(
+            kind=kind,
+            n_labels=int(t.n_labels),
+            arity=int(t.arity),
+            depth=int(t.depth),
+            n_internal=int(t.n_internal),
+            in_features=int(self.in_features),
+        )
 
     def set_extra_state(self, state):
         pass  # checked before loading, in _load_from_state_dict
 
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
+    def _load_from_state_dict(
+        self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+    ):
         """Load the parameters and the label tree (``leaf_of_label``): the tree is
         re-built from the saved leaves, so ``log_prob`` / ``full_log_prob`` are
         exactly those of the saved module; another tree shape is a ValueError."""
@@ -134,8 +148,7 @@ class TreeSoftmax(nn.Module):
         if extra is not None:
             mine = self.get_extra_state()
             if not isinstance(extra, dict) or any(extra.get(k) != v for k, v in mine.items()):
-                raise ValueError(f"state_dict holds a TreeSoftmax of another shape ({extra!r}); this one "
-                                 f"has {mine!r}.")
+                raise ValueError(f"state_dict holds a TreeSoftmax of another shape ({extra!r}); this one has {mine!r}.")
         codes = state_dict.get(prefix + "codes")
         if codes is not None and isinstance(self.tree, HuffmanTree):
             self.tree = HuffmanTree(codes.detach().cpu().numpy(), self.tree.arity)
@@ -144,13 +157,16 @@ class TreeSoftmax(nn.Module):
         if leaves is not None and isinstance(self.tree, LabelTree):
             leaves = leaves.detach().cpu().numpy()
             if leaves.shape != (self.tree.n_labels,):
-                raise ValueError(f"state_dict holds leaf_of_label for {leaves.shape[0] if leaves.ndim else 0} "
-                                 f"labels; this TreeSoftmax has {self.tree.n_labels}.")
+                raise ValueError(
+                    f"state_dict holds leaf_of_label for {leaves.shape[0] if leaves.ndim else 0} "
+                    f"labels; this TreeSoftmax has {self.tree.n_labels}."
+                )
             self.tree.set_leaves(leaves)  # validated: distinct slots in range
             self._leaf_rows = None
             self._sync_tree()
-        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys,
-                                      unexpected_keys, error_msgs)
+        super()._load_from_state_dict(
+            state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
+        )
 
     def extra_repr(self):
         t = self.tree
@@ -163,8 +179,10 @@ class TreeSoftmax(nn.Module):
         if h.dtype != self.weight.dtype and not torch.is_autocast_enabled(h.device.type):
             # as nn.Linear: no silent cast, the error names the expected dtype (under
             # autocast, a bf16 / fp16 h meets the float32 parameters: float32 log-probs)
-            raise TypeError(f"h must have the dtype of the layer's parameters, {self.weight.dtype}; got {h.dtype} "
-                            "(cast h, or the layer with .to(dtype)).")
+            raise TypeError(
+                f"h must have the dtype of the layer's parameters, {self.weight.dtype}; got {h.dtype} "
+                "(cast h, or the layer with .to(dtype))."
+            )
 
     def _check_y(self, y, batch):
         if not isinstance(y, torch.Tensor) or y.dim() != 1 or y.shape[0] != batch:
@@ -227,8 +245,9 @@ class TreeSoftmax(nn.Module):
         if self.training and self.track_stats:
             with torch.no_grad():
                 self.sum_probas.index_add_(0, y, logp.detach().exp().to(torch.float64))
-                self.counts.index_add_(0, y, torch.ones(y.shape[0], self.tree.depth, dtype=torch.float64,
-                                                         device=y.device))
+                self.counts.index_add_(
+                    0, y, torch.ones(y.shape[0], self.tree.depth, dtype=torch.float64, device=y.device)
+                )
         return logp.gather(2, self.path_children[y].unsqueeze(2)).squeeze(2).sum(dim=1)
 
     def forward(self, h, y):
@@ -263,7 +282,7 @@ class TreeSoftmax(nn.Module):
         logp = F.log_softmax(logits.masked_fill(~self.child_mask, float("-inf")), dim=-1).reshape(b, -1)
         flat = self.path_nodes * m + self.path_children  # (K, depth)
         step = max(1, max_elements // max(1, b * t.depth))
-        return torch.cat([logp[:, flat[s:s + step]].sum(dim=2) for s in range(0, t.n_labels, step)], dim=1)
+        return torch.cat([logp[:, flat[s : s + step]].sum(dim=2) for s in range(0, t.n_labels, step)], dim=1)
 
     def _predict_greedy_paths(self, h):
         """Greedy descent in a tree whose paths differ in length (child_node / child_label)."""
@@ -324,8 +343,9 @@ class TreeSoftmax(nn.Module):
 
     def node_objectives(self):
         """J_n (eq. 6) of every internal node from the current statistics (NaN if unvisited)."""
-        return node_objectives(self.sum_probas.cpu().numpy(), self.counts.cpu().numpy(),
-                               self.tree.path_nodes, self.tree.n_internal)
+        return node_objectives(
+            self.sum_probas.cpu().numpy(), self.counts.cpu().numpy(), self.tree.path_nodes, self.tree.n_internal
+        )
 
     @torch.no_grad()
     def reassign(self, reset_stats=False, min_count=0):
@@ -366,12 +386,21 @@ class TreeSoftmax(nn.Module):
             raise TypeError(f"reassign re-builds a LabelTree; this layer's tree is a {type(t).__name__} (fixed).")
         # one copy to the host
         both = torch.cat([self.sum_probas.reshape(-1), self.counts.reshape(-1)]).cpu().numpy()
-        sp = both[:self.sum_probas.numel()].reshape(self.sum_probas.shape)
-        cnt = both[self.sum_probas.numel():].reshape(self.counts.shape)
+        sp = both[: self.sum_probas.numel()].reshape(self.sum_probas.shape)
+        cnt = both[self.sum_probas.numel() :].reshape(self.counts.shape)
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
-        new_leaf = reassign_kernel(old_nodes, t.path_children, sp, cnt, t.arity, t.depth,
-                                   self.criterion == "loglik", self.exchange, float(min_count))
+        new_leaf = reassign_kernel(
+            old_nodes,
+            t.path_children,
+            sp,
+            cnt,
+            t.arity,
+            t.depth,
+            self.criterion == "loglik",
+            self.exchange,
+            float(min_count),
+        )
         old_leaf = t.leaf_of_label.copy()
         moved = int(np.count_nonzero(new_leaf != old_leaf))
         t.set_leaves(new_leaf)

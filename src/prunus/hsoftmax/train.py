@@ -68,21 +68,36 @@ def main(argv=None):
         def cut(ids, n):
             return ids if not n else ids[:n]
 
-        train, valid, test = (cut(data.ids_train, args.tokens), cut(data.ids_valid, args.eval_tokens),
-                              cut(data.ids_test, args.eval_tokens))
+        train, valid, test = (
+            cut(data.ids_train, args.tokens),
+            cut(data.ids_valid, args.eval_tokens),
+            cut(data.ids_test, args.eval_tokens),
+        )
         model = TreeLanguageModel(
-            len(data.vocabulary), context_size=args.context_size, dim=args.dim, output=args.output,
-            arity=args.arity, depth=args.depth, batch_size=args.batch_size, lr=args.lr,
-            tree_epochs=args.tree_epochs, reassign_per_epoch=args.reassign_per_epoch,
-            pad_id=data.vocabulary.eos_id, n_threads=args.threads, device=device, random_state=args.seed,
+            len(data.vocabulary),
+            context_size=args.context_size,
+            dim=args.dim,
+            output=args.output,
+            arity=args.arity,
+            depth=args.depth,
+            batch_size=args.batch_size,
+            lr=args.lr,
+            tree_epochs=args.tree_epochs,
+            reassign_per_epoch=args.reassign_per_epoch,
+            pad_id=data.vocabulary.eos_id,
+            n_threads=args.threads,
+            device=device,
+            random_state=args.seed,
             progress=rank == 0 and sys.stderr.isatty(),
         )
         model.fit(train, epochs=args.epochs, valid_ids={"valid": valid})
         if rank == 0:
             model.save(args.save, vocabulary=data.vocabulary)
             for record in model.history_:
-                print(f"epoch {record['epoch']}: train NLL {record['train_nll']:.3f}, "
-                      f"valid perplexity {record['perplexity_valid']:.1f}, {record['seconds']:.1f} s")
+                print(
+                    f"epoch {record['epoch']}: train NLL {record['train_nll']:.3f}, "
+                    f"valid perplexity {record['perplexity_valid']:.1f}, {record['seconds']:.1f} s"
+                )
             print(f"test perplexity {model.perplexity(test):.2f}; saved to {args.save}")
     finally:
         if launched:

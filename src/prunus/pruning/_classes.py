@@ -117,8 +117,10 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"),
-                             Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+        ],
         "method": [StrOptions(set(_METHODS))],
         "selection": [StrOptions(set(_SELECTIONS))],
         "test_size": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
@@ -190,7 +192,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             )
         if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral):
             if self.cv < 2:
-                raise ValueError(f"cv must be an integer >= 2, a CV splitter or an iterable of splits, got {self.cv!r}.")
+                raise ValueError(
+                    f"cv must be an integer >= 2, a CV splitter or an iterable of splits, got {self.cv!r}."
+                )
             if self.cv > n_samples:
                 raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
         if self.selection == "alpha":
@@ -324,7 +328,13 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             if len(pair) != 2:
                 raise ValueError("cv must yield (train, test) index pairs.")
             train, test = (np.asarray(idx) for idx in pair)
-            if train.size == 0 or test.size == 0 or train.min() < 0 or test.min() < 0 or max(train.max(), test.max()) >= n:
+            if (
+                train.size == 0
+                or test.size == 0
+                or train.min() < 0
+                or test.min() < 0
+                or max(train.max(), test.max()) >= n
+            ):
                 raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
         if len(splits) < 2:
             raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")

@@ -29,9 +29,7 @@ def node_labels(tree: Tree, counts: np.ndarray) -> np.ndarray:
 def _check_counts(tree, counts):
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:
-        raise ValueError(
-            f"counts must have shape (n_nodes={tree.n_nodes}, n_classes), got {counts.shape}."
-        )
+        raise ValueError(f"counts must have shape (n_nodes={tree.n_nodes}, n_classes), got {counts.shape}.")
     if not np.isfinite(counts).all() or np.any(counts < 0):
         raise ValueError("counts must be finite and non-negative.")
     if counts[0].sum() <= 0:

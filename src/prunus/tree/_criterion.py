@@ -122,8 +122,4 @@ def criterion_code(criterion):
     try:
         return CRITERIA[criterion]
     except (KeyError, TypeError):
-        raise ValueError(
-            f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}."
-        ) from None
-
-
+        raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {criterion!r}.") from None

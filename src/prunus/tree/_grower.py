@@ -216,9 +216,7 @@ def grow_best_first(data, work, settings):
     # frontier entries: (decrease, node, start, end, depth, feature, threshold, missing_left)
     frontier = [(0.0, 0, 0, 0, 0, 0, 0.0, False)]
     frontier.pop()
-    f, t, m, gain, n_kept = _evaluate(
-        data, work, settings, (0, n_rows, 0), counts[0], node_features[0], root_weight
-    )
+    f, t, m, gain, n_kept = _evaluate(data, work, settings, (0, n_rows, 0), counts[0], node_features[0], root_weight)
     node_n_features[0] = n_kept
     if f != NO_FEATURE:
         frontier.append((gain, 0, 0, n_rows, 0, f, t, m))
@@ -245,8 +243,13 @@ def grow_best_first(data, work, settings):
             counts[child_id] = child_counts[child]
             node_features[child_id, : kept.shape[0]] = kept
             cf, ct, cm, cgain, c_kept = _evaluate(
-                data, work, settings, (child_start, child_end, depth + 1), counts[child_id],
-                node_features[child_id, : kept.shape[0]], root_weight,
+                data,
+                work,
+                settings,
+                (child_start, child_end, depth + 1),
+                counts[child_id],
+                node_features[child_id, : kept.shape[0]],
+                root_weight,
             )
             node_n_features[child_id] = c_kept
             if cf != NO_FEATURE:

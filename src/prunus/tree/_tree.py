@@ -123,9 +123,7 @@ class Tree:
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
         if X.shape[1] != self.n_features:
-            raise ValueError(
-                f"X has {X.shape[1]} features, but the tree was built with {self.n_features} features."
-            )
+            raise ValueError(f"X has {X.shape[1]} features, but the tree was built with {self.n_features} features.")
         if np.isinf(X).any():
             raise ValueError("X contains infinity; missing values are NaN, and inf is not a value.")
         return np.ascontiguousarray(X)
@@ -274,7 +272,11 @@ class Tree:
         new_left = np.where(left[index] >= 0, new_id[np.maximum(left[index], 0)], TREE_LEAF)
         new_right = np.where(right[index] >= 0, new_id[np.maximum(right[index], 0)], TREE_LEAF)
         tree = Tree(
-            new_left, new_right, self.feature[index], self.threshold[index], self.n_features,
+            new_left,
+            new_right,
+            self.feature[index],
+            self.threshold[index],
+            self.n_features,
             missing_go_to_left=self.missing_go_to_left[index],
         )
         return (tree, index) if return_index else tree
@@ -323,9 +325,7 @@ class Tree:
         sk = getattr(estimator, "tree_", estimator)
         for name in ("children_left", "children_right", "feature", "threshold", "n_features"):
             if not hasattr(sk, name):
-                raise TypeError(
-                    "estimator must be a fitted scikit-learn decision tree or its 'tree_' attribute."
-                )
+                raise TypeError("estimator must be a fitted scikit-learn decision tree or its 'tree_' attribute.")
         # scikit-learn >= 1.3 learns a side for missing values; older trees send them right.
         missing = getattr(sk, "missing_go_to_left", None)
         return cls(sk.children_left, sk.children_right, sk.feature, sk.threshold, sk.n_features, missing)
@@ -351,16 +351,13 @@ def _check_structure(left, right, feature, threshold, n_features):
     parents = np.concatenate([ids[internal], ids[internal]])
     if np.any(children <= parents) or np.any(children >= n):
         raise ValueError(
-            "children_left / children_right: every child id must be larger than its parent's "
-            "and below n_nodes."
+            "children_left / children_right: every child id must be larger than its parent's and below n_nodes."
         )
     # Children are in 1 .. n-1 here, so a count per id is a linear-time duplicate check.
     if children.size and np.bincount(children, minlength=n).max() > 1:
         raise ValueError("children_left / children_right: a node cannot be the child of two nodes.")
     if children.shape[0] != n - 1:
-        raise ValueError(
-            "children_left / children_right: every node but the root must be reachable from the root."
-        )
+        raise ValueError("children_left / children_right: every node but the root must be reachable from the root.")
     f = feature[internal]
     if f.size and (f.min() < 0 or f.max() >= n_features):
         raise ValueError("feature holds ids outside 0 .. n_features - 1 at internal nodes.")

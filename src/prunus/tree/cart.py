@@ -24,7 +24,9 @@ GrowthParams = namedtuple(
     "GrowthParams",
     "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes",
 )
-GrowthParams.__doc__ = "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`)."
+GrowthParams.__doc__ = (
+    "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`)."
+)
 
 
 def check_growth_params(params):
@@ -302,7 +304,13 @@ def grow_cart(
     """
     params = check_growth_params(
         GrowthParams(
-            criterion, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, max_features, max_leaf_nodes
+            criterion,
+            max_depth,
+            min_samples_split,
+            min_samples_leaf,
+            min_impurity_decrease,
+            max_features,
+            max_leaf_nodes,
         )
     )
     X = check_X_missing(X)

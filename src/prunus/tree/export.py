@@ -9,9 +9,7 @@ def _feature_name(tree, feature_names, f):
     if feature_names is None:
         return f"x[{f}]"
     if len(feature_names) != tree.n_features:
-        raise ValueError(
-            f"feature_names has {len(feature_names)} entries but the tree has {tree.n_features} features."
-        )
+        raise ValueError(f"feature_names has {len(feature_names)} entries but the tree has {tree.n_features} features.")
     return str(feature_names[f])
 
 
@@ -132,8 +130,16 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
         else:
             name = _feature_name(tree, feature_names, tree.feature[node])
             text = _conditions(tree, node, name, decimals)[0].replace(" <= ", "\n<= ", 1)
-        ax.text(x[node], y[node], text, ha="center", va="center", fontsize=7,
-                bbox=dict(boxstyle="round", fc="white", ec="0.4"), zorder=2)
+        ax.text(
+            x[node],
+            y[node],
+            text,
+            ha="center",
+            va="center",
+            fontsize=7,
+            bbox=dict(boxstyle="round", fc="white", ec="0.4"),
+            zorder=2,
+        )
     ax.set_axis_off()
     ax.set_xlim(-1, max(next_leaf, 1.0))
     ax.set_ylim(-tree.max_depth - 0.5, 0.5)

@@ -44,8 +44,18 @@ from sklearn.utils._param_validation import (
 from sklearn.utils._param_validation import Interval as _SklearnInterval
 
 __all__ = [
-    "CV_SPLITS", "HasMethods", "Integral", "Interval", "InvalidParameterError", "Options", "Real", "RealNotInt", "StrOptions",
-    "check_index", "check_label_types", "validate_fit",
+    "CV_SPLITS",
+    "HasMethods",
+    "Integral",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "Real",
+    "RealNotInt",
+    "StrOptions",
+    "check_index",
+    "check_label_types",
+    "validate_fit",
 ]
 
 
@@ -85,7 +95,8 @@ def _params(estimator: Any) -> dict[str, Any]:
     if hasattr(estimator, "get_params"):
         return estimator.get_params(deep=False)
     names = [
-        p.name for p in inspect.signature(type(estimator).__init__).parameters.values()
+        p.name
+        for p in inspect.signature(type(estimator).__init__).parameters.values()
         if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     return {name: getattr(estimator, name) for name in names}
@@ -150,9 +161,7 @@ def check_label_types(y: Any, name: str = "y") -> None:
     if len(kinds) <= 1:
         return
     types = sorted({type(v).__name__ for v in flat})
-    raise ValueError(
-        f"{name} mixes label types ({', '.join(types)}); class labels must be all numbers or all strings."
-    )
+    raise ValueError(f"{name} mixes label types ({', '.join(types)}); class labels must be all numbers or all strings.")
 
 
 def check_index(k: Any, name: str, length: int) -> int:

@@ -74,5 +74,8 @@ def enumerate_subtrees(tree, node=0):
     """Every pruned subtree of the branch at ``node`` (``node`` kept), as a tuple of its leaves."""
     if tree.children_left[node] == -1:
         return [(node,)]
-    return [(node,)] + [a + b for a in enumerate_subtrees(tree, tree.children_left[node])
-                        for b in enumerate_subtrees(tree, tree.children_right[node])]
+    return [(node,)] + [
+        a + b
+        for a in enumerate_subtrees(tree, tree.children_left[node])
+        for b in enumerate_subtrees(tree, tree.children_right[node])
+    ]

@@ -64,6 +64,8 @@ PARTITIONS = ("dyadic", "kd", "cart")
 def _nearest_with_data(has_data, parent):
     """Per node: itself if it has data, else its nearest ancestor with data."""
     return _inherit_label(np.arange(has_data.shape[0], dtype=np.int64), has_data, parent)
+
+
 LOG_GRID = np.logspace(-8, 6, 10, base=2.0)
 #: ratio of consecutive log-grid values (2^(14/9))
 LOG_STEP = float(LOG_GRID[1] / LOG_GRID[0])
@@ -144,8 +146,9 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             return grow_dyadic(X, max_depth=self.max_depth)
         if part == "kd":
             return grow_kd(X, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
-        return grow_cart(X, y, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf,
-                         sample_weight=sw, random_state=seed)
+        return grow_cart(
+            X, y, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf, sample_weight=sw, random_state=seed
+        )
 
     def _prepare(self, X, y, sw, train, test, seed):
         tree = self._build_tree(X[train], y[train], sw[train], seed)
@@ -379,9 +382,21 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
     }
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lambda1=None, lambda2=None,
-                 prior="practical", delta=0.05, empty_cells="parent", cv=2, n_jobs=None, random_state=None,
-                 grow_size=None):
+    def __init__(
+        self,
+        partition="dyadic",
+        max_depth=None,
+        min_samples_leaf=1,
+        lambda1=None,
+        lambda2=None,
+        prior="practical",
+        delta=0.05,
+        empty_cells="parent",
+        cv=2,
+        n_jobs=None,
+        random_state=None,
+        grow_size=None,
+    ):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -407,7 +422,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
             raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}.")
         if self.prior == "theory":
             if self.lambda2 is not None:
-                raise ValueError("lambda2 is not used by prior='theory' (lambda1 multiplies both terms); leave it None.")
+                raise ValueError(
+                    "lambda2 is not used by prior='theory' (lambda1 multiplies both terms); leave it None."
+                )
             if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real) or not 0 < self.delta < 1:
                 raise ValueError(f"delta must be a float in (0, 1), got {self.delta!r}.")
         self._lambda_names = ("lambda1", "lambda2") if self.prior == "practical" else ("lambda1",)
@@ -422,8 +439,14 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     def _log_phi(self, stats, tree, lam):
         if self.prior == "practical":
             return practical_log_phi(stats.err, stats.n_node, stats.has_data, lam["lambda1"], lam["lambda2"])
-        return theory_log_phi(stats.err, stats.n_node, stats.has_data, lam["lambda1"],
-                              np.log(tree.n_nodes / self.delta), float(tree.max_depth))
+        return theory_log_phi(
+            stats.err,
+            stats.n_node,
+            stats.has_data,
+            lam["lambda1"],
+            np.log(tree.n_nodes / self.delta),
+            float(tree.max_depth),
+        )
 
     def _weights(self, fold, lam):
         tree = fold.tree
@@ -434,8 +457,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     def _point_error(self, fold, lam):
         _, log_w, log_z = self._weights(fold, lam)
         weight = np.exp(log_w - log_z)
-        return path_vote_errors(fold.leaves, fold.y, fold.sw, fold.tree.parent, fold.stats.label, weight,
-                                self.n_classes_)
+        return path_vote_errors(
+            fold.leaves, fold.y, fold.sw, fold.tree.parent, fold.stats.label, weight, self.n_classes_
+        )
 
     def _fit_final(self, full, lam):
         self.lambda1_ = float(lam["lambda1"])
@@ -494,8 +518,18 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         "lam": [Interval(Real, 0.0, None, closed="left"), None],
     }
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, penalty="leaves", lam=None,
-                 empty_cells="parent", cv=2, n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        partition="dyadic",
+        max_depth=None,
+        min_samples_leaf=1,
+        penalty="leaves",
+        lam=None,
+        empty_cells="parent",
+        cv=2,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -591,8 +625,17 @@ class HSVoteClassifier(_SubtreeClassifier):
         "lam": [Interval(Real, 0.0, None, closed="left"), None],
     }
 
-    def __init__(self, partition="dyadic", max_depth=None, min_samples_leaf=1, lam=None, empty_cells="parent",
-                 cv=2, n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        partition="dyadic",
+        max_depth=None,
+        min_samples_leaf=1,
+        lam=None,
+        empty_cells="parent",
+        cv=2,
+        n_jobs=None,
+        random_state=None,
+    ):
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth

@@ -89,8 +89,9 @@ class _ForestTree:
         order = getattr(self, "_order", None)
         if order is None:
             order = self._order = _preorder(self.tree.children_left, self.tree.children_right)
-        shares = _leaf_shares(order, self.tree.parent, self.tree.children_left, self.stats.label, weight,
-                              self.stats.n_classes)
+        shares = _leaf_shares(
+            order, self.tree.parent, self.tree.children_left, self.stats.label, weight, self.stats.n_classes
+        )
         _add_votes(total, rows, leaves, *shares)
 
 
@@ -165,8 +166,14 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             None,
         ],
         "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
-        "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+        "min_samples_split": [
+            Interval(Integral, 2, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        ],
+        "min_samples_leaf": [
+            Interval(Integral, 1, None, closed="left"),
+            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+        ],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "bootstrap": ["boolean"],
         "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
@@ -177,9 +184,22 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "warm_start": ["boolean"],
     }
 
-    def __init__(self, n_estimators=100, max_features="sqrt", max_depth=None, min_samples_split=2,
-                 min_samples_leaf=1, max_leaf_nodes=None, bootstrap=True, lambda1=None, lambda2=None,
-                 empty_cells="parent", n_jobs=None, random_state=None, warm_start=False):
+    def __init__(
+        self,
+        n_estimators=100,
+        max_features="sqrt",
+        max_depth=None,
+        min_samples_split=2,
+        min_samples_leaf=1,
+        max_leaf_nodes=None,
+        bootstrap=True,
+        lambda1=None,
+        lambda2=None,
+        empty_cells="parent",
+        n_jobs=None,
+        random_state=None,
+        warm_start=False,
+    ):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.max_depth = max_depth
@@ -208,20 +228,28 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"bootstrap must be a bool, got {type(self.bootstrap).__name__}.")
         if self.empty_cells not in EMPTY_CELLS:
             raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {self.empty_cells!r}.")
-        fixed = {name: None if getattr(self, name) is None else _check_lambda(getattr(self, name), name)
-                 for name in ("lambda1", "lambda2")}
+        fixed = {
+            name: None if getattr(self, name) is None else _check_lambda(getattr(self, name), name)
+            for name in ("lambda1", "lambda2")
+        }
         if not self.bootstrap and None in fixed.values():
-            raise ValueError("bootstrap=False leaves no out-of-bag rows to choose lambda1 / lambda2: "
-                             "set bootstrap=True or give both lambda1 and lambda2.")
+            raise ValueError(
+                "bootstrap=False leaves no out-of-bag rows to choose lambda1 / lambda2: "
+                "set bootstrap=True or give both lambda1 and lambda2."
+            )
         # The tree parameters are validated now, before any work.
         check_growth_params(self._tree_params())
         return fixed
 
     def _tree_params(self):
         return GrowthParams(
-            criterion="gini", max_depth=self.max_depth, min_samples_split=self.min_samples_split,
-            min_samples_leaf=self.min_samples_leaf, min_impurity_decrease=0.0,
-            max_features=self.max_features, max_leaf_nodes=self.max_leaf_nodes,
+            criterion="gini",
+            max_depth=self.max_depth,
+            min_samples_split=self.min_samples_split,
+            min_samples_leaf=self.min_samples_leaf,
+            min_impurity_decrease=0.0,
+            max_features=self.max_features,
+            max_leaf_nodes=self.max_leaf_nodes,
         )
 
     # -------------------------------------------------------------- fit
@@ -249,11 +277,14 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("warm_start: y has other classes than the previous fit.")
         old = self._forest if keep else []
         if old and X.shape[0] != self._n_fit_rows:
-            raise ValueError(f"warm_start: X has {X.shape[0]} rows, the previous fit had {self._n_fit_rows}; "
-                             "the out-of-bag rows of the kept trees refer to the same X.")
+            raise ValueError(
+                f"warm_start: X has {X.shape[0]} rows, the previous fit had {self._n_fit_rows}; "
+                "the out-of-bag rows of the kept trees refer to the same X."
+            )
         if self.n_estimators < len(old):
-            raise ValueError(f"n_estimators={self.n_estimators} must be >= the {len(old)} trees already "
-                             "grown when warm_start=True.")
+            raise ValueError(
+                f"n_estimators={self.n_estimators} must be >= the {len(old)} trees already grown when warm_start=True."
+            )
         self.classes_, self.n_classes_ = classes, classes.shape[0]
         self._n_fit_rows = X.shape[0]
         rng = check_random_state(self.random_state)
@@ -324,8 +355,9 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             lam = dict(fixed)
             lam.update(zip(free, (float(v) for v in values)))
             points.append(lam)
-        errors = np.array(Parallel(n_jobs=self.n_jobs, prefer="threads")(
-            delayed(self._oob_error)(y, sw, lam) for lam in points))
+        errors = np.array(
+            Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(self._oob_error)(y, sw, lam) for lam in points)
+        )
         best = int(np.argmin(errors))  # ties: first grid point
         results = {"params": points, "oob_error": errors}
         for name in ("lambda1", "lambda2"):
@@ -349,8 +381,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
                 t.add_votes(total, rows, t.tree.apply(X), w)
             return total
 
-        parts = Parallel(n_jobs=n_chunks, prefer="threads")(
-            delayed(chunk)(trees[k::n_chunks]) for k in range(n_chunks))
+        parts = Parallel(n_jobs=n_chunks, prefer="threads")(delayed(chunk)(trees[k::n_chunks]) for k in range(n_chunks))
         return np.sum(parts, axis=0) / len(trees)
 
     def predict(self, X):

@@ -104,9 +104,7 @@ def hs_vote_weights(tree, counts, lam, empty_cells="class0"):
     """
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape != (tree.n_nodes, 2):
-        raise ValueError(
-            f"HS-vote is binary only: counts must have shape ({tree.n_nodes}, 2), got {counts.shape}."
-        )
+        raise ValueError(f"HS-vote is binary only: counts must have shape ({tree.n_nodes}, 2), got {counts.shape}.")
     lam = _check_lambda(lam, "lam")
     stats = NodeStats(tree, counts, empty_cells)
     left, right = stats.children_left, stats.children_right

@@ -249,8 +249,9 @@ def pac_bayes_log_phi(stats, lambda1, lambda2=None, prior="practical", delta=0.0
         if not 0.0 < delta < 1.0:
             raise ValueError(f"delta must be in (0, 1), got {delta}.")
         tree = stats.tree
-        return theory_log_phi(stats.err, stats.n_node, stats.has_data, lambda1,
-                              math.log(tree.n_nodes / delta), float(tree.max_depth))
+        return theory_log_phi(
+            stats.err, stats.n_node, stats.has_data, lambda1, math.log(tree.n_nodes / delta), float(tree.max_depth)
+        )
     raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}.")
 
 

@@ -231,9 +231,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
         y_enc = y_enc.astype(np.int64)
+        # Rejects negative, NaN and infinite weights, naming sample_weight.
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        if not np.isfinite(weight).all():
-            raise ValueError("sample_weight must be finite (it contains NaN or infinity).")
         n = X.shape[0]
         self._check_params(n)
         params = check_growth_params(

@@ -32,60 +32,6 @@ def _xlogx(x):
     return x * math.log(x) if x > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
-def node_term(counts, criterion):
-    """The proxy's expression on one node's class weights ``counts``."""
-    total = 0.0
-    acc = 0.0
-    for k in range(counts.shape[0]):
-        c = counts[k]
-        total += c
-        if criterion == GINI:
-            acc += c * c
-        elif criterion == ENTROPY:
-            acc += _xlogx(c)
-        elif c > acc:
-            acc = c
-    if criterion == GINI:
-        return acc / total if total > 0.0 else 0.0
-    if criterion == ENTROPY:
-        return acc - _xlogx(total)
-    return acc
-
-
-@njit(cache=True, nogil=True)
-def split_proxy(left, missing, add_missing, total, criterion):
-    """Proxy of the split whose left child holds ``left`` (plus ``missing``
-    when ``add_missing``) and whose right child holds the rest of ``total``."""
-    sum_l = 0.0
-    sum_r = 0.0
-    acc_l = 0.0
-    acc_r = 0.0
-    for k in range(total.shape[0]):
-        lk = left[k] + missing[k] if add_missing else left[k]
-        rk = total[k] - lk
-        if rk < 0.0:  # rounding of non-dyadic weights; a class is never negative
-            rk = 0.0
-        sum_l += lk
-        sum_r += rk
-        if criterion == GINI:
-            acc_l += lk * lk
-            acc_r += rk * rk
-        elif criterion == ENTROPY:
-            acc_l += _xlogx(lk)
-            acc_r += _xlogx(rk)
-        else:
-            if lk > acc_l:
-                acc_l = lk
-            if rk > acc_r:
-                acc_r = rk
-    if criterion == GINI:
-        return acc_l / sum_l + acc_r / sum_r
-    if criterion == ENTROPY:
-        return acc_l - _xlogx(sum_l) + acc_r - _xlogx(sum_r)
-    return acc_l + acc_r
-
-
 @njit(cache=True, nogil=True, inline="always")
 def term(x, criterion):
     """Per-class summand of the proxy: x^2 (Gini) or x log x (entropy)."""
@@ -111,9 +57,57 @@ def proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion):
 
 
 @njit(cache=True, nogil=True)
-def impurity_decrease(proxy, term, criterion):
-    """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)``."""
-    gain = proxy - term
+def node_term(counts, criterion):
+    """The proxy's expression on one node's class weights ``counts``."""
+    total = 0.0
+    acc = 0.0
+    for k in range(counts.shape[0]):
+        c = counts[k]
+        total += c
+        if criterion != MISCLASSIFICATION:
+            acc += term(c, criterion)
+        elif c > acc:
+            acc = c
+    if criterion == GINI:
+        return acc / total if total > 0.0 else 0.0
+    if criterion == ENTROPY:
+        return acc - _xlogx(total)
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def split_proxy(left, missing, add_missing, total, criterion):
+    """Proxy of the split whose left child holds ``left`` (plus ``missing``
+    when ``add_missing``) and whose right child holds the rest of ``total``."""
+    sum_l = 0.0
+    sum_r = 0.0
+    acc_l = 0.0
+    acc_r = 0.0
+    for k in range(total.shape[0]):
+        lk = left[k] + missing[k] if add_missing else left[k]
+        rk = total[k] - lk
+        if rk < 0.0:  # rounding of non-dyadic weights; a class is never negative
+            rk = 0.0
+        sum_l += lk
+        sum_r += rk
+        if criterion != MISCLASSIFICATION:
+            acc_l += term(lk, criterion)
+            acc_r += term(rk, criterion)
+        else:
+            if lk > acc_l:
+                acc_l = lk
+            if rk > acc_r:
+                acc_r = rk
+    if criterion != MISCLASSIFICATION:
+        return proxy_from_sums(acc_l, sum_l, acc_r, sum_r, criterion)
+    return acc_l + acc_r
+
+
+@njit(cache=True, nogil=True)
+def impurity_decrease(proxy, node_value, criterion):
+    """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)`` from a
+    split's proxy and its node's :func:`node_term`."""
+    gain = proxy - node_value
     return gain / _LN2 if criterion == ENTROPY else gain
 
 

@@ -120,13 +120,9 @@ class Tree:
     # -------------------------------------------------------------- routing
     def _check_X(self, X) -> np.ndarray:
         X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
-        if X.shape[1] != self.n_features:
+        if X.ndim == 2 and X.shape[1] != self.n_features:
             raise ValueError(f"X has {X.shape[1]} features, but the tree was built with {self.n_features} features.")
-        if np.isinf(X).any():
-            raise ValueError("X contains infinity; missing values are NaN, and inf is not a value.")
-        return np.ascontiguousarray(X)
+        return check_X_missing(X)
 
     def _routing(self):
         return self.children_left, self.children_right, self.feature, self.threshold, self.missing_go_to_left
@@ -329,6 +325,16 @@ class Tree:
         # scikit-learn >= 1.3 learns a side for missing values; older trees send them right.
         missing = getattr(sk, "missing_go_to_left", None)
         return cls(sk.children_left, sk.children_right, sk.feature, sk.threshold, sk.n_features, missing)
+
+
+def check_X_missing(X) -> np.ndarray:
+    """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
+    if np.isinf(X).any():
+        raise ValueError("X contains infinity; missing values are NaN, and inf is not a value.")
+    return np.ascontiguousarray(X)
 
 
 def _check_structure(left, right, feature, threshold, n_features):

@@ -18,7 +18,7 @@ from sklearn.utils import check_random_state
 from ._criterion import criterion_code
 from ._grower import grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
-from ._tree import Tree, _check_weight
+from ._tree import Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
@@ -142,16 +142,6 @@ def _workspace_arrays(X, order, weight, n_classes):
         np.zeros(n_classes),
         np.zeros(n_classes),
     )
-
-
-def check_X_missing(X, name="X"):
-    """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
-    X = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be a 2-D array, got {X.ndim} dimension(s).")
-    if np.isinf(X).any():
-        raise ValueError(f"{name} contains infinity; missing values are NaN, and inf is not a value.")
-    return X
 
 
 def encode_labels(y, n_rows, n_classes=None):

@@ -53,17 +53,6 @@ FOREST_LAMBDA2 = np.array([0.0, 2.0**-6])
 _MAX_INT = np.iinfo(np.int32).max
 
 
-def _grow_tree(grower, weight, params, seed):
-    """One CART tree on the weighted rows (a bootstrap sample is the rows of
-    positive weight), ``params.max_features`` candidates per split.
-
-    The only place the forest grows a tree: prunus's builder, from the order
-    of X sorted once for the whole forest. Returns the tree and its in-bag
-    class weights per node.
-    """
-    return grower.grow(params, weight, seed)
-
-
 def _bootstrap_counts(seed, n_samples):
     """How many times each row is drawn in the bootstrap sample of the tree with this seed."""
     draws = np.random.RandomState(seed).randint(0, n_samples, n_samples)
@@ -320,7 +309,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         X = grower.X
         drawn = _bootstrap_counts(seed, X.shape[0]) if self.bootstrap else None
         weight = sw * drawn if self.bootstrap else sw
-        tree, counts = _grow_tree(grower, weight, params, seed)
+        # In-bag class weights per node come with the tree.
+        tree, counts = grower.grow(params, weight, seed)
         stats = NodeStats(tree, counts, self.empty_cells)
         if self.bootstrap:
             oob = np.flatnonzero(drawn == 0)

@@ -168,45 +168,29 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
-        if self.method not in _METHODS:
-            raise ValueError(f"method must be one of {_METHODS}, got {self.method!r}.")
-        if self.selection not in _SELECTIONS:
-            raise ValueError(f"selection must be one of {_SELECTIONS}, got {self.selection!r}.")
+        """Checks that involve the data or several parameters at once.
+
+        Each parameter alone is checked by ``_parameter_constraints`` (through
+        ``validate_fit``) before this runs.
+        """
+        n_learn = n_samples
         if self.selection == "holdout":
-            ts = self.test_size
-            if not isinstance(ts, numbers.Real) or not 0.0 < ts < 1.0:
-                raise ValueError(f"test_size must be a float in (0, 1), got {ts!r}.")
-            n_test = int(np.ceil(ts * n_samples))
+            n_test = int(np.ceil(self.test_size * n_samples))
             n_learn = n_samples - n_test
             if n_test < 1 or n_learn < 1:
                 raise ValueError(
-                    f"selection='holdout' with test_size={ts} leaves {n_learn} learning and {n_test} "
-                    f"test samples out of n_samples = {n_samples}; both need at least one sample."
+                    f"selection='holdout' with test_size={self.test_size} leaves {n_learn} learning and "
+                    f"{n_test} test samples out of n_samples = {n_samples}; both need at least one sample."
                 )
-        else:
-            n_learn = n_samples
         if self.method == "M1" and n_learn < 2:
             raise ValueError(
                 f"method='M1' splits the learning sample in two halves and needs at least 2 learning "
                 f"samples; got {n_learn} (n_samples = {n_samples})."
             )
-        if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral):
-            if self.cv < 2:
-                raise ValueError(
-                    f"cv must be an integer >= 2, a CV splitter or an iterable of splits, got {self.cv!r}."
-                )
-            if self.cv > n_samples:
-                raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
-        if self.selection == "alpha":
-            a = self.alpha
-            if a is None or not isinstance(a, numbers.Real) or not np.isfinite(a) or a < 0:
-                raise ValueError(f"selection='alpha' needs alpha, a finite float >= 0; got {a!r}.")
-        if self.selection in ("penalty", "slope"):
-            sel.penalty_exponent(self.kappa)
-        if self.penalty_c is not None:
-            c = self.penalty_c
-            if not isinstance(c, numbers.Real) or not np.isfinite(c) or c < 0:
-                raise ValueError(f"penalty_c must be a finite float >= 0 or None, got {c!r}.")
+        if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral) and self.cv > n_samples:
+            raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
+        if self.selection == "alpha" and self.alpha is None:
+            raise ValueError("selection='alpha' needs alpha, a finite float >= 0; got None.")
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):

@@ -15,6 +15,7 @@ from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..utils._progress import progress_bar
 from . import selection as sel
 
 _METHODS = ("M1", "M2")
@@ -238,7 +239,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             n_test = int(np.ceil(self.test_size * n))
             test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
         cv = self.selection in ("cv", "cv-1se")
-        with _progress(self.verbose, total=(self._n_folds(X, y_enc) + 1) if cv else 1) as bar:
+        n_growths = (self._n_folds(X, y_enc) + 1) if cv else 1
+        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
             path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng)
             bar.update()
             if cv:
@@ -359,10 +361,3 @@ def _node_proba(tree, counts):
     total = counts.sum(axis=1, keepdims=True)
     proba = np.divide(counts, total, out=np.zeros_like(counts), where=total > 0)
     return fill_from_parent(proba, total[:, 0] <= 0, tree.parent)
-
-
-def _progress(verbose, total):
-    """A tqdm bar over the growths when ``verbose``, else a silent stand-in."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not verbose, desc="CART growths", unit="tree")

@@ -59,6 +59,25 @@ def _bootstrap_counts(seed, n_samples):
     return np.bincount(draws, minlength=n_samples).astype(np.float64)
 
 
+def one_se(error, weight):
+    """Standard error ``sqrt(e (1 - e) / n)`` of an out-of-bag error rate ``e``.
+
+    ``n`` is the effective number of out-of-bag rows, ``(sum w)^2 / sum w^2``
+    (the row count under unit weights).
+    """
+    n_eff = weight.sum() ** 2 / max(float(np.sum(weight**2)), 1e-300)
+    return float(np.sqrt(error * (1.0 - error) / max(n_eff, 1.0)))
+
+
+def least_smoothing(points, errors, se):
+    """Index of the one-standard-error choice: among the grid points whose
+    out-of-bag error is within ``se`` of the smallest, the largest ``lambda1``
+    (then the smallest ``lambda2``), i.e. the posterior closest to the plain
+    forest of full trees (Breiman, Friedman, Olshen & Stone 1984, the 1-SE rule)."""
+    within = np.flatnonzero(errors <= errors.min() + se + 1e-12)
+    return int(max(within, key=lambda i: (points[i]["lambda1"], -points[i]["lambda2"], -i)))
+
+
 class _ForestTree:
     """A grown tree with its in-bag statistics and the out-of-bag rows' leaves."""
 
@@ -108,12 +127,18 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     lambda1, lambda2 : float >= 0 or None
         ``None``: chosen by out-of-bag error on the product grid
         ``FOREST_LAMBDA1 x FOREST_LAMBDA2`` (``2^-2, 2^0, ..., 2^10`` and
-        ``0, 2^-6``: 14 points); ties go to the first point (smallest
-        lambdas). Trees grown to purity have no in-bag error at their
-        leaves, so a large ``lambda1`` keeps the posterior near the full
-        tree; a larger ``lambda2`` shrinks every tree towards its root, and
-        ``2^-3`` and ``1`` were never chosen in trials on satimage, spam,
-        digits and letter.
+        ``0, 2^-6``: 14 points) with the one-standard-error rule: among the
+        points whose out-of-bag error is within one standard error
+        ``sqrt(e (1 - e) / n)`` of the smallest ``e``, the largest
+        ``lambda1``, then the smallest ``lambda2``. Trees grown to purity
+        have no in-bag error at their leaves, so a large ``lambda1`` keeps
+        the posterior on the full trees (``2^6`` and above: the plain
+        random forest); a smaller one shrinks every tree's vote towards its
+        ancestors, which averaging over bootstrap trees already does, so a
+        departure from the plain forest must earn more than the noise of
+        the out-of-bag estimate. A larger ``lambda2`` shrinks every tree
+        towards its root, and ``2^-3`` and ``1`` were never chosen in
+        trials on satimage, spam, digits and letter.
     empty_cells : {"parent", "class0"}
         As in :class:`PACBayesTreeClassifier` (a tree grown on its in-bag
         rows has a cell without in-bag weight only when sample weights are 0).
@@ -137,7 +162,10 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     lambda1_, lambda2_ : float
     oob_results_ : dict or None
         ``params``, ``param_lambda1``, ``param_lambda2`` and ``oob_error`` per
-        grid point (``None`` when both lambdas are fixed).
+        grid point, and ``oob_error_se``, the standard error of the
+        smallest (``None`` when both lambdas are fixed).
+    best_index_ : int
+        The chosen grid point (when a lambda is searched).
     oob_score_ : float
         Accuracy of the out-of-bag predictions at the chosen lambdas (rows
         weighted by ``sample_weight``; only rows out of bag for some tree).
@@ -348,8 +376,12 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         errors = np.array(
             Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(self._oob_error)(y, sw, lam) for lam in points)
         )
-        best = int(np.argmin(errors))  # ties: first grid point
-        results = {"params": points, "oob_error": errors}
+        covered = np.zeros(self._n_fit_rows, dtype=bool)
+        for t in self._forest:
+            covered[t.oob_rows] = True
+        se = one_se(errors.min(), sw[covered])
+        best = least_smoothing(points, errors, se)
+        results = {"params": points, "oob_error": errors, "oob_error_se": se}
         for name in ("lambda1", "lambda2"):
             results[f"param_{name}"] = np.array([p[name] for p in points], dtype=float)
         self.best_index_ = best

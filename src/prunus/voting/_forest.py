@@ -11,7 +11,8 @@ whose node weights come from the two-pass dynamic program (Algorithms 1-2)
 in O(|T|). The forest averages the trees' class probabilities (vote shares).
 
 The lambdas are chosen once for the whole forest by out-of-bag error on a
-small grid: every tree's structure, in-bag counts and out-of-bag rows' leaves
+small grid, with the one-standard-error rule towards the least smoothing
+(the plain forest of full trees): every tree's structure, in-bag counts and out-of-bag rows' leaves
 are computed once, and a grid point costs one DP per tree plus one pass over
 the out-of-bag rows' paths; nothing is refitted and no CV is run.
 """
@@ -19,7 +20,6 @@ the out-of-bag rows' paths; nothing is refitted and no CV is run.
 from __future__ import annotations
 
 import itertools
-import numbers
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -33,14 +33,13 @@ from sklearn.utils.validation import (
 )
 
 from ..distributed._estimators import dask_dispatch
-from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..tree.cart import CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ._forest_kernels import _add_votes, _leaf_shares
 from ._pacbayes import (
     EMPTY_CELLS,
     NodeStats,
-    _check_lambda,
     log_weights_kernel,
     practical_log_phi,
 )
@@ -51,6 +50,7 @@ FOREST_LAMBDA1 = 2.0 ** np.arange(-2.0, 11.0, 2.0)
 FOREST_LAMBDA2 = np.array([0.0, 2.0**-6])
 
 _MAX_INT = np.iinfo(np.int32).max
+LAMBDAS = ("lambda1", "lambda2")
 
 
 def _bootstrap_counts(seed, n_samples):
@@ -193,8 +193,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "bootstrap": ["boolean"],
-        "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
-        "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
+        "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
+        "lambda2": [Interval(Real, 0.0, np.inf, closed="left"), None],
         "empty_cells": [StrOptions(set(EMPTY_CELLS))],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -238,24 +238,13 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------- checks
     def _check_params(self):
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be an int >= 1, got {n!r}.")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool, got {type(self.bootstrap).__name__}.")
-        if self.empty_cells not in EMPTY_CELLS:
-            raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {self.empty_cells!r}.")
-        fixed = {
-            name: None if getattr(self, name) is None else _check_lambda(getattr(self, name), name)
-            for name in ("lambda1", "lambda2")
-        }
+        """Checks across parameters (each one alone is checked by ``_parameter_constraints``)."""
+        fixed = {name: None if getattr(self, name) is None else float(getattr(self, name)) for name in LAMBDAS}
         if not self.bootstrap and None in fixed.values():
             raise ValueError(
                 "bootstrap=False leaves no out-of-bag rows to choose lambda1 / lambda2: "
                 "set bootstrap=True or give both lambda1 and lambda2."
             )
-        # The tree parameters are validated now, before any work.
-        check_growth_params(self._tree_params())
         return fixed
 
     def _tree_params(self):

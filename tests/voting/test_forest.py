@@ -85,8 +85,18 @@ def test_oob_selection_equals_naive_reference():
             probas.append((ok, proba))
     errors = np.array(errors)
     np.testing.assert_allclose(forest.oob_results_["oob_error"], errors, rtol=0, atol=1e-12)
-    best = int(np.argmin(errors))
+    # one-standard-error rule, naively: within one SE of the smallest error, the largest lambda1, then
+    # the smallest lambda2
+    n_oob = int(probas[0][0].sum())
+    se = np.sqrt(errors.min() * (1 - errors.min()) / n_oob)
+    assert forest.oob_results_["oob_error_se"] == pytest.approx(se, rel=1e-12)
     m = len(FOREST_LAMBDA2)
+    candidates = [
+        (FOREST_LAMBDA1[k // m], -FOREST_LAMBDA2[k % m], k)
+        for k in range(len(errors))
+        if errors[k] <= errors.min() + se + 1e-12
+    ]
+    best = max(candidates)[2]
     assert (forest.lambda1_, forest.lambda2_) == (FOREST_LAMBDA1[best // m], FOREST_LAMBDA2[best % m])
     ok, proba = probas[best]
     np.testing.assert_allclose(forest.oob_decision_function_[ok], proba, rtol=1e-12)
@@ -198,3 +208,16 @@ def test_leaf_shares_match_path_walks(seed):
         got = np.zeros(n_classes)
         got[cls[start[leaf] : start[leaf] + count[leaf]]] = val[start[leaf] : start[leaf] + count[leaf]]
         np.testing.assert_allclose(got, want / want.sum(), rtol=1e-13, atol=0)
+
+
+def test_one_se_rule_picks_the_least_smoothing_point_within_one_standard_error():
+    from prunus.voting._forest import least_smoothing, one_se
+
+    points = [{"lambda1": a, "lambda2": b} for a in (0.25, 1.0, 4.0) for b in (0.0, 0.5)]
+    errors = np.array([0.30, 0.31, 0.20, 0.26, 0.24, 0.21])
+    assert least_smoothing(points, errors, 0.05) == 4  # 0.24 (lambda1=4, lambda2=0) within 0.20 + 0.05
+    assert least_smoothing(points, errors, 0.02) == 5  # only 0.20 and 0.21 within: lambda1=4, lambda2=0.5
+    assert least_smoothing(points, errors, 0.0) == 2  # the plain minimum
+    assert one_se(0.2, np.ones(100)) == pytest.approx(0.04)
+    assert one_se(0.2, np.full(100, 3.0)) == pytest.approx(0.04)  # effective n: 100 rows
+    assert one_se(0.2, np.r_[np.ones(50), np.zeros(50)]) == pytest.approx(np.sqrt(0.16 / 50))

@@ -8,8 +8,10 @@ def test_reproduce_tiny(tmp_path):
     path = get_runner("pacbayes")(mode="tiny", out=tmp_path, progress=False)
     text = path.read_text()
     assert "Table 2" in text and "Figure 2" in text
-    for name in ("spam", "digits", "letter", "satimage"):
+    for name in ("spam", "digits", "letter", "satimage", "wine"):
         assert f"| {name} |" in text
+    assert "Absolute test errors" in text and "ccp_alpha by CV" in text and "vote on a CART tree" in text
+    assert "target" not in text
     assert "PAC-Bayes forest" in text and "RandomForest" in text
     assert "(0.975)" in text  # the paper's spam / dyadic PAC-Bayes ratio printed beside ours
     assert (tmp_path / "figure2.png").stat().st_size > 0

@@ -49,7 +49,6 @@ from ._pacbayes import (
     EMPTY_CELLS,
     PRIORS,
     NodeStats,
-    _check_lambda,
     _inherit_label,
     log_weights_kernel,
     path_vote_errors,
@@ -90,6 +89,11 @@ class _Fold:
         self.total = max(float(sw.sum()), np.finfo(float).tiny) if sw is not None else 0.0
 
 
+def _fixed(value):
+    """A lambda given by the user (already checked by the constraints) as a float, or None."""
+    return None if value is None else float(value)
+
+
 class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     """Shared fit / CV / validation; subclasses define the per-point model."""
 
@@ -116,23 +120,9 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = self._missing_values() == "allow-nan"
         return tags
 
-    def _check_common(self):
-        if isinstance(self.partition, Tree):
-            pass
-        elif self.partition not in PARTITIONS:
-            raise ValueError(f"partition must be one of {PARTITIONS} or a prunus Tree, got {self.partition!r}.")
-        if self.empty_cells not in EMPTY_CELLS:
-            raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {self.empty_cells!r}.")
-        if self.max_depth is not None and (
-            isinstance(self.max_depth, bool) or not isinstance(self.max_depth, numbers.Integral) or self.max_depth < 0
-        ):
-            raise ValueError(f"max_depth must be None or an int >= 0, got {self.max_depth!r}.")
-        if (
-            isinstance(self.min_samples_leaf, bool)
-            or not isinstance(self.min_samples_leaf, numbers.Integral)
-            or self.min_samples_leaf < 1
-        ):
-            raise ValueError(f"min_samples_leaf must be an int >= 1, got {self.min_samples_leaf!r}.")
+    def _check_params(self):
+        """Checks across parameters or against the data; each parameter alone is
+        checked by ``_parameter_constraints`` (:func:`validate_fit`)."""
 
     def _build_tree(self, X, y, sw, seed):
         part = self.partition
@@ -179,7 +169,6 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes.")
         self.n_classes_ = self.classes_.shape[0]
-        self._check_common()
         self._check_params()
         fixed = self._fixed_lambdas()
         free = [name for name in self._lambda_names if fixed[name] is None]
@@ -375,8 +364,8 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     _lambda_names = ("lambda1", "lambda2")
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
-        "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
-        "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
+        "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
+        "lambda2": [Interval(Real, 0.0, np.inf, closed="left"), None],
         "prior": [StrOptions(set(PRIORS))],
         "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
@@ -418,23 +407,12 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         return tags
 
     def _check_params(self):
-        if self.prior not in PRIORS:
-            raise ValueError(f"prior must be one of {PRIORS}, got {self.prior!r}.")
-        if self.prior == "theory":
-            if self.lambda2 is not None:
-                raise ValueError(
-                    "lambda2 is not used by prior='theory' (lambda1 multiplies both terms); leave it None."
-                )
-            if isinstance(self.delta, bool) or not isinstance(self.delta, numbers.Real) or not 0 < self.delta < 1:
-                raise ValueError(f"delta must be a float in (0, 1), got {self.delta!r}.")
+        if self.prior == "theory" and self.lambda2 is not None:
+            raise ValueError("lambda2 is not used by prior='theory' (lambda1 multiplies both terms); leave it None.")
         self._lambda_names = ("lambda1", "lambda2") if self.prior == "practical" else ("lambda1",)
 
     def _fixed_lambdas(self):
-        out = {}
-        for name in self._lambda_names:
-            value = getattr(self, name)
-            out[name] = None if value is None else _check_lambda(value, name)
-        return out
+        return {name: _fixed(getattr(self, name)) for name in self._lambda_names}
 
     def _log_phi(self, stats, tree, lam):
         if self.prior == "practical":
@@ -515,7 +493,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "penalty": [StrOptions(set(PENALTIES))],
-        "lam": [Interval(Real, 0.0, None, closed="left"), None],
+        "lam": [Interval(Real, 0.0, np.inf, closed="left"), None],
     }
 
     def __init__(
@@ -540,12 +518,8 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _check_params(self):
-        if self.penalty not in PENALTIES:
-            raise ValueError(f"penalty must be one of {PENALTIES}, got {self.penalty!r}.")
-
     def _fixed_lambdas(self):
-        return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
+        return {"lam": _fixed(self.lam)}
 
     def _collapse(self, fold, lam):
         stats = fold.stats
@@ -622,7 +596,7 @@ class HSVoteClassifier(_SubtreeClassifier):
     _lambda_names = ("lam",)
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0.0, None, closed="left"), None],
+        "lam": [Interval(Real, 0.0, np.inf, closed="left"), None],
     }
 
     def __init__(
@@ -658,7 +632,7 @@ class HSVoteClassifier(_SubtreeClassifier):
             )
 
     def _fixed_lambdas(self):
-        return {"lam": None if self.lam is None else _check_lambda(self.lam, "lam")}
+        return {"lam": _fixed(self.lam)}
 
     def _weights(self, fold, lam):
         stats = fold.stats

@@ -11,7 +11,8 @@ whose node weights come from the two-pass dynamic program (Algorithms 1-2)
 in O(|T|). The forest averages the trees' class probabilities (vote shares).
 
 The lambdas are chosen once for the whole forest by out-of-bag error on a
-small grid: every tree's structure, in-bag counts and out-of-bag rows' leaves
+small grid, with the one-standard-error rule towards the least smoothing
+(the plain forest of full trees): every tree's structure, in-bag counts and out-of-bag rows' leaves
 are computed once, and a grid point costs one DP per tree plus one pass over
 the out-of-bag rows' paths; nothing is refitted and no CV is run.
 """
@@ -19,7 +20,6 @@ the out-of-bag rows' paths; nothing is refitted and no CV is run.
 from __future__ import annotations
 
 import itertools
-import numbers
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
@@ -33,14 +33,13 @@ from sklearn.utils.validation import (
 )
 
 from ..distributed._estimators import dask_dispatch
-from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..tree.cart import CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ._forest_kernels import _add_votes, _leaf_shares
 from ._pacbayes import (
     EMPTY_CELLS,
     NodeStats,
-    _check_lambda,
     log_weights_kernel,
     practical_log_phi,
 )
@@ -51,12 +50,32 @@ FOREST_LAMBDA1 = 2.0 ** np.arange(-2.0, 11.0, 2.0)
 FOREST_LAMBDA2 = np.array([0.0, 2.0**-6])
 
 _MAX_INT = np.iinfo(np.int32).max
+LAMBDAS = ("lambda1", "lambda2")
 
 
 def _bootstrap_counts(seed, n_samples):
     """How many times each row is drawn in the bootstrap sample of the tree with this seed."""
     draws = np.random.RandomState(seed).randint(0, n_samples, n_samples)
     return np.bincount(draws, minlength=n_samples).astype(np.float64)
+
+
+def one_se(error, weight):
+    """Standard error ``sqrt(e (1 - e) / n)`` of an out-of-bag error rate ``e``.
+
+    ``n`` is the effective number of out-of-bag rows, ``(sum w)^2 / sum w^2``
+    (the row count under unit weights).
+    """
+    n_eff = weight.sum() ** 2 / max(float(np.sum(weight**2)), 1e-300)
+    return float(np.sqrt(error * (1.0 - error) / max(n_eff, 1.0)))
+
+
+def least_smoothing(points, errors, se):
+    """Index of the one-standard-error choice: among the grid points whose
+    out-of-bag error is within ``se`` of the smallest, the largest ``lambda1``
+    (then the smallest ``lambda2``), i.e. the posterior closest to the plain
+    forest of full trees (Breiman, Friedman, Olshen & Stone 1984, the 1-SE rule)."""
+    within = np.flatnonzero(errors <= errors.min() + se + 1e-12)
+    return int(max(within, key=lambda i: (points[i]["lambda1"], -points[i]["lambda2"], -i)))
 
 
 class _ForestTree:
@@ -108,12 +127,18 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     lambda1, lambda2 : float >= 0 or None
         ``None``: chosen by out-of-bag error on the product grid
         ``FOREST_LAMBDA1 x FOREST_LAMBDA2`` (``2^-2, 2^0, ..., 2^10`` and
-        ``0, 2^-6``: 14 points); ties go to the first point (smallest
-        lambdas). Trees grown to purity have no in-bag error at their
-        leaves, so a large ``lambda1`` keeps the posterior near the full
-        tree; a larger ``lambda2`` shrinks every tree towards its root, and
-        ``2^-3`` and ``1`` were never chosen in trials on satimage, spam,
-        digits and letter.
+        ``0, 2^-6``: 14 points) with the one-standard-error rule: among the
+        points whose out-of-bag error is within one standard error
+        ``sqrt(e (1 - e) / n)`` of the smallest ``e``, the largest
+        ``lambda1``, then the smallest ``lambda2``. Trees grown to purity
+        have no in-bag error at their leaves, so a large ``lambda1`` keeps
+        the posterior on the full trees (``2^6`` and above: the plain
+        random forest); a smaller one shrinks every tree's vote towards its
+        ancestors, which averaging over bootstrap trees already does, so a
+        departure from the plain forest must earn more than the noise of
+        the out-of-bag estimate. A larger ``lambda2`` shrinks every tree
+        towards its root, and ``2^-3`` and ``1`` were never chosen in
+        trials on satimage, spam, digits and letter.
     empty_cells : {"parent", "class0"}
         As in :class:`PACBayesTreeClassifier` (a tree grown on its in-bag
         rows has a cell without in-bag weight only when sample weights are 0).
@@ -137,7 +162,10 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     lambda1_, lambda2_ : float
     oob_results_ : dict or None
         ``params``, ``param_lambda1``, ``param_lambda2`` and ``oob_error`` per
-        grid point (``None`` when both lambdas are fixed).
+        grid point, and ``oob_error_se``, the standard error of the
+        smallest (``None`` when both lambdas are fixed).
+    best_index_ : int
+        The chosen grid point (when a lambda is searched).
     oob_score_ : float
         Accuracy of the out-of-bag predictions at the chosen lambdas (rows
         weighted by ``sample_weight``; only rows out of bag for some tree).
@@ -165,8 +193,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ],
         "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
         "bootstrap": ["boolean"],
-        "lambda1": [Interval(Real, 0.0, None, closed="left"), None],
-        "lambda2": [Interval(Real, 0.0, None, closed="left"), None],
+        "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
+        "lambda2": [Interval(Real, 0.0, np.inf, closed="left"), None],
         "empty_cells": [StrOptions(set(EMPTY_CELLS))],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
@@ -210,24 +238,13 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------- checks
     def _check_params(self):
-        n = self.n_estimators
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ValueError(f"n_estimators must be an int >= 1, got {n!r}.")
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be a bool, got {type(self.bootstrap).__name__}.")
-        if self.empty_cells not in EMPTY_CELLS:
-            raise ValueError(f"empty_cells must be one of {EMPTY_CELLS}, got {self.empty_cells!r}.")
-        fixed = {
-            name: None if getattr(self, name) is None else _check_lambda(getattr(self, name), name)
-            for name in ("lambda1", "lambda2")
-        }
+        """Checks across parameters (each one alone is checked by ``_parameter_constraints``)."""
+        fixed = {name: None if getattr(self, name) is None else float(getattr(self, name)) for name in LAMBDAS}
         if not self.bootstrap and None in fixed.values():
             raise ValueError(
                 "bootstrap=False leaves no out-of-bag rows to choose lambda1 / lambda2: "
                 "set bootstrap=True or give both lambda1 and lambda2."
             )
-        # The tree parameters are validated now, before any work.
-        check_growth_params(self._tree_params())
         return fixed
 
     def _tree_params(self):
@@ -348,8 +365,12 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         errors = np.array(
             Parallel(n_jobs=self.n_jobs, prefer="threads")(delayed(self._oob_error)(y, sw, lam) for lam in points)
         )
-        best = int(np.argmin(errors))  # ties: first grid point
-        results = {"params": points, "oob_error": errors}
+        covered = np.zeros(self._n_fit_rows, dtype=bool)
+        for t in self._forest:
+            covered[t.oob_rows] = True
+        se = one_se(errors.min(), sw[covered])
+        best = least_smoothing(points, errors, se)
+        results = {"params": points, "oob_error": errors, "oob_error_se": se}
         for name in ("lambda1", "lambda2"):
             results[f"param_{name}"] = np.array([p[name] for p in points], dtype=float)
         self.best_index_ = best

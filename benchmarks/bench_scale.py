@@ -15,6 +15,7 @@ Run: ``python benchmarks/bench_scale.py [--rows N] [--grow N] [--block N] [--ski
 """
 
 import argparse
+import os
 import resource
 import time
 
@@ -48,10 +49,21 @@ def _tree(n=100_000, seed=5):
     return grow_cart(X, y, random_state=0)
 
 
+def _load():
+    return "load " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
 def _cluster(n_workers):
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    # One thread per worker, numba's parallel kernels included: k workers use k cores.
+    cluster = LocalCluster(
+        n_workers=n_workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        env={"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
+    )
     client = Client(cluster)
     client.run(lambda: __import__("prunus.tree"))  # imports and numba cache loads, outside the timing
     return cluster, client
@@ -78,7 +90,7 @@ def bench_counts(n_rows, block, workers):
             assert counts[0].sum() == n_rows
             print(
                 f"[counts] {k} worker(s): {wall:.2f} s, {n_rows / wall / 1e6:.2f} M rows/s; "
-                f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB"
+                f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB ({_load()})"
             )
         finally:
             client.close()
@@ -101,7 +113,7 @@ def bench_fit(n_rows, grow, block):
         )
         print(
             f"[fit] peak RSS: this process {_peak_rss_mb():.0f} MB; workers "
-            f"{', '.join(f'{v:.0f}' for v in peaks.values())} MB"
+            f"{', '.join(f'{v:.0f}' for v in peaks.values())} MB ({_load()})"
         )
     finally:
         client.close()

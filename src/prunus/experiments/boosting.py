@@ -29,13 +29,13 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.model_selection import train_test_split
-from tqdm.auto import tqdm
 
 from ..boosting import ExactBoostClassifier
 from ..boosting._lower_bounds import stump_lower_bounds
 from ..boosting._split import split_node
 from ..datasets import is_available, load
 from ._report import Report
+from ._tasks import run_tasks, warm_once
 
 MISSING = ("a6a", "w4a", "MNIST (60000 x 780)", "RCV1")
 DATASETS = ("satimage", "spam", "letter", "digits")
@@ -132,35 +132,37 @@ def _improvement(ap, qb):
     return 100.0 * (1.0 - ap / qb) if qb else float("nan")
 
 
+def _warm_up(X, y):
+    """Fit every search once on a few rows: numba compiles (or loads) every kernel outside the timings."""
+    for alg in ("adaptive", "quick", "exhaustive"):
+        ExactBoostClassifier(
+            n_estimators=2, split_search=alg, weight_trim=0.9, feature_fraction=0.5, random_state=0, **LITERAL
+        ).fit(X[:300], y[:300])
+
+
+def _cpu_job(Xtr, ytr, name, rounds, params):
+    """AP, QB and AP lower-first fits of one (dataset, variant): {alg: (estimator, CPU s)}."""
+    warm_once(("boosting", type(Xtr).__name__), lambda: _warm_up(Xtr, ytr))
+    common = dict(n_estimators=rounds, max_depth=_depth(name), random_state=0, **params)
+    return {
+        "adaptive": timed_fit(Xtr, ytr, split_search="adaptive", **common),
+        "quick": timed_fit(Xtr, ytr, split_search="quick", **common),
+        "lower_first": timed_fit(Xtr, ytr, split_search="adaptive", **LOWER_FIRST, **common),
+    }
+
+
 def table_cpu_assessments(datasets, rounds, variants, progress=True):
     """Rows of Tables 2/3: (dataset, variant, cpu AP, cpu QB, impr %, assess AP, assess QB, impr %,
-    cpu AP-LF, assess AP-LF, impr % of AP-LF over QB in assessments)."""
+    cpu AP-LF, assess AP-LF, impr % of AP-LF over QB in assessments).
+
+    One task per (dataset, variant) (:func:`~prunus.experiments._tasks.run_tasks`:
+    here, or on a Dask cluster); CPU times are those of the process that ran it.
+    """
+    keys = [(d, v) for d in datasets for v in variants]
+    splits = {d: split_dataset(d) for d in datasets}
+    jobs = [(splits[d][0], splits[d][1], d, rounds, variants[v]) for d, v in keys]
     rows, fits = [], {}
-    jobs = [(d, v) for d in datasets for v in variants]
-    for name, variant in tqdm(jobs, desc="Tables 2/3", disable=not progress):
-        Xtr, ytr, Xte, yte = split_dataset(name)
-        res = {}
-        for alg in ("adaptive", "quick"):
-            est, cpu = timed_fit(
-                Xtr,
-                ytr,
-                n_estimators=rounds,
-                max_depth=_depth(name),
-                split_search=alg,
-                random_state=0,
-                **variants[variant],
-            )
-            res[alg] = (est, cpu)
-        res["lower_first"] = timed_fit(
-            Xtr,
-            ytr,
-            n_estimators=rounds,
-            max_depth=_depth(name),
-            split_search="adaptive",
-            random_state=0,
-            **LOWER_FIRST,
-            **variants[variant],
-        )
+    for (name, variant), res in zip(keys, run_tasks(_cpu_job, jobs, "Tables 2/3", progress)):
         fits[(name, variant)] = res
         (ap, ca), (qb, cq), (lf, cl) = res["adaptive"], res["quick"], res["lower_first"]
         a, q, f = int(ap.assessments_.sum()), int(qb.assessments_.sum()), int(lf.assessments_.sum())
@@ -186,49 +188,50 @@ def table_errors(fits, checkpoints, datasets):
     return rows
 
 
+def _depth_job(Xtr, ytr, rounds, alg, depth):
+    est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search=alg, **LITERAL).fit(Xtr, ytr)
+    return f"{est.assessments_.sum():.2e}"
+
+
 def table_depths(datasets, rounds, progress=True):
-    """Table 10: assessments after ``rounds`` for depths 1..5."""
-    rows = []
-    for name in tqdm(datasets, desc="Table 10", disable=not progress):
-        Xtr, ytr, _, _ = split_dataset(name)
-        for alg, label in (("adaptive", "AP Boost"), ("quick", "Quick Boost")):
-            row = [name, label]
-            for depth in range(1, 6):
-                est = ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search=alg, **LITERAL).fit(
-                    Xtr, ytr
-                )
-                row.append(f"{est.assessments_.sum():.2e}")
-            rows.append(row)
-    return rows
+    """Table 10: assessments after ``rounds`` for depths 1..5 (one task per dataset, search and depth)."""
+    algs = (("adaptive", "AP Boost"), ("quick", "Quick Boost"))
+    splits = {d: split_dataset(d) for d in datasets}
+    jobs = [
+        (splits[d][0], splits[d][1], rounds, alg, depth) for d in datasets for alg, _ in algs for depth in range(1, 6)
+    ]
+    cells = iter(run_tasks(_depth_job, jobs, "Table 10", progress))
+    return [[name, label] + [next(cells) for _ in range(1, 6)] for name in datasets for _, label in algs]
+
+
+def _curves_job(Xtr, ytr, name, rounds):
+    ap = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), track_bounds=True, **LITERAL).fit(Xtr, ytr)
+    qb = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), split_search="quick").fit(Xtr, ytr)
+    lf = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), **LOWER_FIRST).fit(Xtr, ytr)
+    return {
+        "Classic AdaBoost": np.cumsum(ap.exhaustive_assessments_),
+        "Quick Boost": np.cumsum(qb.assessments_),
+        "AP Boost": np.cumsum(ap.assessments_),
+        "AP lower-first": np.cumsum(lf.assessments_),
+        "LB_wo": np.cumsum(ap.weight_order_bound_),
+    }
 
 
 def cumulative_curves(datasets, rounds, progress=True):
-    """Figure 2 data: cumulative assessments per round of exhaustive, QB, AP and LB_wo."""
-    curves = {}
-    for name in tqdm(datasets, desc="Figure 2", disable=not progress):
-        Xtr, ytr, _, _ = split_dataset(name)
-        ap = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), track_bounds=True, **LITERAL).fit(
-            Xtr, ytr
-        )
-        qb = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), split_search="quick").fit(Xtr, ytr)
-        lf = ExactBoostClassifier(n_estimators=rounds, max_depth=_depth(name), **LOWER_FIRST).fit(Xtr, ytr)
-        curves[name] = {
-            "Classic AdaBoost": np.cumsum(ap.exhaustive_assessments_),
-            "Quick Boost": np.cumsum(qb.assessments_),
-            "AP Boost": np.cumsum(ap.assessments_),
-            "AP lower-first": np.cumsum(lf.assessments_),
-            "LB_wo": np.cumsum(ap.weight_order_bound_),
-        }
-    return curves
+    """Figure 2 data: cumulative assessments per round of exhaustive, QB, AP and LB_wo (one task per dataset)."""
+    splits = {d: split_dataset(d) for d in datasets}
+    jobs = [(splits[d][0], splits[d][1], d, rounds) for d in datasets]
+    return dict(zip(datasets, run_tasks(_curves_job, jobs, "Figure 2", progress)))
 
 
-def gap_fractions(name, n_rows, rounds, every, time_limit, seed=0):
+def gap_fractions(name, n_rows, rounds, every, time_limit, seed=0, data=None):
     """Figure 1 data: per checked round, fraction of the gap [LB_exact, n * K] used.
 
     Depth-1 AdaBoost on a binary problem; at every ``every``-th round the
     round's weights are handed to the three searches and to the two bounds.
+    ``data`` is the loaded dataset ``name`` (loaded here when ``None``).
     """
-    data = load(name)
+    data = load(name) if data is None else data
     rng = np.random.RandomState(seed)
     idx = rng.choice(len(data.y), size=min(n_rows, len(data.y)), replace=False)
     X, y = data.X[idx], data.y[idx]
@@ -302,13 +305,6 @@ best of a small grid, i.e. a strong baseline). CPU time is the process time of
 one fit (numba compilation excluded by a warm-up fit). Assessments count one
 example evaluated for one feature.
 """)
-    # warm-up: compile every kernel outside the timings
-    Xw, yw, _, _ = split_dataset(datasets[0])
-    for alg in ("adaptive", "quick", "exhaustive"):
-        ExactBoostClassifier(
-            n_estimators=2, split_search=alg, weight_trim=0.9, feature_fraction=0.5, random_state=0, **LITERAL
-        ).fit(Xw[:300], yw[:300])
-
     rep.heading("Table 2: AdaBoost, AP vs QB")
     rows2, fits = table_cpu_assessments(datasets, s.rounds, {"AdaBoost": {}}, progress)
     header = [
@@ -401,10 +397,9 @@ example evaluated for one feature.
     rep.heading("Figure 1: fraction of the gap between LB_exact and n x features")
     fig, axes = plt.subplots(1, len(s.fig1_data), figsize=(4.5 * len(s.fig1_data), 3.4), squeeze=False)
     rows_f1 = []
-    for (name, n_rows), ax in zip(tqdm(s.fig1_data, desc="Figure 1", disable=not progress), axes[0]):
-        if not is_available(name):
-            continue
-        g = gap_fractions(name, n_rows, s.fig1_rounds, s.fig1_every, s.ilp_time_limit)
+    fig1 = [(name, n_rows) for name, n_rows in s.fig1_data if is_available(name)]
+    jobs = [(name, n_rows, s.fig1_rounds, s.fig1_every, s.ilp_time_limit, 0, load(name)) for name, n_rows in fig1]
+    for (name, n_rows), g, ax in zip(fig1, run_tasks(gap_fractions, jobs, "Figure 1", progress), axes[0]):
         for label in ("AP Boost", "AP lower-first", "Quick Boost", "LB_wo"):
             ax.plot(g["round"], g[label], marker="o", label=label)
         ax.axhline(0.0, color="k", lw=0.5)

@@ -22,12 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from joblib import Parallel, delayed
-from tqdm.auto import tqdm
 
 from ..datasets import is_available, load, make_gey_gaussian, make_gey_hypercube
 from ..pruning import CARTClassifier
 from ._report import Report
+from ._tasks import run_tasks, warm_once
 
 RULES = ("holdout", "cv", "cv-1se", "slope", "penalty")
 EXAMPLES = {
@@ -83,20 +82,21 @@ def _disagreement_per_k(path, X_mc, bayes_mc):
 def synthetic_rates(settings: Settings, progress=True):
     """Excess risk of every (example, q, n, method, rule), with the oracle of the sequence.
 
-    One joblib task per (example, q, n, repetition), each seeded by its own
-    coordinates: run sequentially by default, and on a Dask cluster under
-    ``joblib.parallel_backend("dask")`` with the same records.
+    One task per (example, q, n, repetition), each seeded by its own
+    coordinates (:func:`~prunus.experiments._tasks.run_tasks`): run here by
+    default, and on a Dask cluster under ``joblib.parallel_backend("dask")``
+    with the same records.
 
     Returns a list of dict records, one per fit.
     """
     jobs = [
-        (ex, q, n, r) for ex in EXAMPLES for q in settings.qs for n in settings.sizes for r in range(settings.repeats)
+        (ex, q, n, r, settings)
+        for ex in EXAMPLES
+        for q in settings.qs
+        for n in settings.sizes
+        for r in range(settings.repeats)
     ]
-    results = Parallel(return_as="generator")(delayed(_synthetic_job)(*job, settings) for job in jobs)
-    records = []
-    for recs in tqdm(results, total=len(jobs), desc="cart: synthetic", disable=not progress):
-        records.extend(recs)
-    return records
+    return [rec for recs in run_tasks(_synthetic_job, jobs, "cart: synthetic", progress) for rec in recs]
 
 
 def _synthetic_job(example, q, n, rep, settings):
@@ -142,15 +142,50 @@ def _fit_rate(ns, risks):
     return float(np.polyfit(np.log(ns[keep]), np.log(risks[keep]), 1)[0])
 
 
-def real_data_comparison(settings: Settings, progress=True):
-    """Test error, leaves and fit time of every rule and of scikit-learn's route."""
+def _warm_up():
+    X = np.random.RandomState(0).rand(60, 2)
+    CARTClassifier().fit(X, (X[:, 0] > 0.5).astype(int)).predict(X)
+
+
+def _real_data_job(name, procedure, Xtr, ytr, Xte, yte, settings):
+    """One row of the real-data table: a prunus (method, rule) fit, or scikit-learn's route."""
+    warm_once("cart", _warm_up)
+    if procedure != "sklearn":
+        method, rule = procedure
+        start = time.perf_counter()
+        est = _make_estimator(method, rule, settings.cv, 0).fit(Xtr, ytr)
+        elapsed = time.perf_counter() - start
+        return (name, f"prunus {method} {rule}", np.mean(est.predict(Xte) != yte), est.pruned_tree_.n_leaves, elapsed)
     from sklearn.model_selection import GridSearchCV
     from sklearn.tree import DecisionTreeClassifier
 
-    rows, missing = [], []
+    start = time.perf_counter()
+    path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(Xtr, ytr)
+    alphas = path.ccp_alphas[:-1]
+    grid = alphas[np.unique(np.linspace(0, len(alphas) - 1, settings.sklearn_alphas).astype(int))]
+    search = GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": grid}, cv=settings.cv)
+    search.fit(Xtr, ytr)
+    elapsed = time.perf_counter() - start
+    return (
+        name,
+        f"scikit-learn GridSearchCV ({len(grid)} ccp_alphas)",
+        np.mean(search.predict(Xte) != yte),
+        search.best_estimator_.get_n_leaves(),
+        elapsed,
+    )
+
+
+def real_data_comparison(settings: Settings, progress=True):
+    """Test error, leaves and fit time of every rule and of scikit-learn's route.
+
+    One task per (dataset, procedure); the fit times are those of the process
+    that ran the task.
+    """
     names = [d for d in settings.real_datasets if is_available(d)]
     missing = [d for d in settings.real_datasets if not is_available(d)]
-    for name in tqdm(names, desc="cart: real data", disable=not progress):
+    procedures = [(method, rule) for method in ("M2", "M1") for rule in RULES] + ["sklearn"]
+    jobs = []
+    for name in names:
         data = load(name)
         if data.train_index is not None:
             train, test = data.train_index, data.test_index
@@ -159,37 +194,8 @@ def real_data_comparison(settings: Settings, progress=True):
             n_test = min(2000, data.X.shape[0] // 4)
             test, train = perm[:n_test], perm[n_test:]
         Xtr, ytr, Xte, yte = data.X[train], data.y[train], data.X[test], data.y[test]
-        for method in ("M2", "M1"):
-            for rule in RULES:
-                start = time.perf_counter()
-                est = _make_estimator(method, rule, settings.cv, 0).fit(Xtr, ytr)
-                elapsed = time.perf_counter() - start
-                rows.append(
-                    (
-                        name,
-                        f"prunus {method} {rule}",
-                        np.mean(est.predict(Xte) != yte),
-                        est.pruned_tree_.n_leaves,
-                        elapsed,
-                    )
-                )
-        start = time.perf_counter()
-        path = DecisionTreeClassifier(random_state=0).cost_complexity_pruning_path(Xtr, ytr)
-        alphas = path.ccp_alphas[:-1]
-        grid = alphas[np.unique(np.linspace(0, len(alphas) - 1, settings.sklearn_alphas).astype(int))]
-        search = GridSearchCV(DecisionTreeClassifier(random_state=0), {"ccp_alpha": grid}, cv=settings.cv)
-        search.fit(Xtr, ytr)
-        elapsed = time.perf_counter() - start
-        rows.append(
-            (
-                name,
-                f"scikit-learn GridSearchCV ({len(grid)} ccp_alphas)",
-                np.mean(search.predict(Xte) != yte),
-                search.best_estimator_.get_n_leaves(),
-                elapsed,
-            )
-        )
-    return rows, missing
+        jobs += [(name, procedure, Xtr, ytr, Xte, yte, settings) for procedure in procedures]
+    return run_tasks(_real_data_job, jobs, "cart: real data", progress), missing
 
 
 def _plot_rates(summary, settings):

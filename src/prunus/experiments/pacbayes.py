@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import datasets
 from ._report import Report
+from ._tasks import run_tasks
 
 #: name -> (name in the paper, paper's training size, full-mode train size, test size)
 DATASETS = {
@@ -164,51 +165,62 @@ def run_once(X, y, train, test, partition, methods, seed):
     return out
 
 
-def table2(mode="quick", progress=True, names=None):
-    """Mean test error per dataset / partition / method over the repetitions."""
-    from tqdm.auto import tqdm
+def _run_job(X, y, n_train, n_test, split_seed, part, methods, seed):
+    train, test = split(X.shape[0], n_train, n_test, seed=split_seed)
+    return run_once(X, y, train, test, part, methods, seed=seed)
 
+
+def _loaded(names):
+    return {name: datasets.load(name) for name in dict.fromkeys(names)}
+
+
+def table2(mode="quick", progress=True, names=None):
+    """Mean test error per dataset / partition / method over the repetitions.
+
+    One task per (dataset, repetition, partition), seeded by the repetition
+    (:func:`~prunus.experiments._tasks.run_tasks`: here, or on a Dask cluster).
+    """
     cfg = MODES[mode]
     names = list(DATASETS) if names is None else names
-    jobs = [(name, rep, part) for name in names for rep in range(cfg["reps"]) for part in PARTITIONS]
-    results = {}
-    loaded = {}
-    for name, rep, part in tqdm(jobs, desc="Table 2", disable=not progress):
-        if name not in loaded:
-            loaded[name] = datasets.load(name)
+    loaded = _loaded(names)
+    keys, jobs = [], []
+    for name in names:
         data = loaded[name]
         n_train, n_test = _sizes(name, data.X.shape[0], cfg)
-        train, test = split(data.X.shape[0], n_train, n_test, seed=rep)
-        methods = [m for m in METHODS if m != "hs" or len(np.unique(data.y)) == 2]
-        if part == "dyadic":  # the empty-cell investigation (KD trees have no empty cells)
-            methods += [m + "@class0" for m in ("default", "pacbayes")]
-            methods += list(CART_METHODS)  # once per split
-        res = run_once(data.X, data.y, train, test, part, methods, seed=rep)
-        results.setdefault((name, part), []).append(res)
+        binary = len(np.unique(data.y)) == 2
+        for rep in range(cfg["reps"]):
+            for part in PARTITIONS:
+                methods = [m for m in METHODS if m != "hs" or binary]
+                if part == "dyadic":  # the empty-cell investigation (KD trees have no empty cells)
+                    methods += [m + "@class0" for m in ("default", "pacbayes")]
+                    methods += list(CART_METHODS)  # once per split
+                keys.append((name, part))
+                jobs.append((data.X, data.y, n_train, n_test, rep, part, tuple(methods), rep))
+    results = {}
+    for key, res in zip(keys, run_tasks(_run_job, jobs, "Table 2", progress)):
+        results.setdefault(key, []).append(res)
     return results
 
 
 def figure2(mode="quick", progress=True, names=("digits", "letter", "satimage")):
-    """Test error against training size (multiclass sets), mean over repetitions."""
-    from tqdm.auto import tqdm
+    """Test error against training size (multiclass sets), mean over repetitions.
 
+    One task per (dataset, training fraction, repetition, partition).
+    """
     cfg = MODES[mode]
     reps = max(1, cfg["reps"] - 1) if mode == "quick" else cfg["reps"]
-    rows = []
-    jobs = [
-        (name, f, rep, part) for name in names for f in cfg["fractions"] for rep in range(reps) for part in PARTITIONS
-    ]
-    loaded = {}
-    for name, frac, rep, part in tqdm(jobs, desc="Figure 2", disable=not progress):
-        if name not in loaded:
-            loaded[name] = datasets.load(name)
+    loaded = _loaded(names)
+    keys, jobs = [], []
+    for name in names:
         data = loaded[name]
-        n_train, n_test = _sizes(name, data.X.shape[0], cfg)
-        n_train = max(50, int(round(frac * n_train)))
-        train, test = split(data.X.shape[0], n_train, n_test, seed=100 + rep)
-        res = run_once(data.X, data.y, train, test, part, ("default", "sn", "pacbayes"), seed=rep)
-        rows.append((name, part, n_train, rep, res))
-    return rows
+        n_full, n_test = _sizes(name, data.X.shape[0], cfg)
+        for frac in cfg["fractions"]:
+            n_train = max(50, int(round(frac * n_full)))
+            for rep in range(reps):
+                for part in PARTITIONS:
+                    keys.append((name, part, n_train, rep))
+                    jobs.append((data.X, data.y, n_train, n_test, 100 + rep, part, ("default", "sn", "pacbayes"), rep))
+    return [key + (res,) for key, res in zip(keys, run_tasks(_run_job, jobs, "Figure 2", progress))]
 
 
 def _sizes(name, n_rows, cfg):

@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .. import datasets
+from ._tasks import run_tasks, warm_once
 
 FORESTS = ("pacbayes_forest", "random_forest", "extra_trees", "wildwood")
 FOREST_NAMES = {
@@ -72,44 +73,54 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
         Random splits per dataset (seeds ``seed0 .. seed0 + reps - 1``).
     forests : tuple of keys of :data:`FORESTS`
 
-    Every forest is fitted once on a small sample first, so that no numba
-    compilation is timed.
+    One task per (dataset, repetition, forest)
+    (:func:`~prunus.experiments._tasks.run_tasks`: here, or on a Dask
+    cluster); every forest is fitted once on a small sample first in the
+    process that runs it, so that no numba compilation is timed.
 
     Returns
     -------
     list of dict with ``dataset``, ``rep``, ``n_train``, ``forest``,
     ``error``, ``fit_s`` (and ``lambda1``, ``lambda2`` for the PAC-Bayes forest).
     """
-    from tqdm.auto import tqdm
-
-    # Compile numba code (prunus's kernels, wildwood's) outside the timings.
-    warm = datasets.load("breast_cancer")
-    for forest in forests:
-        make_forest(forest, 2, 0, n_jobs).fit(warm.X[:100], warm.y[:100])
-    rows = []
-    jobs = [(name, rep) for name in names for rep in range(reps)]
-    for name, rep in tqdm(jobs, desc="forests", disable=not progress):
-        data = datasets.load(name)
+    loaded = {name: datasets.load(name) for name in names}
+    jobs = []
+    for name in names:
+        data = loaded[name]
         n_train, n_test = sizes(name, data.X.shape[0])
-        perm = np.random.default_rng(seed0 + rep).permutation(data.X.shape[0])
-        train, test = perm[:n_train], perm[n_train : n_train + n_test]
-        for forest in forests:
-            est = make_forest(forest, n_estimators, seed0 + rep, n_jobs)
-            start = time.perf_counter()
-            est.fit(data.X[train], data.y[train])
-            fit_s = time.perf_counter() - start
-            row = {
-                "dataset": name,
-                "rep": rep,
-                "n_train": n_train,
-                "forest": forest,
-                "error": float(np.mean(est.predict(data.X[test]) != data.y[test])),
-                "fit_s": fit_s,
-            }
-            if forest == "pacbayes_forest":
-                row["lambda1"], row["lambda2"] = est.lambda1_, est.lambda2_
-            rows.append(row)
-    return rows
+        for rep in range(reps):
+            jobs += [
+                (data.X, data.y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, seed0) for forest in forests
+            ]
+    return run_tasks(_forest_job, jobs, "forests", progress)
+
+
+def _warm_up(forest, n_jobs):
+    warm = datasets.load("breast_cancer")
+    make_forest(forest, 2, 0, n_jobs).fit(warm.X[:100], warm.y[:100])
+
+
+def _forest_job(X, y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, seed0):
+    """One forest fitted on one random split: a row of :func:`compare`."""
+    # Compile numba code (prunus's kernels, wildwood's) outside the timings, in the process that times.
+    warm_once(("forest", forest, n_jobs), lambda: _warm_up(forest, n_jobs))
+    perm = np.random.default_rng(seed0 + rep).permutation(X.shape[0])
+    train, test = perm[:n_train], perm[n_train : n_train + n_test]
+    est = make_forest(forest, n_estimators, seed0 + rep, n_jobs)
+    start = time.perf_counter()
+    est.fit(X[train], y[train])
+    fit_s = time.perf_counter() - start
+    row = {
+        "dataset": name,
+        "rep": rep,
+        "n_train": n_train,
+        "forest": forest,
+        "error": float(np.mean(est.predict(X[test]) != y[test])),
+        "fit_s": fit_s,
+    }
+    if forest == "pacbayes_forest":
+        row["lambda1"], row["lambda2"] = est.lambda1_, est.lambda2_
+    return row
 
 
 def summary(rows, forests):

@@ -150,7 +150,6 @@ def fit_subtree(est, X, y, sample_weight=None):
     X0, y0, w0 = _grow_sample(est, sample, split)
     w0 = np.ones(X0.shape[0]) if w0 is None else np.asarray(w0, dtype=np.float64)
     est.n_classes_ = est.classes_.shape[0]
-    est._check_common()
     est._check_params()
     fixed = est._fixed_lambdas()
     free = [name for name in est._lambda_names if fixed[name] is None]

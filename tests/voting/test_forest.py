@@ -166,7 +166,7 @@ def test_bad_input():
         PACBayesForestClassifier(bootstrap=False).fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"):
         PACBayesForestClassifier(n_estimators=0).fit(X, y)
-    for bad in (-1.0, np.nan):
+    for bad in (-1.0, np.nan, np.inf):
         with pytest.raises(ValueError, match="lambda1"):
             PACBayesForestClassifier(lambda1=bad).fit(X, y)
         with pytest.raises(ValueError, match="lambda2"):

@@ -13,5 +13,6 @@ def test_reproduce_tiny(tmp_path):
     assert "Absolute test errors" in text and "ccp_alpha by CV" in text and "vote on a CART tree" in text
     assert "target" not in text
     assert "PAC-Bayes forest" in text and "RandomForest" in text
+    assert "one-standard-error rule kept lambda1" in text
     assert "(0.975)" in text  # the paper's spam / dyadic PAC-Bayes ratio printed beside ours
     assert (tmp_path / "figure2.png").stat().st_size > 0

@@ -82,3 +82,27 @@ def test_reproduce_on_the_cluster_writes_the_local_report(client, tiny_papers, t
     local, remote = ((tmp_path / where / "report.md").read_text() for where in ("local", "cluster"))
     assert "|---" in local
     assert untimed(remote) == untimed(local)
+
+
+def test_language_model_grid_on_the_cluster_equals_local(client):
+    pytest.importorskip("torch")
+    import numpy as np
+    from sklearn.utils import Bunch
+
+    from prunus.datasets import Vocabulary
+    from prunus.experiments.lm import OUTPUTS, run_corpus
+
+    rng = np.random.RandomState(0)
+    text = "\n".join(" ".join(rng.choice([f"w{i}" for i in range(40)], size=8)) for _ in range(150))
+    vocab = Vocabulary.build(text)
+    ids = vocab.encode(text)
+    data = Bunch(ids_train=ids[:900], ids_valid=ids[900:1100], ids_test=ids[1100:], vocabulary=vocab)
+    settings = dict(n_train=None, n_eval=None, epochs=1, tree_epochs=1, dim=8, batch_size=64)
+    local = run_corpus(data, 2, settings, progress=False)
+    with get_task_stream(client) as stream, joblib.parallel_backend("dask"):
+        remote = run_corpus(data, 2, settings, progress=False)
+    assert any(str(task["key"]).startswith("batch_of__fit_output_") for task in stream.data)
+    assert list(remote) == list(OUTPUTS)
+    for output in OUTPUTS:  # one torch thread per model, the same seeds: the same training
+        assert remote[output]["perplexity"] == local[output]["perplexity"]
+        assert remote[output]["valid_perplexity"] == local[output]["valid_perplexity"]

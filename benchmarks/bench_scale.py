@@ -49,6 +49,12 @@ def _tree(n=100_000, seed=5):
     return grow_cart(X, y, random_state=0)
 
 
+def _rss_mb():
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
 def _load():
     return "load " + " ".join(f"{v:.2f}" for v in os.getloadavg())
 
@@ -82,6 +88,7 @@ def bench_counts(n_rows, block, workers):
         try:
             X, y = _rows(min(n_rows, 4 * block), block)
             node_counts(tree, X, y, n_classes=2)  # warm-up: compile paths on every worker
+            base = client.run(_rss_mb)
             X, y = _rows(n_rows, block)
             start = time.perf_counter()
             counts = node_counts(tree, X, y, n_classes=2)
@@ -90,7 +97,9 @@ def bench_counts(n_rows, block, workers):
             assert counts[0].sum() == n_rows
             print(
                 f"[counts] {k} worker(s): {wall:.2f} s, {n_rows / wall / 1e6:.2f} M rows/s; "
-                f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB ({_load()})"
+                f"peak RSS per worker {', '.join(f'{v:.0f}' for v in peaks.values())} MB (after the warm-up: "
+                f"{', '.join(f'{v:.0f}' for v in base.values())} MB; one block of X: {block * N_FEATURES * 8 / 2**20:.0f} MB) "
+                f"({_load()})"
             )
         finally:
             client.close()

@@ -233,8 +233,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler",
         metavar="ADDRESS",
         default=None,
-        help="run the experiment grid on a Dask cluster: a scheduler address, or local:N to start "
-        "N local worker processes (needs the dask extra)",
+        help="run the reproduction's grids of fits (dataset x repetition x method) as tasks on a Dask "
+        "cluster, with the same seeds and so the same tables: a scheduler address, or local:N to start "
+        "N local worker processes (needs the dask extra; the workers need prunus, not the data)",
     )
     rep.add_argument("--data", metavar="PATH", help="boosting only: run the tables on this LIBSVM-format file")
     rep.set_defaults(func=_cmd_reproduce)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ._report import Report
+from ._tasks import run_tasks
 
 SETTINGS = {
     "quick": dict(
@@ -51,45 +52,52 @@ def _slice(ids, n):
 def run_corpus(data, context_size, settings, progress=True, random_state=0):
     """Fit the five output layers on one corpus with the same epoch budget.
 
+    One task per output layer (:func:`~prunus.experiments._tasks.run_tasks`:
+    here, or on a Dask cluster), each seeded by ``random_state``.
+
     Returns a dict with one result per output (``model``, ``perplexity`` on
     test, ``valid_perplexity``, ``ms_per_batch``, ``history``, ``seconds``).
     """
-    from prunus.hsoftmax import TreeLanguageModel
-
-    v = len(data.vocabulary)
     train = _slice(data.ids_train, settings["n_train"])
     valid = _slice(data.ids_valid, settings["n_eval"])
     test = _slice(data.ids_test, settings["n_eval"])
-    results = {}
-    for output in OUTPUTS:
-        model = TreeLanguageModel(
-            v,
-            context_size=context_size,
-            dim=settings["dim"],
-            output=output,
-            arity=25,
-            depth=3,
-            batch_size=settings["batch_size"],
-            lr=0.025,
-            tree_epochs=settings["tree_epochs"],
-            reassign_per_epoch=20,
-            criterion="loglik",
-            pad_id=data.vocabulary.eos_id,
-            n_threads=1,
-            random_state=random_state,
-            progress=progress,
-        )
-        start = time.perf_counter()
-        model.fit(train, epochs=settings["epochs"], valid_ids={"test": test})
-        results[output] = dict(
-            model=model,
-            perplexity=model.history_[-1]["perplexity_test"],
-            valid_perplexity=model.perplexity(valid),
-            ms_per_batch=model.ms_per_batch_,
-            history=model.history_,
-            seconds=time.perf_counter() - start,
-        )
-    return results
+    corpus = (len(data.vocabulary), data.vocabulary.eos_id, context_size)
+    jobs = [(train, valid, test, corpus, settings, output, random_state) for output in OUTPUTS]
+    return dict(zip(OUTPUTS, run_tasks(_fit_output, jobs, "lm: output layers", progress)))
+
+
+def _fit_output(train, valid, test, corpus, settings, output, random_state):
+    """One output layer trained on one corpus ``(vocabulary size, pad id, context size)``."""
+    from prunus.hsoftmax import TreeLanguageModel
+
+    v, pad_id, context_size = corpus
+    model = TreeLanguageModel(
+        v,
+        context_size=context_size,
+        dim=settings["dim"],
+        output=output,
+        arity=25,
+        depth=3,
+        batch_size=settings["batch_size"],
+        lr=0.025,
+        tree_epochs=settings["tree_epochs"],
+        reassign_per_epoch=20,
+        criterion="loglik",
+        pad_id=pad_id,
+        n_threads=1,
+        random_state=random_state,
+        progress=False,
+    )
+    start = time.perf_counter()
+    model.fit(train, epochs=settings["epochs"], valid_ids={"test": test})
+    return dict(
+        model=model,
+        perplexity=model.history_[-1]["perplexity_test"],
+        valid_perplexity=model.perplexity(valid),
+        ms_per_batch=model.ms_per_batch_,
+        history=model.history_,
+        seconds=time.perf_counter() - start,
+    )
 
 
 def make_many_class(n_classes=10_000, n_per_class=10, n_features=32, n_groups=100, noise=0.5, random_state=0):
@@ -112,7 +120,6 @@ def classification_rows(settings, progress=True, random_state=0):
     from sklearn.model_selection import train_test_split
 
     from prunus import datasets
-    from prunus.hsoftmax import TreeSoftmaxClassifier
 
     problems = {}
     if datasets.is_available("letter"):  # fetched data; the synthetic problem needs none
@@ -120,34 +127,42 @@ def classification_rows(settings, progress=True, random_state=0):
         problems["letter (26 classes)"] = (letter.X, letter.y, (64,), 2)
     X, y = make_many_class(n_per_class=settings["many_per_class"], random_state=random_state)
     problems["synthetic (10,000 classes)"] = (X, y, (64,), 3)
-    rows = []
+    jobs = []
     for name, (X, y, hidden, depth) in problems.items():
         stratify = y if np.bincount(y).min() >= 2 else None
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.2, random_state=random_state, stratify=stratify)
-        for output in ("learned", "random", "flat"):
-            clf = TreeSoftmaxClassifier(
-                hidden_layer_sizes=hidden,
-                output=output,
-                depth=depth,
-                epochs=settings["clf_epochs"],
-                batch_size=256,
-                lr=0.01,
-                n_threads=1,
-                random_state=random_state,
-            )
-            start = time.perf_counter()
-            clf.fit(Xtr, ytr)
-            fit_s = time.perf_counter() - start
-            start = time.perf_counter()
-            log_proba = clf.predict_log_proba(Xte)
-            pred_s = time.perf_counter() - start
-            acc = float(np.mean(clf.classes_[log_proba.argmax(axis=1)] == yte))
-            greedy = float("nan")
-            if output != "flat":
-                greedy = float(np.mean(clf.set_params(predict_method="greedy").predict(Xte) == yte))
-            nll = -float(np.mean(log_proba[np.arange(yte.shape[0]), np.searchsorted(clf.classes_, yte)]))
-            rows.append((name, output, acc, greedy, nll, fit_s, pred_s))
-    return rows
+        net = (hidden, depth, settings["clf_epochs"], random_state)
+        jobs += [(Xtr, ytr, Xte, yte, name, net, output) for output in ("learned", "random", "flat")]
+    return run_tasks(_classification_row, jobs, "lm: classifiers", progress)
+
+
+def _classification_row(Xtr, ytr, Xte, yte, name, net, output):
+    """One TreeSoftmaxClassifier fit ``net = (hidden sizes, depth, epochs, random_state)``: a table row."""
+    from prunus.hsoftmax import TreeSoftmaxClassifier
+
+    hidden, depth, epochs, random_state = net
+    clf = TreeSoftmaxClassifier(
+        hidden_layer_sizes=hidden,
+        output=output,
+        depth=depth,
+        epochs=epochs,
+        batch_size=256,
+        lr=0.01,
+        n_threads=1,
+        random_state=random_state,
+    )
+    start = time.perf_counter()
+    clf.fit(Xtr, ytr)
+    fit_s = time.perf_counter() - start
+    start = time.perf_counter()
+    log_proba = clf.predict_log_proba(Xte)
+    pred_s = time.perf_counter() - start
+    acc = float(np.mean(clf.classes_[log_proba.argmax(axis=1)] == yte))
+    greedy = float("nan")
+    if output != "flat":
+        greedy = float(np.mean(clf.set_params(predict_method="greedy").predict(Xte) == yte))
+    nll = -float(np.mean(log_proba[np.arange(yte.shape[0]), np.searchsorted(clf.classes_, yte)]))
+    return (name, output, acc, greedy, nll, fit_s, pred_s)
 
 
 def leaf_table(model, vocabulary, n_leaves=4, n_words=7):

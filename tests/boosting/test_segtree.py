@@ -4,8 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus.boosting import ExactBoostClassifier
-from prunus.boosting import _classifier
+from prunus.boosting import ExactBoostClassifier, _classifier
 from prunus.boosting._records import new_workspace
 from prunus.boosting._segtree import add_examples, build, lower_bound, pair_index
 
@@ -68,9 +67,7 @@ def test_incremental_bounds_build_the_same_ensembles(monkeypatch):
 
     X, y = load_wine(return_X_y=True)
     ref = ExactBoostClassifier(n_estimators=5, max_depth=2).fit(X, y)
-    monkeypatch.setattr(
-        _classifier, "new_workspace", lambda *a: new_workspace(*a, incremental=True)
-    )
+    monkeypatch.setattr(_classifier, "new_workspace", lambda *a: new_workspace(*a, incremental=True))
     inc = ExactBoostClassifier(n_estimators=5, max_depth=2).fit(X, y)
     for a, b in zip(ref.estimators_, inc.estimators_):
         np.testing.assert_array_equal(a.feature, b.feature)

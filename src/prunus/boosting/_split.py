@@ -23,13 +23,13 @@ from numba import njit
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
 from ._records import (
     ADAPTIVE_GAP,
-    INCREMENTAL,
-    RESCAN,
     ADAPTIVE_LOWER_FIRST,
     AUTO_BATCH,
     ERROR,
     EXHAUSTIVE,
+    INCREMENTAL,
     QUICK,
+    RESCAN,
     make_node,
     new_workspace,
     node_stats,

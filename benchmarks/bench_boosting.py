@@ -408,6 +408,7 @@ def main(argv=None):
         help="only the per-dataset table of assessments and wall times (depth 3; --rounds, --repeat)",
     )
     parser.add_argument("--depths", type=int, nargs="+", default=(3, 1), help="depths of --frontier")
+    parser.add_argument("--settings", nargs="+", default=None, help="the --frontier settings to run (default: all)")
     parser.add_argument(
         "--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01), metavar=("ROWS", "COLS", "DENSITY")
     )
@@ -418,8 +419,9 @@ def main(argv=None):
         table(args.rounds, 3, args.repeat)
         return
     if args.frontier:
+        chosen = FRONTIER if args.settings is None else {k: FRONTIER[k] for k in args.settings}
         for depth in args.depths:
-            frontier(args.rounds, depth, args.repeat)
+            frontier(args.rounds, depth, args.repeat, settings=chosen)
         return
     if args.sparse:
         sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)

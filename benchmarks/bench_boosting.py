@@ -410,18 +410,21 @@ def main(argv=None):
     parser.add_argument("--depths", type=int, nargs="+", default=(3, 1), help="depths of --frontier")
     parser.add_argument("--settings", nargs="+", default=None, help="the --frontier settings to run (default: all)")
     parser.add_argument(
+        "--datasets", nargs="+", default=FRONTIER_DATASETS, help="datasets of --frontier and --table (default: all)"
+    )
+    parser.add_argument(
         "--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01), metavar=("ROWS", "COLS", "DENSITY")
     )
     parser.add_argument("--sparse-rounds", type=int, default=10)
     parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)
     if args.table:
-        table(args.rounds, 3, args.repeat)
+        table(args.rounds, 3, args.repeat, datasets=args.datasets)
         return
     if args.frontier:
         chosen = FRONTIER if args.settings is None else {k: FRONTIER[k] for k in args.settings}
         for depth in args.depths:
-            frontier(args.rounds, depth, args.repeat, settings=chosen)
+            frontier(args.rounds, depth, args.repeat, datasets=args.datasets, settings=chosen)
         return
     if args.sparse:
         sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)

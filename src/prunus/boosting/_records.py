@@ -37,12 +37,6 @@ AUTO_BATCH = 0
 TIE = 1e-10
 PRUNE_TOL = 2e-10
 
-# ``Workspace.mode``: how a partly assessed feature's error bounds are updated after a batch
-RESCAN = 0  # rescan the histogram, O(bins x classes)
-INCREMENTAL = 1  # point updates of the pair segment trees, O(batch x classes x log bins)
-# Largest memory of the pair segment trees; beyond it the bounds are rescanned.
-TREE_BYTES = 256 * 2**20
-
 Settings = namedtuple(
     "Settings",
     ["strategy", "criterion", "n_classes", "quick_init", "quick_batches", "adaptive_init", "min_batch", "target_mix"],
@@ -86,29 +80,7 @@ tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 
 Workspace = namedtuple(
     "Workspace",
-    [
-        "hist",
-        "seen_tot",
-        "brange",
-        "occ",
-        "mk",
-        "lb",
-        "ub",
-        "tb",
-        "L",
-        "U",
-        "left",
-        "right",
-        "unseen_cls",
-        "nz",
-        "cls",
-        "tsum",
-        "tmin",
-        "tmax",
-        "tmk",
-        "rank",
-        "mode",
-    ],
+    ["hist", "seen_tot", "brange", "occ", "mk", "lb", "ub", "tb", "L", "U", "left", "right", "unseen_cls", "nz", "cls"],
 )
 Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B bins, C classes).
 
@@ -119,11 +91,6 @@ occ : (S, B) uint8, whether a bin holds a seen example.
 mk : (S,) int64, examples assessed per feature (the assessment counts).
 lb, ub : (S,) feature interval; tb : (S,) int64 its best threshold bin.
 L, U, nz : (B,) scratch of one feature's scan; left, right, unseen_cls : (C,); cls : (8,) class group.
-tsum, tmin, tmax : (S, pairs, 2 * size) the pair segment trees of the incremental error bounds (``_segtree``);
-    ``pairs`` is 0 when they are off or do not fit in TREE_BYTES.
-tmk : (S,) int64, examples already in a feature's trees (-1: not built for this node).
-rank : (C,) int64, index of each class among the node's present classes.
-mode : (1,) int64, INCREMENTAL when the node reads its partial error bounds from the trees, else RESCAN.
 """
 
 
@@ -167,28 +134,9 @@ def search_settings(
     )
 
 
-def tree_shape(n_features, max_bins, n_classes, incremental=False):
-    """``(pairs, size)`` of the pair segment trees: every class pair if they fit in TREE_BYTES, else none."""
-    size = 1
-    while size < max(int(max_bins) - 1, 1):
-        size *= 2
-    pairs = int(n_classes) * (int(n_classes) - 1) // 2
-    if not incremental or int(n_features) * pairs * 2 * size * 3 * 8 > TREE_BYTES:
-        pairs = 0
-    return pairs, size
-
-
-def new_workspace(n_features, max_bins, n_classes, incremental=False):
-    """Allocate a ``Workspace`` for up to ``n_features`` candidate features.
-
-    ``incremental=True`` adds the pair segment trees (``_segtree``) that update
-    a partly assessed feature's error bounds by point updates instead of a
-    rescan. They are off by default: a range-restricted rescan of the
-    histogram measured faster (a point update costs about as much as a whole
-    rescan of a 256-bin binary feature).
-    """
+def new_workspace(n_features, max_bins, n_classes):
+    """Allocate a ``Workspace`` for up to ``n_features`` candidate features."""
     S, B, C = int(n_features), int(max_bins), int(n_classes)
-    pairs, size = tree_shape(S, B, C, incremental)
     return Workspace(
         hist=np.zeros((S, B, C)),
         seen_tot=np.zeros((S, C)),
@@ -205,12 +153,6 @@ def new_workspace(n_features, max_bins, n_classes, incremental=False):
         unseen_cls=np.empty(C),
         nz=np.empty(B, dtype=np.int64),
         cls=np.empty(8, dtype=np.int64),
-        tsum=np.zeros((S if pairs else 0, pairs, 2 * size)),
-        tmin=np.zeros((S if pairs else 0, pairs, 2 * size)),
-        tmax=np.zeros((S if pairs else 0, pairs, 2 * size)),
-        tmk=np.full(S, -1, dtype=np.int64),
-        rank=np.zeros(C, dtype=np.int64),
-        mode=np.zeros(1, dtype=np.int64),
     )
 
 

@@ -27,14 +27,11 @@ from ._records import (
     AUTO_BATCH,
     ERROR,
     EXHAUSTIVE,
-    INCREMENTAL,
     QUICK,
-    RESCAN,
     make_node,
     new_workspace,
     node_stats,
 )
-from ._segtree import add_examples, build, lower_bound
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
@@ -73,51 +70,12 @@ def _assess(node, ws, s, start, stop):
     )
 
 
-@njit(cache=True)
-def _sync_trees(node, ws, s):
-    """Bring slot ``s``'s pair segment trees up to its ``mk[s]`` assessed examples.
-
-    Point updates cost about ``batch x (|Y| - 1) x log bins`` node updates,
-    a rebuild from the histogram ``pairs x bins``: the cheaper one is taken
-    (a rebuild when the trees are not built yet for this node).
-    """
-    T = node.nbins[s] - 1
-    start = ws.tmk[s]
-    stop = ws.mk[s]
-    P = node.present.shape[0]
-    size = ws.tsum.shape[2] // 2
-    levels = 1
-    while (1 << levels) < 2 * size:
-        levels += 1
-    if start < 0 or (stop - start) * (P - 1) * levels >= (P * (P - 1) // 2) * size:
-        build(ws.hist, s, T, node.present, ws.tsum, ws.tmin, ws.tmax)
-    else:
-        add_examples(
-            node.Xb, node.feats[s], s, T, node.idx, node.yn, node.wn, start, stop, ws.rank, P, ws.tsum, ws.tmin, ws.tmax
-        )
-    ws.tmk[s] = stop
-
-
 @njit(cache=True, inline="always")
 def _update(node, ws, s):
-    """Update the interval and best threshold of feature slot ``s`` after a batch.
-
-    A partly assessed feature under INCREMENTAL reads its lower bound from
-    its pair segment trees (``_segtree``); otherwise, and always once every
-    example is assessed (the exact value and threshold of the split), the
-    histogram is rescanned.
-    """
+    """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
     unseen = Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]]
-    if ws.mode[0] == INCREMENTAL and unseen > 0.0 and node.nbins[s] >= 2:
-        _sync_trees(node, ws, s)
-        hi = min(ws.brange[s, 1], node.nbins[s] - 1)
-        lb = lower_bound(ws.seen_tot, s, hi, node.present, ws.tsum, ws.tmin, ws.tmax)
-        ws.lb[s] = lb
-        ws.ub[s] = lb + unseen
-        ws.tb[s] = -1
-    else:
-        ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
+    ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
 
 
 @njit(cache=True)
@@ -134,7 +92,7 @@ def _refine(node, ws, s, m):
 
 @njit(cache=True)
 def _reset(node, ws):
-    """Empty the histograms and intervals of the node's features and choose how bounds are updated."""
+    """Empty the histograms and intervals of the node's features."""
     nbins = node.nbins
     C = ws.seen_tot.shape[1]
     B = ws.hist.shape[1]
@@ -151,13 +109,6 @@ def _reset(node, ws):
         ws.tb[s] = -1
         ws.brange[s, 0] = B
         ws.brange[s, 1] = -1
-        ws.tmk[s] = -1
-    P = node.present.shape[0]
-    ws.mode[0] = RESCAN
-    if node.criterion == ERROR and P >= 2 and P * (P - 1) // 2 <= ws.tsum.shape[1]:
-        ws.mode[0] = INCREMENTAL
-        for i in range(P):
-            ws.rank[node.present[i]] = i
 
 
 @njit(cache=True)

@@ -19,7 +19,10 @@ Two parts:
 3. ``--frontier``: every adaptive setting against exhaustive search, Quick
    Boost and LB_wo on satimage, spam, letter, digits, breast_cancer, wine,
    iris and a 20-class synthetic problem, at depths 3 and 1.
-4. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
+4. ``--table``: per dataset, assessments of the default, Quick Boost and
+   LB_wo, and wall time of the default, Quick Boost, exhaustive search and
+   scikit-learn's AdaBoost (depth 3; ``--rounds``, ``--repeat``).
+5. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
    10,000 features at 1% density; ``--sparse-shape`` to change it): fit time
    and peak memory of prunus on the CSR matrix, on the same matrix densified
    (``--sparse-dense``; 8 bytes per entry), and of scikit-learn's AdaBoost on
@@ -292,6 +295,53 @@ def frontier(rounds, depth, repeat, datasets=FRONTIER_DATASETS, settings=FRONTIE
         )
 
 
+def table(rounds, depth, repeat, datasets=FRONTIER_DATASETS):
+    """Per dataset: assessments (default / QB / LB_wo) and wall time (default / quick / exhaustive / scikit-learn).
+
+    Wall times are the best of ``repeat`` fits after a compiling warm-up;
+    the four fits of a dataset alternate within each repetition.
+    """
+    import os
+
+    makers = {
+        "default": lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth),
+        "quick": lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="quick"),
+        "exhaustive": lambda: ExactBoostClassifier(n_estimators=rounds, max_depth=depth, split_search="exhaustive"),
+        "sklearn": lambda: AdaBoostClassifier(
+            DecisionTreeClassifier(max_depth=depth), n_estimators=rounds, random_state=0
+        ),
+    }
+    X, y, _, _ = split("iris")
+    for make in makers.values():
+        make().set_params(n_estimators=2).fit(X, y)  # compile outside the timings
+    print(
+        f"\n== {rounds} rounds, depth {depth}: assessments and wall seconds (best of {repeat}); "
+        f"load average {os.getloadavg()[0]:.2f} at start =="
+    )
+    print(
+        f"{'dataset':14s} {'default':>10s} {'QB':>10s} {'LB_wo':>10s} {'def/QB':>7s} {'def/LB':>7s} "
+        f"{'t default':>10s} {'t quick':>9s} {'t exh':>9s} {'t sklearn':>10s} {'def/exh':>8s} {'def/QB':>7s}"
+    )
+    for name in datasets:
+        X, y, _, _ = split(name)
+        best = {k: np.inf for k in makers}
+        for _ in range(repeat):
+            for key, make in makers.items():
+                t0 = time.perf_counter()
+                make().fit(X, y)
+                best[key] = min(best[key], time.perf_counter() - t0)
+        a_def = int(makers["default"]().fit(X, y).assessments_.sum())
+        qb = makers["quick"]().set_params(track_bounds=True).fit(X, y)
+        a_qb, lbwo = int(qb.assessments_.sum()), int(qb.weight_order_bound_.sum())
+        print(
+            f"{name:14s} {a_def:10.3e} {a_qb:10.3e} {lbwo:10.3e} {a_def / a_qb:7.3f} {a_def / lbwo:7.3f} "
+            f"{best['default']:10.3f} {best['quick']:9.3f} {best['exhaustive']:9.3f} {best['sklearn']:10.3f} "
+            f"{best['default'] / best['exhaustive']:8.3f} {best['default'] / best['quick']:7.3f}",
+            flush=True,
+        )
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
+
+
 def _sparse_problem(n, k, density, seed=0):
     from scipy import sparse
 
@@ -353,14 +403,28 @@ def main(argv=None):
     )
     parser.add_argument("--sparse", action="store_true", help="only the sparse benchmark")
     parser.add_argument(
+        "--table",
+        action="store_true",
+        help="only the per-dataset table of assessments and wall times (depth 3; --rounds, --repeat)",
+    )
+    parser.add_argument("--depths", type=int, nargs="+", default=(3, 1), help="depths of --frontier")
+    parser.add_argument("--settings", nargs="+", default=None, help="the --frontier settings to run (default: all)")
+    parser.add_argument(
+        "--datasets", nargs="+", default=FRONTIER_DATASETS, help="datasets of --frontier and --table (default: all)"
+    )
+    parser.add_argument(
         "--sparse-shape", nargs=3, type=float, default=(50_000, 10_000, 0.01), metavar=("ROWS", "COLS", "DENSITY")
     )
     parser.add_argument("--sparse-rounds", type=int, default=10)
     parser.add_argument("--sparse-dense", action="store_true", help="also fit the densified matrix")
     args = parser.parse_args(argv)
+    if args.table:
+        table(args.rounds, 3, args.repeat, datasets=args.datasets)
+        return
     if args.frontier:
-        for depth in (3, 1):
-            frontier(args.rounds, depth, args.repeat)
+        chosen = FRONTIER if args.settings is None else {k: FRONTIER[k] for k in args.settings}
+        for depth in args.depths:
+            frontier(args.rounds, depth, args.repeat, datasets=args.datasets, settings=chosen)
         return
     if args.sparse:
         sparse_benchmark(args.sparse_shape, args.sparse_rounds, args.sparse_dense)

@@ -222,8 +222,11 @@ def _greedy(score, margin, pref, cap):
             size -= 1
             heap[0] = heap[size]
         else:
-            # child j is full for good: the label's next candidate
+            # child j is full for good: the label's next candidate that is not
+            # full (a full child would refuse it again, changing nothing)
             rank[a] += 1
+            while rank[a] < m and fill[ranked[a, rank[a]]] >= cap:
+                rank[a] += 1
             if rank[a] >= m:  # no room anywhere (cannot happen when m * cap >= labels)
                 size -= 1
                 heap[0] = heap[size]

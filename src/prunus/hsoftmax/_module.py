@@ -406,7 +406,9 @@ class TreeSoftmax(nn.Module):
         t.set_leaves(new_leaf)
         # The last-level row (W_n[j], b_n[j]) of a leaf scores one label only: it
         # is that label's output embedding. It travels with the label.
-        self._leaf_rows = (self._leaf_row(new_leaf), self._leaf_row(old_leaf))
+        # (only the labels that moved: the other rows stay where they are)
+        went = np.flatnonzero(new_leaf != old_leaf)
+        self._leaf_rows = (self._leaf_row(new_leaf[went]), self._leaf_row(old_leaf[went]))
         if self.carry_leaf_rows and moved:
             for param in (self.weight, self.bias):
                 self.carry_rows(param.data)

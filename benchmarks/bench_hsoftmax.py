@@ -72,6 +72,65 @@ def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
     return out
 
 
+def zipf_ids(vocab, size, seed=0):
+    """Label ids drawn with p(k) proportional to 1 / (k + 1), as word frequencies."""
+    p = 1.0 / np.arange(1, vocab + 1)
+    return torch.as_tensor(np.random.RandomState(seed).choice(vocab, size=size, p=p / p.sum()))
+
+
+def scaled_layers(vocab, dim, arity, depth):
+    """The output layers compared at one vocabulary size: a flat softmax, torch's adaptive
+    softmax with its usual cutoffs, and the tree softmax with a random, learned (statistics
+    tracked) and Huffman tree."""
+    cutoffs = [2000, 5000] if vocab <= 20000 else [20000, 60000]
+    freq = 1.0 / np.arange(1, vocab + 1)
+    random_tree = LabelTree.random(vocab, arity, depth, random_state=0)
+    learned = TreeSoftmax(dim, random_tree.copy(), sparse=True)
+    random_layer = TreeSoftmax(dim, random_tree, sparse=True, track_stats=False)
+    return {
+        "flat": nn.Linear(dim, vocab),
+        f"adaptive {cutoffs}": nn.AdaptiveLogSoftmaxWithLoss(dim, vocab, cutoffs=cutoffs, div_value=4.0),
+        f"random tree ({arity}-ary, depth {depth})": random_layer,
+        f"learned tree ({arity}-ary, depth {depth})": learned,
+        f"Huffman tree ({arity}-ary)": TreeSoftmax(dim, HuffmanTree.build(freq, arity), sparse=True),
+    }
+
+
+def bench_scaled(vocab, dim=200, batch=512, arity=None, depth=3, repeats=5):
+    """CPU seconds of one training step (forward, backward, Adagrad) per layer, Zipf-distributed
+    labels; the layers take turns, the median over ``repeats`` rounds is kept."""
+    torch.manual_seed(0)
+    arity = LabelTree(vocab, arity, depth).arity
+    h = torch.randn(batch, dim)
+    y = zipf_ids(vocab, batch)
+    layers = scaled_layers(vocab, dim, arity, depth)
+    steps = {}
+    for name, layer in layers.items():
+        layer.train()
+        opt = torch.optim.Adagrad(layer.parameters(), lr=0.025)
+
+        def step(layer=layer, opt=opt):
+            if isinstance(layer, TreeSoftmax):
+                loss = -layer.log_prob(h, y).mean()
+            elif isinstance(layer, nn.Linear):
+                loss = nn.functional.cross_entropy(layer(h), y)
+            else:
+                loss = layer(h, y).loss
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+        step()
+        steps[name] = step
+    times = {name: [] for name in layers}
+    for _ in range(repeats):
+        for name, step in steps.items():
+            start = time.process_time()
+            step()
+            times[name].append(time.process_time() - start)
+    return {name: 1000 * float(np.median(t)) for name, t in times.items()}
+
+
 def bench_reassign(vocab=10000, arity=25, depth=3, repeats=5):
     rng = np.random.RandomState(0)
     layer = TreeSoftmax(100, LabelTree.random(vocab, arity, depth, random_state=0))
@@ -170,9 +229,27 @@ def main():
         metavar="TOKENS",
         help="only time the tree-learning epoch against fixed-tree epochs on TOKENS PTB tokens",
     )
+    parser.add_argument(
+        "--scaled",
+        type=int,
+        nargs="*",
+        metavar="V",
+        help="only time one training step of every output layer at these vocabulary sizes "
+        "(d = 200, batch 512, Zipf labels; CPU ms, median), e.g. --scaled 10000 250000",
+    )
+    parser.add_argument("--arity", type=int, default=None, help="tree arity for --scaled (default: smallest for depth)")
+    parser.add_argument("--depth", type=int, default=3, help="tree depth for --scaled")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
+    if args.scaled:
+        for vocab in args.scaled:
+            print(f"\n[scaled] V = {vocab}: one training step, d = 200, batch 512 (CPU ms, median)", flush=True)
+            rows = bench_scaled(vocab, arity=args.arity, depth=args.depth, repeats=5 if vocab <= 20000 else 3)
+            flat = rows["flat"]
+            for name, ms in rows.items():
+                print(f"  {name:32s} {ms:9.2f} ms   flat/this = {flat / ms:6.2f}x", flush=True)
+        return
     if args.first_epoch:
         r = bench_first_epoch(args.first_epoch, args.threads)
         print(

@@ -169,3 +169,36 @@ def test_bad_input():
         TreeSoftmax(5, LabelTree(4, 2, 2), criterion="x")
     with pytest.raises(ValueError, match="method"):
         layer.predict(torch.randn(2, 5), method="x")
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    k=st.integers(2, 200),
+    depth=st.integers(1, 4),
+    arity=st.integers(2, 9),
+    dense_nodes=st.integers(0, 100),
+    sparse=st.booleans(),
+    seed=st.integers(0, 1000),
+)
+def test_dense_top_levels_equal_gathered_rows(k, depth, arity, dense_nodes, sparse, seed):
+    """Scoring the top levels with one product per level gives the log-probabilities,
+    the statistics and the gradients of gathering every example's node rows."""
+    if arity**depth < k:
+        depth = int(np.ceil(np.log(k) / np.log(arity))) + 1
+    torch.manual_seed(seed)
+    tree = LabelTree.random(k, arity, depth, random_state=seed)
+    ref = TreeSoftmax(5, tree, sparse=sparse)
+    ref.dense_nodes = 0  # every level gathered
+    layer = TreeSoftmax(5, tree.copy(), sparse=sparse)
+    layer.load_state_dict(ref.state_dict())
+    layer.dense_nodes = dense_nodes
+    h = torch.randn(17, 5)
+    y = torch.randint(0, k, (17,))
+    out = []
+    for mod in (ref, layer):
+        mod.train()
+        lp = mod.log_prob(h, y)
+        lp.sum().backward()
+        out.append((lp.detach(), mod.weight.grad.to_dense(), mod.bias.grad.to_dense(), mod.sum_probas.clone()))
+    for a, b in zip(*out):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-5)

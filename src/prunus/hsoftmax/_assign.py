@@ -45,21 +45,45 @@ def node_objectives(sum_probas, counts, path_nodes, n_internal):
     ``p_{j|i}`` is SumProbas/Counts (the continuous eq. 9), ``q_i`` the share of
     label i in the examples that reached n. Nodes no example reached get NaN.
     """
-    sum_probas = np.asarray(sum_probas, dtype=np.float64)
-    counts = np.asarray(counts, dtype=np.float64)
-    m = sum_probas.shape[2]
-    nodes = np.asarray(path_nodes).ravel()
-    sp = sum_probas.reshape(-1, m)
-    c = counts.ravel()
-    total = np.bincount(nodes, weights=c, minlength=n_internal)
-    # one bincount per child: several times faster than np.add.at
-    sum_all = np.stack([np.bincount(nodes, weights=sp[:, j], minlength=n_internal) for j in range(m)], axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = sum_all / total[:, None]
-        p_cond = np.where(c[:, None] > 0, sp / np.where(c > 0, c, 1.0)[:, None], 0.0)
-        contrib = c * np.abs(p[nodes] - p_cond).sum(axis=1)
-        j = 2.0 / m * np.bincount(nodes, weights=np.where(c > 0, contrib, 0.0), minlength=n_internal) / total
-    return np.where(total > 0, j, np.nan)
+    sum_probas = np.ascontiguousarray(sum_probas, dtype=np.float64)
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    nodes = np.ascontiguousarray(path_nodes, dtype=np.int64)
+    return _node_objectives(sum_probas, counts, nodes, int(n_internal))
+
+
+@njit(cache=True)
+def _node_objectives(sum_probas, counts, path_nodes, n_internal):
+    """Two passes over the (label, depth) statistics: p_j of every node, then eq. 7."""
+    k, depth, m = sum_probas.shape
+    total = np.zeros(n_internal)
+    p = np.zeros((n_internal, m))
+    for i in range(k):
+        for d in range(depth):
+            c = counts[i, d]
+            if c > 0:
+                n = path_nodes[i, d]
+                total[n] += c
+                for j in range(m):
+                    p[n, j] += sum_probas[i, d, j]
+    for n in range(n_internal):
+        if total[n] > 0:
+            for j in range(m):
+                p[n, j] /= total[n]
+    acc = np.zeros(n_internal)
+    for i in range(k):
+        for d in range(depth):
+            c = counts[i, d]
+            if c > 0:
+                n = path_nodes[i, d]
+                s = 0.0
+                for j in range(m):
+                    s += abs(p[n, j] - sum_probas[i, d, j] / c)
+                acc[n] += c * s
+    out = np.full(n_internal, np.nan)
+    for n in range(n_internal):
+        if total[n] > 0:
+            out[n] = 2.0 / m * acc[n] / total[n]
+    return out
 
 
 def j_star(arity):
@@ -198,8 +222,11 @@ def _greedy(score, margin, pref, cap):
             size -= 1
             heap[0] = heap[size]
         else:
-            # child j is full for good: the label's next candidate
+            # child j is full for good: the label's next candidate that is not
+            # full (a full child would refuse it again, changing nothing)
             rank[a] += 1
+            while rank[a] < m and fill[ranked[a, rank[a]]] >= cap:
+                rank[a] += 1
             if rank[a] >= m:  # no room anywhere (cannot happen when m * cap >= labels)
                 size -= 1
                 heap[0] = heap[size]
@@ -237,22 +264,89 @@ def _move(a, j, jj, members, size, slot):
     size[jj] += 1
 
 
+#: Length of the per-(child, child) candidate lists of the exchange step.
+_TOP = 8
+
+
 @njit(cache=True)
-def _refresh_row(score, members, size, j, best, arg):
-    """best[j, j'] = max over labels a in child j of score[a, j'] - score[a, j] (ties: lowest a)."""
+def _ahead(g, a, h, b):
+    """(gain g, label a) ranks before (h, b): larger gain, then lower label."""
+    return g > h or (g == h and a < b)
+
+
+@njit(cache=True)
+def _insert(top_g, top_a, top_n, j, jj, g, a):
+    """Put (g, a) in the sorted candidate list of (j, jj), dropping the last one when full."""
+    n = top_n[j, jj]
+    pos = n
+    while pos > 0 and _ahead(g, a, top_g[j, jj, pos - 1], top_a[j, jj, pos - 1]):
+        pos -= 1
+    cap = top_g.shape[2]
+    if pos >= cap:
+        return
+    last = min(n, cap - 1)
+    for t in range(last, pos, -1):
+        top_g[j, jj, t] = top_g[j, jj, t - 1]
+        top_a[j, jj, t] = top_a[j, jj, t - 1]
+    top_g[j, jj, pos] = g
+    top_a[j, jj, pos] = a
+    top_n[j, jj] = min(n + 1, cap)
+
+
+@njit(cache=True)
+def _fill_row(score, members, size, j, top_g, top_a, top_n):
+    """The candidate lists of child j from scratch: for every other child j', its
+    members with the largest gains score[a, j'] - score[a, j] (ties: lowest a)."""
     m = score.shape[1]
+    cap = top_g.shape[2]
     for jj in range(m):
-        best[j, jj] = -np.inf
-        arg[j, jj] = -1
+        top_n[j, jj] = 0
     for t in range(size[j]):
         a = members[j, t]
         for jj in range(m):
             if jj == j:
                 continue
             g = score[a, jj] - score[a, j]
-            if g > best[j, jj] or (g == best[j, jj] and a < arg[j, jj]):
-                best[j, jj] = g
-                arg[j, jj] = a
+            n = top_n[j, jj]
+            if n == cap and not _ahead(g, a, top_g[j, jj, n - 1], top_a[j, jj, n - 1]):
+                continue
+            _insert(top_g, top_a, top_n, j, jj, g, a)
+
+
+@njit(cache=True)
+def _left(score, members, size, j, a, top_g, top_a, top_n):
+    """Label ``a`` left child j (already moved out of ``members``): drop it from j's lists;
+    a list left empty while j still has labels is rebuilt with the whole row."""
+    m = score.shape[1]
+    empty = False
+    for jj in range(m):
+        n = top_n[j, jj]
+        for t in range(n):
+            if top_a[j, jj, t] == a:
+                for u in range(t, n - 1):
+                    top_g[j, jj, u] = top_g[j, jj, u + 1]
+                    top_a[j, jj, u] = top_a[j, jj, u + 1]
+                top_n[j, jj] = n - 1
+                if n == 1 and size[j] > 0:
+                    empty = True
+                break
+    if empty:
+        _fill_row(score, members, size, j, top_g, top_a, top_n)
+
+
+@njit(cache=True)
+def _joined(score, size, j, a, top_g, top_a, top_n):
+    """Label ``a`` joined child j (already in ``members``): it enters a list when the list
+    holds every other label of j or when it ranks before the list's last entry, so each
+    list stays the exact head of its column's order."""
+    m = score.shape[1]
+    for jj in range(m):
+        if jj == j:
+            continue
+        g = score[a, jj] - score[a, j]
+        n = top_n[j, jj]
+        if n == size[j] - 1 or (n > 0 and _ahead(g, a, top_g[j, jj, n - 1], top_a[j, jj, n - 1])):
+            _insert(top_g, top_a, top_n, j, jj, g, a)
 
 
 @njit(cache=True)
@@ -262,14 +356,19 @@ def _exchange(score, child, fill, cap, max_steps):
     The proof of Lemma 1 argues that no exchange of two labels between two
     children can increase the first-order gain sum_i dJ_n/dp_{a(i)|i} of the
     greedy assignment; on ties and capacity limits the greedy alone can miss
-    such an exchange, so it is applied here. Returns the number of steps.
+    such an exchange, so it is applied here. For every pair of children (j, j')
+    the labels of j with the largest gains score[a, j'] - score[a, j] are kept
+    in a short sorted list (its head is the best single move from j to j'), so a
+    step touches the lists of the labels that moved instead of re-scanning
+    whole children. Returns the number of steps.
     """
     m = score.shape[1]
     members, size, slot = _members(child, m)
-    best = np.full((m, m), -np.inf)
-    arg = np.full((m, m), -1, dtype=np.int64)
+    top_g = np.empty((m, m, _TOP))
+    top_a = np.empty((m, m, _TOP), dtype=np.int64)
+    top_n = np.zeros((m, m), dtype=np.int64)
     for j in range(m):
-        _refresh_row(score, members, size, j, best, arg)
+        _fill_row(score, members, size, j, top_g, top_a, top_n)
     steps = 0
     while steps < max_steps:
         gain_best = 1e-12
@@ -278,32 +377,32 @@ def _exchange(score, child, fill, cap, max_steps):
         swap = False
         for j in range(m):
             for jj in range(m):
-                if j == jj or arg[j, jj] < 0:
+                if j == jj or top_n[j, jj] == 0:
                     continue
-                if fill[jj] < cap and best[j, jj] > gain_best:
-                    gain_best = best[j, jj]
+                if fill[jj] < cap and top_g[j, jj, 0] > gain_best:
+                    gain_best = top_g[j, jj, 0]
                     bj, bjj, swap = j, jj, False
-                if arg[jj, j] >= 0 and j < jj:
-                    g = best[j, jj] + best[jj, j]
+                if top_n[jj, j] > 0 and j < jj:
+                    g = top_g[j, jj, 0] + top_g[jj, j, 0]
                     if g > gain_best:
                         gain_best = g
                         bj, bjj, swap = j, jj, True
         if bj < 0:
             break
-        a = arg[bj, bjj]
+        a = top_a[bj, bjj, 0]
+        b = top_a[bjj, bj, 0]
+        child[a] = bjj
+        _move(a, bj, bjj, members, size, slot)
+        _left(score, members, size, bj, a, top_g, top_a, top_n)
+        _joined(score, size, bjj, a, top_g, top_a, top_n)
         if swap:
-            b = arg[bjj, bj]
-            child[a] = bjj
             child[b] = bj
-            _move(a, bj, bjj, members, size, slot)
             _move(b, bjj, bj, members, size, slot)
+            _left(score, members, size, bjj, b, top_g, top_a, top_n)
+            _joined(score, size, bj, b, top_g, top_a, top_n)
         else:
-            child[a] = bjj
             fill[bj] -= 1
             fill[bjj] += 1
-            _move(a, bj, bjj, members, size, slot)
-        _refresh_row(score, members, size, bj, best, arg)
-        _refresh_row(score, members, size, bjj, best, arg)
         steps += 1
     return steps
 

@@ -139,7 +139,7 @@ class LabelTree:
         leaf = leaf.astype(np.int64)
         if leaf.min() < 0 or leaf.max() >= self.n_slots:
             raise ValueError(f"leaf_of_label must lie in [0, {self.n_slots}).")
-        if np.unique(leaf).size != self.n_labels:
+        if np.bincount(leaf, minlength=self.n_slots).max() > 1:
             raise ValueError("leaf_of_label must put every label in its own slot.")
         self.leaf_of_label = leaf
         self.label_of_leaf = np.full(self.n_slots, -1, dtype=np.int64)

@@ -68,6 +68,10 @@ class TreeSoftmax(nn.Module):
     #: call; CPU tensors are always checked).
     check_labels = False
 
+    #: Levels with at most this many nodes are scored with one dense product per
+    #: level (cheaper than gathering per-example rows when the level is small).
+    dense_nodes = 64
+
     def __init__(
         self,
         in_features,
@@ -212,6 +216,47 @@ class TreeSoftmax(nn.Module):
         logits = logits.masked_fill(~self.child_mask[nodes], float("-inf"))
         return F.log_softmax(logits, dim=-1)
 
+    def _dense_levels(self):
+        """Number of top levels scored densely (all their nodes for every example)."""
+        t = self.tree
+        if isinstance(t, HuffmanTree):
+            return 1  # the root
+        counts = np.diff(t.offsets)  # nodes per level: 1, M, M**2, ...
+        return int(np.count_nonzero(counts <= self.dense_nodes))
+
+    def _path_logits(self, h, nodes):
+        """Logits W_n h + b_n of the D nodes on every example's path, (B, D, M).
+
+        The top levels hold few nodes (1, M, ...): there one matrix product scores all
+        of a level's nodes for the whole batch (a BLAS product, ``dense_nodes`` nodes at
+        most) and each example keeps its own node's M logits. Below, each example's
+        node rows are gathered and multiplied with its representation. The rows are
+        always taken with ``F.embedding``, so that with ``sparse`` the gradient of
+        ``weight`` stays sparse (indexing would make it dense and the optimizer would
+        then update every node at every step).
+        """
+        t = self.tree
+        b, m, f = h.shape[0], t.arity, self.in_features
+        parts = []
+        dense = min(self._dense_levels(), t.depth)
+        for d in range(dense):
+            lo, hi = (0, 1) if isinstance(t, HuffmanTree) else (int(t.offsets[d]), int(t.offsets[d + 1]))
+            rows = torch.arange(lo, hi, device=h.device)
+            w = F.embedding(rows, self.weight, sparse=self.sparse).view((hi - lo) * m, f)
+            bias = F.embedding(rows, self.bias, sparse=self.sparse).view(-1)
+            level = F.linear(h, w, bias).view(b, hi - lo, m)
+            if hi - lo > 1:
+                level = level.gather(1, (nodes[:, d] - lo).view(b, 1, 1).expand(b, 1, m))
+            parts.append(level.view(b, 1, m))
+        if dense < t.depth:
+            below = nodes[:, dense:]
+            w = F.embedding(below, self.weight, sparse=self.sparse).view(b, t.depth - dense, m, f)
+            bias = F.embedding(below, self.bias, sparse=self.sparse)
+            # A broadcast multiply-and-sum, not einsum: einsum lowers this to a bmm of
+            # B tiny matrix-vector products, several times slower on CPU.
+            parts.append((w * h[:, None, None, :]).sum(dim=-1) + bias)
+        return torch.cat(parts, dim=1) if len(parts) > 1 else parts[0]
+
     def log_prob(self, h, y):
         """log p(y | h) along each label's path (eq. 5), shape (B,).
 
@@ -228,20 +273,10 @@ class TreeSoftmax(nn.Module):
         self._check_y(y, h.shape[0])
         y = y.long()
         nodes = self.path_nodes[y]  # (B, D)
-        # Every path starts at the root: one dense product there, gathers below.
-        m = self.tree.arity
-        # The root row is gathered like the others, so that with ``sparse`` the
-        # gradient of ``weight`` stays sparse (indexing would make it dense and
-        # the optimizer would then update every node at every step).
-        zero = torch.zeros(1, dtype=torch.long, device=h.device)
-        w0 = F.embedding(zero, self.weight, sparse=self.sparse).view(m, self.in_features)
-        b0 = F.embedding(zero, self.bias, sparse=self.sparse).view(m)
-        root = F.linear(h, w0, b0)
-        root = F.log_softmax(root.masked_fill(~self.child_mask[0], float("-inf")), dim=-1)
-        if self.tree.depth > 1:
-            logp = torch.cat([root.unsqueeze(1), self.node_log_probs(h, nodes[:, 1:])], dim=1)
-        else:
-            logp = root.unsqueeze(1)  # (B, D, M)
+        # under autocast the node products may be bf16 / fp16: the softmax and the
+        # sum of log-probabilities are taken in the parameters' precision
+        logits = self._path_logits(h, nodes).to(self.weight.dtype)
+        logp = F.log_softmax(logits.masked_fill(~self.child_mask[nodes], float("-inf")), dim=-1)  # (B, D, M)
         if self.training and self.track_stats:
             with torch.no_grad():
                 self.sum_probas.index_add_(0, y, logp.detach().exp().to(torch.float64))
@@ -406,7 +441,9 @@ class TreeSoftmax(nn.Module):
         t.set_leaves(new_leaf)
         # The last-level row (W_n[j], b_n[j]) of a leaf scores one label only: it
         # is that label's output embedding. It travels with the label.
-        self._leaf_rows = (self._leaf_row(new_leaf), self._leaf_row(old_leaf))
+        # (only the labels that moved: the other rows stay where they are)
+        went = np.flatnonzero(new_leaf != old_leaf)
+        self._leaf_rows = (self._leaf_row(new_leaf[went]), self._leaf_row(old_leaf[went]))
         if self.carry_leaf_rows and moved:
             for param in (self.weight, self.bias):
                 self.carry_rows(param.data)

@@ -9,8 +9,6 @@ decreasing-weight order of the examples in O(n) by merging runs.
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from scipy import sparse
 from scipy.special import softmax
@@ -20,6 +18,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._progress import progress_bar
 from ._binning import fit_binning
 from ._grow import apply_binned, grow_tree
 from ._order import merge_weight_order
@@ -126,6 +125,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         update: 50x slower than 0.9 on spam); 1 is Algorithm 1's gap.
     random_state : int, RandomState or None
         Seeds the LazyBoost feature sampling.
+    verbose : int, default=0
+        Show a progress bar over the boosting rounds when > 0.
 
     Attributes
     ----------
@@ -160,6 +161,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         "adaptive_rule": [StrOptions(set(ADAPTIVE_RULES))],
         "adaptive_target": [Interval(Real, 0.0, 1.0, closed="both")],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -179,6 +181,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         adaptive_rule="lower_first",
         adaptive_target=0.9,
         random_state=None,
+        verbose=0,
     ):
         self.n_estimators = n_estimators
         self.max_depth = max_depth
@@ -195,43 +198,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         self.adaptive_rule = adaptive_rule
         self.adaptive_target = adaptive_target
         self.random_state = random_state
-
-    # ---------------------------------------------------------------- checks
-    def _check_params(self):
-        def integer(name, low, high=None):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-                raise TypeError(f"{name} must be an int, got {type(v).__name__}.")
-            if v < low or (high is not None and v > high):
-                raise ValueError(f"{name} must be in [{low}, {high if high else 'inf'}], got {v}.")
-
-        def real(name, low, high, low_open=True):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, numbers.Real):
-                raise TypeError(f"{name} must be a float, got {type(v).__name__}.")
-            if not (v > low if low_open else v >= low) or not v <= high or not np.isfinite(v):
-                raise ValueError(f"{name} must be in {'(' if low_open else '['}{low}, {high}], got {v}.")
-
-        integer("n_estimators", 1)
-        integer("max_depth", 1)
-        integer("max_bins", 2, 65535)
-        integer("quick_batches", 1)
-        if not (isinstance(self.min_batch, str) and self.min_batch == "auto"):
-            integer("min_batch", 1)
-        if self.split_search not in STRATEGIES:
-            raise ValueError(f"split_search must be one of {sorted(STRATEGIES)}, got {self.split_search!r}.")
-        if self.adaptive_rule not in ADAPTIVE_RULES:
-            raise ValueError(f"adaptive_rule must be one of {sorted(ADAPTIVE_RULES)}, got {self.adaptive_rule!r}.")
-        if self.criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {sorted(CRITERIA)}, got {self.criterion!r}.")
-        real("feature_fraction", 0.0, 1.0)
-        real("quick_init", 0.0, 1.0)
-        real("adaptive_init", 0.0, 1.0)
-        real("adaptive_target", 0.0, 1.0, low_open=False)
-        if self.weight_trim is not None:
-            real("weight_trim", 0.0, 1.0)
-        if not isinstance(self.track_bounds, (bool, np.bool_)):
-            raise TypeError(f"track_bounds must be a bool, got {type(self.track_bounds).__name__}.")
+        self.verbose = verbose
 
     def _search_settings(self, n_classes):
         """The split-search ``Settings`` of these parameters (one record for every node of the fit)."""
@@ -275,7 +242,6 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         experiments use it for per-round lower bounds.
         """
         validate_fit(self, y)
-        self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
         check_classification_targets(y)
         self.classes_, y_codes = np.unique(y, return_inverse=True)
@@ -305,6 +271,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
+        bar = progress_bar(self.verbose, self.n_estimators, desc="boosting rounds", unit="round")
         for t in range(self.n_estimators):
             if self.feature_fraction < 1.0 and len(usable):
                 feats = np.sort(rng.choice(usable, size=n_lazy, replace=False)).astype(np.int64)
@@ -356,6 +323,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             assess.append(grown.assessments)
             exhaust.append(grown.exhaustive_assessments)
             lbwo.append(grown.weight_order_bound)
+            bar.update()
             if err <= 0.0:
                 alphas.append(1.0)  # perfect tree: it alone decides (as scikit-learn does)
                 break
@@ -376,6 +344,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             w[incorrect] *= np.exp(alpha)
             w /= w.sum()
             order = merge_weight_order(order, w, incorrect)
+        bar.close()
 
         self.estimators_ = trees
         self.leaf_labels_ = labels

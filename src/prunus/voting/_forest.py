@@ -36,6 +36,7 @@ from ..distributed._estimators import dask_dispatch
 from ..tree.cart import CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..utils._progress import progress_bar
 from ._forest_kernels import _add_votes, _leaf_shares
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -149,6 +150,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     warm_start : bool
         Keep the trees of the previous fit and add trees up to
         ``n_estimators``; the lambdas are chosen again on all trees.
+    verbose : int, default=0
+        Show a progress bar over the trees grown by ``fit`` when > 0.
 
     Attributes
     ----------
@@ -199,6 +202,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -216,6 +220,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         n_jobs=None,
         random_state=None,
         warm_start=False,
+        verbose=0,
     ):
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -230,6 +235,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -301,9 +307,14 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         # Sorted once for every tree: a bootstrap sample is a weighting of the
         # rows, and the builder releases the GIL, so trees grow in threads.
         grower = CARTGrower(X, y_codes, self.n_classes_)
-        new = Parallel(n_jobs=self.n_jobs, prefer="threads")(
+        trees = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
             delayed(self._grow_one)(grower, sw, params, int(s)) for s in seeds
         )
+        new = []
+        with progress_bar(self.verbose, len(seeds), desc="PAC-Bayes forest", unit="tree") as bar:
+            for tree in trees:
+                new.append(tree)
+                bar.update()
         self._forest = old + new
         self._seeds = list(getattr(self, "_seeds", [])[: len(old)]) + [int(s) for s in seeds]
         free = [name for name, v in fixed.items() if v is None]

@@ -13,10 +13,29 @@ their own arguments) are sent to the cluster once per call, not once per job.
 
 from __future__ import annotations
 
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 from tqdm.auto import tqdm
 
 _WARMED: set = set()
+
+
+class _Task:
+    """``func`` with the ``n_jobs=None`` loops inside it run in its own process.
+
+    joblib's dask backend runs a task's nested joblib loops on the cluster
+    too: every CV fold of every fit would become a task of its own. The grid
+    is the unit of parallelism, so the task's nested loops get joblib's local
+    default (``loky``; ``n_jobs=None`` runs in the task's process), as in a
+    local run.
+    """
+
+    def __init__(self, func):
+        self.func = func
+        self.__name__ = func.__name__  # joblib names the cluster's tasks after it
+
+    def __call__(self, *args):
+        with parallel_config(backend="loky", n_jobs=1):
+            return self.func(*args)
 
 
 def run_tasks(func, jobs, desc, progress=True):
@@ -41,7 +60,8 @@ def run_tasks(func, jobs, desc, progress=True):
         The results, in the order of ``jobs``.
     """
     jobs = list(jobs)
-    results = Parallel(return_as="generator")(delayed(func)(*job) for job in jobs)
+    task = _Task(func)
+    results = Parallel(return_as="generator")(delayed(task)(*job) for job in jobs)
     return list(tqdm(results, total=len(jobs), desc=desc, disable=not progress))
 
 

@@ -5,7 +5,10 @@ All in ONE process, same thread count, same epoch budget:
 1. one training step of the output layer alone (forward, backward, Adagrad) at
    d = 100, V = 10,000, batch 256 — tree: depth 3, 25-ary, sparse gradients;
 2. Algorithm 2 re-building a depth-3 tree over 10k labels (target < 1 s);
-3. the HLBL language model on Penn Treebank (learned / random / Huffman tree,
+3. (``--scaled``) the same step at d = 200, batch 512, Zipf-distributed labels, for
+   vocabularies up to 250k: flat, adaptive (cutoffs [2000, 5000] up to 20k labels,
+   [20000, 60000] above), random / learned / Huffman trees; CPU time, layers in turns;
+4. the HLBL language model on Penn Treebank (learned / random / Huffman tree,
    flat, adaptive): every output layer trained for the
    same number of epochs on the same tokens (learned tree: tree learned in
    epoch 1, fixed afterwards); exact test perplexity and ms per training batch.
@@ -15,6 +18,7 @@ Usage::
     python benchmarks/bench_hsoftmax.py                 # 400k training tokens, 2 epochs
     python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
     python benchmarks/bench_hsoftmax.py --first-epoch 600000   # tree-learning epoch vs fixed-tree epochs
+    python benchmarks/bench_hsoftmax.py --scaled 10000 250000  # one step per output layer, d = 200, batch 512
 """
 
 from __future__ import annotations

@@ -59,6 +59,12 @@ class TreeSoftmax(nn.Module):
         The module works wherever its parameters are (``.to(device)``): node
         statistics are accumulated there and copied to the host once per
         :meth:`reassign`.
+    dense_nodes : int
+        Class attribute, 64: the top levels with at most this many nodes are
+        scored for the whole batch with one matrix product per level (each
+        example keeps its own node's logits); below, every example's node rows
+        are gathered. Same values and gradients either way; only the speed
+        differs (a product over a few nodes beats per-example gathers on CPU).
     weight : Parameter (n_internal, M * in_features)
         Row n holds W_n (M x in_features) flattened; see :meth:`node_weight`.
     bias : Parameter (n_internal, M)

@@ -7,13 +7,13 @@ Two parts:
    scikit-learn ``AdaBoostClassifier(DecisionTreeClassifier(max_depth=3))``.
    Each fit is timed ``--repeat`` times after a warm-up (numba compilation
    excluded) and the best time is kept; both test errors are printed.
-   Targets (issue 4): adaptive <= 0.5x scikit-learn; quick and adaptive
+   Aims: adaptive at most half scikit-learn's time; quick and adaptive
    faster than exhaustive.
 2. Assessments on satimage, spam, letter and digits (depth 3, then 1): adaptive
    as Algorithm 1 (``adaptive_rule="gap", min_batch=1, adaptive_init=0.5``) and
    with the lower-bound-first rule (``adaptive_rule="lower_first"``, the
-   estimator's default) vs quick (target:
-   >= 15% fewer on average) and vs LB_wo (target: within 3%), listing every
+   estimator's default) vs quick (aim:
+   >= 15% fewer on average) and vs LB_wo (aim: within 3%), listing every
    dataset where adaptive > quick.
 
 3. ``--frontier``: every adaptive setting against exhaustive search, Quick
@@ -132,13 +132,13 @@ def wall_time(rounds, repeat, depth=3):
         print(f"{name:32s} {t:8.3f} {c:8.3f} {1000 * t / k:8.2f} {k:6d} {err:9.4f} {a if a >= 0 else '':>12}")
     print(
         f"ratio adaptive / sklearn: wall {times['adaptive'] / times['sklearn']:.3f}, "
-        f"cpu {cpu['adaptive'] / cpu['sklearn']:.3f}  (target <= 0.5)"
+        f"cpu {cpu['adaptive'] / cpu['sklearn']:.3f}  (aim <= 0.5)"
     )
     for name in CONFIGS:
         if name != "exhaustive":
             print(
                 f"ratio {name} / exhaustive: wall {times[name] / times['exhaustive']:.3f}, "
-                f"cpu {cpu[name] / cpu['exhaustive']:.3f}  (target < 1)"
+                f"cpu {cpu[name] / cpu['exhaustive']:.3f}  (aim < 1)"
             )
     return times
 
@@ -210,10 +210,10 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     m = {k: float(np.mean(v)) for k, v in ratios.items()}
     print(
         f"mean saving over QB (0.9/20): Alg. 1 {100 * (1 - m['alg1_qb']):.1f}%, lower-first "
-        f"{100 * (1 - m['lf_qb']):.1f}%, largest possible (LB_wo) {100 * (1 - m['lb_qb']):.1f}%  (target >= 15%)"
+        f"{100 * (1 - m['lf_qb']):.1f}%, largest possible (LB_wo) {100 * (1 - m['lb_qb']):.1f}%  (aim >= 15%)"
     )
     print(f"mean saving of lower-first over QB(0.5,10): {100 * (1 - m['lf_qbw']):.1f}%")
-    print(f"mean AP / LB_wo: Alg. 1 {m['alg1_lb']:.3f}, lower-first {m['lf_lb']:.3f}  (target <= 1.03)")
+    print(f"mean AP / LB_wo: Alg. 1 {m['alg1_lb']:.3f}, lower-first {m['lf_lb']:.3f}  (aim <= 1.03)")
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
 
 

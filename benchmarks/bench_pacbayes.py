@@ -1,11 +1,11 @@
-"""Benchmark: PAC-Bayes tree on Letter (18000 training rows) against the targets
-of issue 3 and against scikit-learn, in one process.
+"""Benchmark: PAC-Bayes tree on Letter (18000 training rows) against time budgets
+and against scikit-learn, in one process.
 
     python benchmarks/bench_pacbayes.py [--repeats 5]
     python benchmarks/bench_pacbayes.py --forest [--datasets letter satimage spam digits] [--reps 1]
         [--trees 100] [--max-train N] [--no-wildwood]
 
-Targets (section 7 of the issue): T0 + counts + one DP <= 0.5 s; a fully
+Time budgets: T0 + counts + one DP <= 0.5 s; a fully
 CV-tuned fit <= 15 s; predicting 2000 rows <= 20 ms. Anchor: scikit-learn's
 DecisionTreeClassifier (fit of the full CART tree; GridSearchCV over
 ``ccp_alpha`` with 2 folds and 10 values, the usual way to tune a pruned tree;

@@ -450,7 +450,12 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
 
     _forest_section(report, mode, cfg, names, progress)
 
-    fig_rows = figure2(mode, progress, names=[n for n in ("digits", "letter", "satimage") if n in names])
+    fig_names = [n for n in ("digits", "letter", "satimage") if n in names]
+    report.heading("Figure 2: test error against training size (multiclass sets)")
+    if not fig_names:
+        report.text("Figure 2 needs one of digits, letter or satimage; none is available here.")
+        return report.write()
+    fig_rows = figure2(mode, progress, names=fig_names)
     names = sorted({r[0] for r in fig_rows})
     fig, axes = plt.subplots(len(PARTITIONS), len(names), figsize=(4 * len(names), 6.5), squeeze=False)
     table_rows = []
@@ -470,7 +475,6 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
             ax.grid(alpha=0.3)
     axes[0, 0].legend()
     fig.tight_layout()
-    report.heading("Figure 2: test error against training size (multiclass sets)")
     report.figure(fig, "figure2", "Test error versus training size, mean over repetitions.")
     report.table(["dataset", "T0", "method", "n_train", "test error"], table_rows)
     return report.write()

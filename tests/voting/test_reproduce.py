@@ -16,3 +16,14 @@ def test_reproduce_tiny(tmp_path):
     assert "one-standard-error rule kept lambda1" in text
     assert "(0.975)" in text  # the paper's spam / dyadic PAC-Bayes ratio printed beside ours
     assert (tmp_path / "figure2.png").stat().st_size > 0
+
+
+def test_reproduce_without_a_multiclass_dataset_names_the_missing_figure(tmp_path, monkeypatch):
+    from prunus import datasets
+    from prunus.experiments import pacbayes_forest
+
+    monkeypatch.setattr(datasets, "is_available", lambda name: name == "breast_cancer")
+    monkeypatch.setattr(pacbayes_forest, "wildwood_status", lambda: "left out of this test")
+    text = get_runner("pacbayes")(mode="tiny", out=tmp_path, progress=False).read_text()
+    assert "Figure 2 needs one of digits, letter or satimage" in text
+    assert not (tmp_path / "figure2.png").exists()

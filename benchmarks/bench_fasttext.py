@@ -81,7 +81,6 @@ def prunus_rows(train, test, vocab, context, epochs, dim):
             pad_id=vocab.eos_id,
             n_threads=1,
             random_state=0,
-            progress=False,
         )
         start = time.perf_counter()
         model.fit(train, epochs=epochs)

@@ -207,7 +207,6 @@ def bench_first_epoch(tokens, threads):
         pad_id=data.vocabulary.eos_id,
         n_threads=threads,
         random_state=0,
-        progress=False,
     )
     learned = TreeLanguageModel(len(data.vocabulary), output="learned", **kw).fit(train, epochs=2)
     random_tree = TreeLanguageModel(len(data.vocabulary), output="random", **kw).fit(train, epochs=1)

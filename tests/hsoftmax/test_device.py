@@ -61,7 +61,6 @@ def test_language_model_on_device_saves_and_loads_on_cpu(device, tmp_path):
         reassign_per_epoch=4,
         device=device,
         random_state=0,
-        progress=False,
         n_threads=1,
     ).fit(ids[:1000], epochs=1)
     assert next(model.module_.parameters()).device.type == torch.device(device).type
@@ -83,13 +82,13 @@ def test_classifier_on_device(device):
 
 def test_device_argument_is_checked():
     with pytest.raises(ValueError, match="device"):
-        TreeLanguageModel(10, device="gpu0", progress=False).fit(np.arange(10), epochs=1)
+        TreeLanguageModel(10, device="gpu0").fit(np.arange(10), epochs=1)
     with pytest.raises(ValueError, match="device"):
         TreeSoftmaxClassifier(device="nope").fit(np.random.randn(20, 2), np.arange(20) % 2)
     if not torch.cuda.is_available():
         with pytest.raises(ValueError, match="cuda"):
-            TreeLanguageModel(10, device="cuda", progress=False).fit(np.arange(10), epochs=1)
-    auto = TreeLanguageModel(10, context_size=2, dim=4, depth=2, device="auto", progress=False, n_threads=1)
+            TreeLanguageModel(10, device="cuda").fit(np.arange(10), epochs=1)
+    auto = TreeLanguageModel(10, context_size=2, dim=4, depth=2, device="auto", n_threads=1)
     auto.fit(np.arange(50) % 10, epochs=1)
     assert auto.device_.type == ("cuda" if torch.cuda.is_available() else "cpu")
 

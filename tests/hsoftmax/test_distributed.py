@@ -33,7 +33,6 @@ def lm_model():
         reassign_per_epoch=4,
         tree_epochs=1,
         random_state=0,
-        progress=False,
         n_threads=1,
     )
 

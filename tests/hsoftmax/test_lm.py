@@ -30,7 +30,6 @@ def test_perplexity_is_exact(output):
         lr=0.1,
         reassign_per_epoch=5,
         random_state=0,
-        progress=False,
         n_threads=1,
     )
     model.fit(ids[:2500], epochs=2, valid_ids={"test": ids[2500:]})
@@ -60,7 +59,6 @@ def test_learned_tree_is_learned_then_fixed():
         tree_epochs=1,
         reassign_per_epoch=10,
         random_state=0,
-        progress=False,
         n_threads=1,
     )
     model.fit(ids, epochs=2)
@@ -74,7 +72,7 @@ def test_learned_tree_is_learned_then_fixed():
 
 def test_deterministic():
     ids = _stream(1000)
-    kw = dict(context_size=2, dim=8, depth=2, random_state=3, progress=False, n_threads=1)
+    kw = dict(context_size=2, dim=8, depth=2, random_state=3, n_threads=1)
     a = TreeLanguageModel(40, **kw).fit(ids, epochs=1)
     b = TreeLanguageModel(40, **kw).fit(ids, epochs=1)
     assert a.perplexity(ids) == b.perplexity(ids)
@@ -82,13 +80,13 @@ def test_deterministic():
 
 
 def test_bad_input():
-    model = TreeLanguageModel(10, progress=False)
+    model = TreeLanguageModel(10)
     with pytest.raises(ValueError, match="train_ids"):
         model.fit(np.array([1, 2, 30]))
     with pytest.raises(TypeError, match="train_ids"):
         model.fit(np.array([1.0, 2.0, 3.0]))
     with pytest.raises(ValueError, match="output"):
-        TreeLanguageModel(10, output="x", progress=False).fit(np.arange(10))
+        TreeLanguageModel(10, output="x").fit(np.arange(10))
     with pytest.raises(RuntimeError, match="not fitted"):
         model.perplexity(np.arange(5))
 
@@ -120,16 +118,14 @@ def test_vocabulary_ptb_conventions():
     ],
 )
 def test_bad_parameters_name_the_argument(params, match):
-    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, **params)
+    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, **params)
     with pytest.raises((ValueError, TypeError), match=match):
         model.fit(np.arange(10) % 10, epochs=1)
 
 
 def test_bad_contexts_name_the_argument():
     ids = _stream(400, v=10)
-    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, progress=False, n_threads=1, random_state=0).fit(
-        ids, epochs=1
-    )
+    model = TreeLanguageModel(10, context_size=2, dim=4, depth=2, n_threads=1, random_state=0).fit(ids, epochs=1)
     with pytest.raises(ValueError, match="context_ids"):
         model.full_log_prob(np.array([[1, 10]]))  # id >= vocabulary size
     with pytest.raises(ValueError, match="context_ids"):

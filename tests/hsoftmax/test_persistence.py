@@ -94,7 +94,6 @@ def test_language_model_save_load_and_pickle(output, tmp_path):
         batch_size=64,
         reassign_per_epoch=5,
         random_state=0,
-        progress=False,
         n_threads=1,
     )
     model.fit(ids[:1200], epochs=1)

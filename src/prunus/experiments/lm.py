@@ -86,7 +86,6 @@ def _fit_output(train, valid, test, corpus, settings, output, random_state):
         pad_id=pad_id,
         n_threads=1,
         random_state=random_state,
-        progress=False,
     )
     start = time.perf_counter()
     model.fit(train, epochs=settings["epochs"], valid_ids={"test": test})

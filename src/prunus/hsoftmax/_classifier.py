@@ -16,10 +16,11 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._progress import progress_bar
 from . import _distributed as ddp
 from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree
-from ._lm import _carry_optimizer_state, _threads, check_count, resolve_device
+from ._lm import _carry_optimizer_state, _threads, resolve_device
 from ._module import ReassignSchedule, TreeSoftmax
 
 
@@ -71,6 +72,9 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Where the network is trained and evaluated (``"auto"``: cuda when
         available); predictions come back as numpy arrays.
     random_state : int, RandomState or None
+    verbose : int, default=0
+        When > 0, a progress bar over the epochs (on the first rank only under
+        torch.distributed); silent by default.
 
     Attributes
     ----------
@@ -99,6 +103,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
         "device": [str, torch.device],
         "random_state": ["random_state"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -117,6 +122,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         n_threads=None,
         device="cpu",
         random_state=None,
+        verbose=0,
     ):
         self.hidden_layer_sizes = hidden_layer_sizes
         self.output = output
@@ -132,26 +138,11 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         self.n_threads = n_threads
         self.device = device
         self.random_state = random_state
+        self.verbose = verbose
 
     def _validate_params(self):
-        if self.output not in ("learned", "random", "flat"):
-            raise ValueError(f"output must be 'learned', 'random' or 'flat', got {self.output!r}.")
-        if self.predict_method not in ("exact", "greedy"):
-            raise ValueError(f"predict_method must be 'exact' or 'greedy', got {self.predict_method!r}.")
-        for name in ("epochs", "batch_size", "depth"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}.")
-        if not (isinstance(self.lr, (int, float)) and self.lr > 0):
-            raise ValueError(f"lr must be a positive number, got {self.lr!r}.")
-        if self.criterion not in ("loglik", "class"):
-            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        """What ``_parameter_constraints`` cannot say: a device torch knows, positive layer widths."""
         resolve_device(self.device)
-        check_count(self.tree_epochs, "tree_epochs", 0, allow_none=True)
-        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
-        check_count(self.n_threads, "n_threads", 1, allow_none=True)
-        if self.arity is not None:
-            check_count(self.arity, "arity", 2)
         sizes = tuple(self.hidden_layer_sizes)
         if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) or s < 1 for s in sizes):
             raise ValueError(f"hidden_layer_sizes must hold positive integers, got {self.hidden_layer_sizes!r}.")
@@ -220,6 +211,8 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         schedule = ReassignSchedule(n_batches, self.reassign_per_epoch, tree_epochs)
         learned = self.output == "learned"
         self.history_ = []
+        show = self.verbose and (group is None or group[0] == 0)
+        bar = progress_bar(show, int(self.epochs), desc=f"{self.output} tree softmax", unit="epoch")
         for epoch in range(int(self.epochs)):
             self.module_.train()
             if learned:
@@ -243,6 +236,8 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                     _carry_optimizer_state(opt, head)
             loss = ddp.sum_scalar(total, group).item() / (n_local * (1 if group is None else group[1]))
             self.history_.append(dict(epoch=epoch + 1, loss=loss, moved=moved))
+            bar.update()
+        bar.close()
         self.module_.eval()
 
     @torch.no_grad()

@@ -189,8 +189,9 @@ class TreeLanguageModel:
         available). Token ids are checked once on the host; the training step
         itself never waits for the device (the training loss is summed there).
     random_state : int, RandomState or None
-    progress : bool
-        tqdm bar over batches.
+    verbose : int, default=0
+        When > 0, a progress bar over each epoch's batches (with the running
+        training perplexity); silent by default.
 
     Attributes
     ----------
@@ -229,7 +230,7 @@ class TreeLanguageModel:
         "n_threads": [Interval(Integral, 1, None, closed="left"), None],
         "device": [str, torch.device],
         "random_state": ["random_state"],
-        "progress": ["boolean"],
+        "verbose": ["verbose"],
     }
 
     def __init__(
@@ -254,7 +255,7 @@ class TreeLanguageModel:
         n_threads=None,
         device="cpu",
         random_state=None,
-        progress=True,
+        verbose=0,
     ):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -276,7 +277,7 @@ class TreeLanguageModel:
         self.n_threads = n_threads
         self.device = device
         self.random_state = random_state
-        self.progress = progress
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ setup
     def _validate(self):
@@ -441,7 +442,7 @@ class TreeLanguageModel:
             bar = tqdm(
                 range(n_batches),
                 desc=f"{self.output} epoch {epoch + 1}/{epochs}",
-                disable=not self.progress,
+                disable=not self.verbose,
                 leave=False,
                 mininterval=1.0,
             )
@@ -472,7 +473,7 @@ class TreeLanguageModel:
                         )
                     )
                     start = time.perf_counter()
-                if self.progress and b % 50 == 0:
+                if self.verbose and b % 50 == 0:
                     bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
             epoch_time += _elapsed(start, dev)
             bar.close()
@@ -583,7 +584,7 @@ class TreeLanguageModel:
         "n_threads",
         "device",
         "random_state",
-        "progress",
+        "verbose",
     )
 
     def save(self, path, vocabulary=None):
@@ -622,7 +623,10 @@ class TreeLanguageModel:
         from ..datasets._text import Vocabulary
 
         payload = load_payload(path, "prunus.TreeLanguageModel")
-        model = cls(**payload["params"])
+        params = dict(payload["params"])
+        if "progress" in params:  # files written before ``progress`` became ``verbose``
+            params["verbose"] = int(params.pop("progress"))
+        model = cls(**params)
         if device is not None:
             model.device = device
         elif model.device != "auto" and torch.device(model.device).type == "cuda" and not torch.cuda.is_available():

@@ -88,7 +88,7 @@ def main(argv=None):
             n_threads=args.threads,
             device=device,
             random_state=args.seed,
-            progress=rank == 0 and sys.stderr.isatty(),
+            verbose=int(rank == 0 and sys.stderr.isatty()),
         )
         model.fit(train, epochs=args.epochs, valid_ids={"valid": valid})
         if rank == 0:

@@ -8,7 +8,7 @@
    rows: T_max grown in this process from ``--grow`` rows, the rest counted on
    2 workers; wall time and peak memory of this process and of the workers.
 
-The issue's full scale is ``--rows 100000000 --grow 1000000`` (10^8 rows:
+The full scale is ``--rows 100000000 --grow 1000000`` (10^8 rows:
 16 GB of features that exist only block by block).
 
 Run: ``python benchmarks/bench_scale.py [--rows N] [--grow N] [--block N] [--skip-counts] [--skip-fit]``

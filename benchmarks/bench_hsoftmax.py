@@ -37,6 +37,19 @@ from prunus.hsoftmax import HuffmanTree, LabelTree, TreeLanguageModel, TreeSoftm
 warnings.filterwarnings("ignore", message="Sparse invariant checks")
 
 
+def train_step(layer, opt, h, y):
+    """One forward, backward and optimizer step of an output layer on features ``h``, labels ``y``."""
+    if isinstance(layer, TreeSoftmax):
+        loss = -layer.log_prob(h, y).mean()
+    elif isinstance(layer, nn.Linear):
+        loss = nn.functional.cross_entropy(layer(h), y)
+    else:
+        loss = layer(h, y).loss
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+
+
 def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
     torch.manual_seed(0)
     h = torch.randn(batch, dim)
@@ -54,16 +67,8 @@ def bench_layers(repeats=30, batch=256, dim=100, vocab=10000):
     for name, layer in layers.items():
         opt = torch.optim.Adagrad(layer.parameters(), lr=0.025)
 
-        def step():
-            if isinstance(layer, TreeSoftmax):
-                loss = -layer.log_prob(h, y).mean()
-            elif isinstance(layer, nn.Linear):
-                loss = nn.functional.cross_entropy(layer(h), y)
-            else:
-                loss = layer(h, y).loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+        def step(layer=layer, opt=opt):
+            train_step(layer, opt, h, y)
 
         for _ in range(5):
             step()
@@ -114,15 +119,7 @@ def bench_scaled(vocab, dim=200, batch=512, arity=None, depth=3, repeats=5):
         opt = torch.optim.Adagrad(layer.parameters(), lr=0.025)
 
         def step(layer=layer, opt=opt):
-            if isinstance(layer, TreeSoftmax):
-                loss = -layer.log_prob(h, y).mean()
-            elif isinstance(layer, nn.Linear):
-                loss = nn.functional.cross_entropy(layer(h), y)
-            else:
-                loss = layer(h, y).loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
+            train_step(layer, opt, h, y)
 
         step()
         steps[name] = step

@@ -125,7 +125,7 @@ def test_tree_language_model_parameters():
                 bad = generate_invalid_param_val(make_constraint(constraint))
             except NotImplementedError:
                 continue
-            lm = TreeLanguageModel(7, progress=False)
+            lm = TreeLanguageModel(7)
             setattr(lm, name, bad)
             if any(make_constraint(c).is_satisfied_by(bad) for c in constraints):
                 continue

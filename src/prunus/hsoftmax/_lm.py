@@ -281,36 +281,12 @@ class TreeLanguageModel:
 
     # ------------------------------------------------------------------ setup
     def _validate(self):
-        if self.output not in OUTPUTS:
-            raise ValueError(f"output must be one of {OUTPUTS}, got {self.output!r}.")
-        for name in ("vocab_size", "context_size", "dim", "batch_size", "depth"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-        if self.vocab_size < 2:
-            raise ValueError("vocab_size must be >= 2.")
-        if not self.lr > 0:
-            raise ValueError(f"lr must be > 0, got {self.lr!r}.")
-        if self.stats not in ("cumulative", "window"):
-            raise ValueError(f"stats must be 'cumulative' or 'window', got {self.stats!r}.")
-        if self.tree_init not in ("random", "frequency"):
-            raise ValueError(f"tree_init must be 'random' or 'frequency', got {self.tree_init!r}.")
-        if self.criterion not in ("loglik", "class"):
-            raise ValueError(f"criterion must be 'loglik' or 'class', got {self.criterion!r}.")
+        """Every parameter against ``_parameter_constraints``, then what they cannot say:
+        a device torch knows, and ``pad_id`` inside the vocabulary."""
+        validate_fit(self)
         resolve_device(self.device)
-        check_count(self.tree_epochs, "tree_epochs", 0)
-        check_count(self.reassign_per_epoch, "reassign_per_epoch", 1)
-        check_count(self.n_threads, "n_threads", 1, allow_none=True)
-        if self.arity is not None:
-            check_count(self.arity, "arity", 2)
-        if not (isinstance(self.min_count, (int, float, np.integer, np.floating)) and self.min_count >= 0):
-            raise ValueError(f"min_count must be a number >= 0, got {self.min_count!r}.")
-        if not (isinstance(self.weight_decay, (int, float, np.integer, np.floating)) and self.weight_decay >= 0):
-            raise ValueError(f"weight_decay must be a number >= 0, got {self.weight_decay!r}.")
-        if self.pad_id is not None:
-            check_count(self.pad_id, "pad_id", 0)
-            if self.pad_id >= self.vocab_size:
-                raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
+        if self.pad_id is not None and self.pad_id >= self.vocab_size:
+            raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
 
     def _build(self, train):
         rng = check_random_state(self.random_state)
@@ -396,13 +372,11 @@ class TreeLanguageModel:
         statistics are summed over the ranks before every re-build of the tree,
         so all ranks end with the same tree and parameters.
         """
-        validate_fit(self)
         self._validate()
         with _threads(self.n_threads):
             return self._fit(train_ids, epochs, valid_ids)
 
     def _fit(self, train_ids, epochs=4, valid_ids=None):
-        self._validate()
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from bench_hsoftmax import ptb_model  # the same PTB model as the other tree-softmax benchmarks
 
 from prunus import datasets
-from prunus.hsoftmax import TreeLanguageModel
 
 warnings.filterwarnings("ignore", message="Sparse invariant checks")
 
@@ -67,21 +67,7 @@ def fasttext_rows(train, test, words, context, epochs, dim):
 def prunus_rows(train, test, vocab, context, epochs, dim):
     rows = {}
     for output in ("learned", "huffman", "flat"):
-        model = TreeLanguageModel(
-            len(vocab),
-            context_size=context,
-            dim=dim,
-            output=output,
-            arity=25,
-            depth=3,
-            batch_size=256,
-            lr=0.025,
-            tree_epochs=1,
-            reassign_per_epoch=20,
-            pad_id=vocab.eos_id,
-            n_threads=1,
-            random_state=0,
-        )
+        model = ptb_model(vocab, output, context_size=context, dim=dim)
         start = time.perf_counter()
         model.fit(train, epochs=epochs)
         seconds = time.perf_counter() - start

@@ -148,27 +148,33 @@ def bench_reassign(vocab=10000, arity=25, depth=3, repeats=5):
     return float(np.median(times)), info["moved"]
 
 
+def ptb_model(vocab, output, context_size=3, dim=100, threads=1):
+    """The PTB language model every benchmark here trains: 25-ary depth-3 trees, the tree learned
+    in the first epoch with 20 re-builds, Adagrad at 0.025, batches of 256."""
+    return TreeLanguageModel(
+        len(vocab),
+        context_size=context_size,
+        dim=dim,
+        output=output,
+        arity=25,
+        depth=3,
+        batch_size=256,
+        lr=0.025,
+        tree_epochs=1,
+        reassign_per_epoch=20,
+        pad_id=vocab.eos_id,
+        n_threads=threads,
+        random_state=0,
+    )
+
+
 def bench_lm(tokens, epochs, threads):
     data = datasets.load("ptb")
     train = data.ids_train if not tokens else data.ids_train[:tokens]
     test = data.ids_test
     rows = {}
     for output in ("learned", "random", "huffman", "flat", "adaptive"):
-        model = TreeLanguageModel(
-            len(data.vocabulary),
-            context_size=3,
-            dim=100,
-            output=output,
-            arity=25,
-            depth=3,
-            batch_size=256,
-            lr=0.025,
-            tree_epochs=1,
-            reassign_per_epoch=20,
-            pad_id=data.vocabulary.eos_id,
-            n_threads=threads,
-            random_state=0,
-        )
+        model = ptb_model(data.vocabulary, output, threads=threads)
         start = time.perf_counter()
         model.fit(train, epochs=epochs)
         fit_s = time.perf_counter() - start
@@ -192,21 +198,8 @@ def bench_first_epoch(tokens, threads):
     the learned model's second epoch (its tree fixed) and the first epoch of a fixed random tree."""
     data = datasets.load("ptb")
     train = data.ids_train[:tokens]
-    kw = dict(
-        context_size=3,
-        dim=100,
-        arity=25,
-        depth=3,
-        batch_size=256,
-        lr=0.025,
-        tree_epochs=1,
-        reassign_per_epoch=20,
-        pad_id=data.vocabulary.eos_id,
-        n_threads=threads,
-        random_state=0,
-    )
-    learned = TreeLanguageModel(len(data.vocabulary), output="learned", **kw).fit(train, epochs=2)
-    random_tree = TreeLanguageModel(len(data.vocabulary), output="random", **kw).fit(train, epochs=1)
+    learned = ptb_model(data.vocabulary, "learned", threads=threads).fit(train, epochs=2)
+    random_tree = ptb_model(data.vocabulary, "random", threads=threads).fit(train, epochs=1)
     first = learned.history_[0]["seconds"] + learned.reassign_seconds_
     return dict(
         first=first,

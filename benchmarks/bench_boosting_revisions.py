@@ -80,9 +80,7 @@ def main(argv=None):
     parser.add_argument("--passes", type=int, default=2)
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     args = parser.parse_args(argv)
-    cfg = dict(
-        datasets=args.datasets, strategies=STRATEGIES, rounds=args.rounds, depth=args.depth, repeat=args.repeat
-    )
+    cfg = dict(datasets=args.datasets, strategies=STRATEGIES, rounds=args.rounds, depth=args.depth, repeat=args.repeat)
     with tempfile.TemporaryDirectory() as tmp:
         srcs = {rev: checkout(rev, f"{tmp}/{k}") for k, rev in enumerate((args.old, args.new))}
         try:
@@ -98,7 +96,9 @@ def main(argv=None):
             for k in range(2):
                 subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", f"{tmp}/{k}"], check=False)
     print(f"best CPU seconds of {args.repeat * args.passes} fits, {args.rounds} rounds, depth {args.depth}")
-    print(f"{'dataset':14s} {'strategy':12s} {args.old[:10]:>10s} {args.new[:10]:>10s} {'new/old':>8s} same assessments")
+    print(
+        f"{'dataset':14s} {'strategy':12s} {args.old[:10]:>10s} {args.new[:10]:>10s} {'new/old':>8s} same assessments"
+    )
     for name in args.datasets:
         for label in STRATEGIES:
             t_old, a_old = best[(args.old, name, label)]

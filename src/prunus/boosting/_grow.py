@@ -13,7 +13,9 @@ import numpy as np
 from numba import njit
 
 from ..tree import Tree
-from ._records import make_node
+from ._binning import SparseBins, dense_and_sparse
+from ._records import make_node, node_stats
+from ._sparse import apply_sparse_binned, goes_left_sparse, make_sparse_node, slot_map
 from ._split import search_split, weight_order_bound
 
 
@@ -33,6 +35,13 @@ def apply_binned(Xb, children_left, children_right, feature, bin_threshold):
     return out
 
 
+def apply_codes(codes, children_left, children_right, feature, bin_threshold):
+    """``apply_binned`` of dense bin codes or of ``SparseBins`` (read row by row, never densified)."""
+    if isinstance(codes, SparseBins):
+        return apply_sparse_binned(codes, children_left, children_right, feature, bin_threshold)
+    return apply_binned(codes, children_left, children_right, feature, bin_threshold)
+
+
 @dataclass
 class GrownTree:
     tree: Tree
@@ -44,12 +53,14 @@ class GrownTree:
 
 
 @njit(cache=True)
-def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
+def grow_kernel(Xb, sb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
     """Breadth-first growth of one tree; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
-    weight order by a stable partition. Returns the node arrays and the
-    counters (assessments, exhaustive assessments, LB_wo).
+    weight order by a stable partition. The bin codes are ``Xb`` (dense) or,
+    when ``sb.indptr`` is not empty, the sparse codes ``sb`` (``Xb`` is then
+    an empty placeholder). Returns the node arrays and the counters
+    (assessments, exhaustive assessments, LB_wo).
     """
     # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)
     max_nodes = 2 * idx.shape[0] - 1
@@ -67,6 +78,9 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
     scratch = np.empty(idx.shape[0], dtype=np.int64)
     S = feats.shape[0]
     n_classes = settings.n_classes
+    is_sparse = sb.indptr.shape[0] > 0
+    slot = slot_map(feats, sb.zbin.shape[0] if is_sparse else 0)
+    goes_left = np.empty(idx.shape[0], dtype=np.bool_)
     stop[0] = idx.shape[0]
     n_nodes = 1
     assessments = 0
@@ -85,8 +99,7 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
         for i in range(n):
             yn[i] = y[nidx[i]]
             wn[i] = w[nidx[i]]
-        rec = make_node(Xb, feats, nbins, nidx, yn, wn, settings)
-        node_tot = rec.node_tot
+        node_tot = node_stats(yn, wn, n_classes)[1]
         label[node] = np.argmax(node_tot)
         present = 0
         for c in range(n_classes):
@@ -95,21 +108,30 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
         if depth[node] >= max_depth or n < 2 or S == 0 or present < 2:
             node += 1
             continue
-        slot, t, value = search_split(rec, settings, ws)
+        if is_sparse:
+            rec = make_sparse_node(Xb, sb, slot, feats, nbins, nidx, yn, wn, settings)
+        else:
+            rec = make_node(Xb, feats, nbins, nidx, yn, wn, settings)
+        best, t, value = search_split(rec, settings, ws)
         for s in range(S):
             assessments += ws.mk[s]
         exhaustive += n * S
         if track_bounds:
-            lbwo += weight_order_bound(rec, slot, value, ws)
-        if slot < 0:
+            lbwo += weight_order_bound(rec, best, value, ws)
+        if best < 0:
             node += 1
             continue
-        f = feats[slot]
+        f = feats[best]
+        if is_sparse:
+            goes_left_sparse(rec, best, t, goes_left)
+        else:
+            for i in range(n):
+                goes_left[i] = Xb[f, nidx[i]] <= t
         nl = 0
         nr = 0
         for i in range(n):
             j = nidx[i]
-            if Xb[f, j] <= t:
+            if goes_left[i]:
                 buf[a + nl] = j
                 nl += 1
             else:
@@ -144,8 +166,11 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
     )
 
 
-def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
+def grow_tree(codes, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
     """Grow one exact greedy tree on the examples ``idx`` (decreasing weight order).
+
+    ``codes`` are the bin codes: the dense array of ``Binning.transform`` or
+    the ``SparseBins`` of ``Binning.transform_sparse``.
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
     examples or one class only, or when its best stump sends every example
@@ -153,8 +178,10 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, 
     weighted-majority label (lowest class code on ties). ``settings`` (a
     ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
+    Xb, sb = dense_and_sparse(codes)
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
         Xb,
+        sb,
         y,
         w,
         idx,
@@ -168,5 +195,5 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, 
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]
-    tree = Tree(left, right, feature, threshold, Xb.shape[0])
+    tree = Tree(left, right, feature, threshold, len(thresholds))
     return GrownTree(tree, label, tbin, int(assessments), int(exhaustive), int(lbwo) if track_bounds else -1)

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
+from ._binning import dense_and_sparse
 from ._records import (
     ADAPTIVE_GAP,
     ADAPTIVE_LOWER_FIRST,
@@ -32,6 +33,7 @@ from ._records import (
     new_workspace,
     node_stats,
 )
+from ._sparse import assess_sparse, make_sparse_node, slot_map
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
@@ -64,10 +66,32 @@ def _assess(node, ws, s, start, stop):
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
+    On sparse bin codes only the batch's entries outside the zero bin are read
+    (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
     """
-    _assess_arrays(
-        node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
-    )
+    if node.sparse:
+        assess_sparse(
+            node.zb[s],
+            s,
+            node.sp_pos,
+            node.sp_bin,
+            node.sp_off[s + 1],
+            node.Cp,
+            node.yn,
+            node.wn,
+            start,
+            stop,
+            ws.hist,
+            ws.seen_tot,
+            ws.occ,
+            ws.brange,
+            ws.cur,
+            ws.nzs,
+        )
+    else:
+        _assess_arrays(
+            node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
+        )
 
 
 @njit(cache=True, inline="always")
@@ -90,6 +114,15 @@ def _refine(node, ws, s, m):
     _update(node, ws, s)
 
 
+@njit(cache=True, inline="always")
+def _clear_sparse(node, ws, s):
+    """Sparse bin codes: rewind feature slot ``s`` to its first entry, nothing seen."""
+    if node.sparse:
+        ws.cur[s] = node.sp_off[s]
+        for c in range(ws.nzs.shape[1]):
+            ws.nzs[s, c] = 0.0
+
+
 @njit(cache=True)
 def _reset(node, ws):
     """Empty the histograms and intervals of the node's features."""
@@ -103,6 +136,7 @@ def _reset(node, ws):
             ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
+        _clear_sparse(node, ws, s)
         ws.mk[s] = 0
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
@@ -200,6 +234,12 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
+    if node.sparse:
+        for s in range(node.feats.shape[0]):
+            _assess(node, ws, s, 0, n)
+            ws.mk[s] = n
+            _update(node, ws, s)
+        return
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     for s in range(feats.shape[0]):
@@ -456,14 +496,17 @@ def search_split(node, settings, ws):
 
 
 @njit(cache=True)
-def _search_node(Xb, idx, y, w, feats, nbins, settings, ws):
+def _search_node(Xb, sb, idx, y, w, feats, nbins, settings, ws):
     n = idx.shape[0]
     yn = np.empty(n, dtype=np.int64)
     wn = np.empty(n)
     for i in range(n):
         yn[i] = y[idx[i]]
         wn[i] = w[idx[i]]
-    node = make_node(Xb, feats, nbins, idx, yn, wn, settings)
+    if sb.indptr.shape[0] > 0:
+        node = make_sparse_node(Xb, sb, slot_map(feats, sb.zbin.shape[0]), feats, nbins, idx, yn, wn, settings)
+    else:
+        node = make_node(Xb, feats, nbins, idx, yn, wn, settings)
     slot, t, value = search_split(node, settings, ws)
     return slot, t, value, node
 
@@ -473,8 +516,9 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
 
     Parameters
     ----------
-    Xb : uint array (n_features_total, n_samples_total)
-        Bin codes, feature-major.
+    Xb : uint array (n_features_total, n_samples_total) or SparseBins
+        Bin codes, feature-major (``Binning.transform``), or the sparse
+        codes of ``Binning.transform_sparse``.
     order : int array
         The node's example ids in decreasing weight (ties by id).
     y, w : arrays indexed by example id
@@ -495,8 +539,10 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
     nbins = np.ascontiguousarray(nbins, dtype=np.int64)
     if ws is None:
         ws = new_workspace(len(feats), int(nbins.max()), settings.n_classes)
+    Xb, sb = dense_and_sparse(Xb)
     slot, t, value, node = _search_node(
         Xb,
+        sb,
         np.ascontiguousarray(order, dtype=np.int64),
         np.asarray(y, dtype=np.int64),
         np.asarray(w, dtype=np.float64),
@@ -524,6 +570,7 @@ def prefix_lower_bound(node, ws, s, m):
         ws.seen_tot[s, c] = 0.0
     ws.brange[s, 0] = B
     ws.brange[s, 1] = -1
+    _clear_sparse(node, ws, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv

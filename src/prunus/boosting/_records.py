@@ -36,6 +36,11 @@ AUTO_BATCH = 0
 # when its lower bound exceeds the incumbent by more than PRUNE_TOL * (1 + lg |Y|) >= TIE.
 TIE = 1e-10
 PRUNE_TOL = 2e-10
+# Feature intervals are rounded to multiples of GRID * (node weight) (``snap``): bounds that are equal
+# up to the rounding of their sums become bit-equal, so every comparison between features, and so every
+# batch and assessment count, does not depend on the order in which the weights were summed (dense
+# scans and the sparse scans, whose zero bin is a difference of sums, give the same searches).
+GRID = 2.0**-32
 
 Settings = namedtuple(
     "Settings",
@@ -228,6 +233,16 @@ def lg_classes(node_tot):
         if node_tot[c] > 0.0:
             present += 1
     return np.log2(present) if present > 1 else 0.0
+
+
+@njit(cache=True, inline="always")
+def snap(x, Zn):
+    """``x`` rounded to the nearest multiple of ``GRID * Zn`` (infinities unchanged; unchanged when that
+    step would underflow)."""
+    q = GRID * Zn
+    if q < 1e-290:
+        return x
+    return np.floor(x / q + 0.5) * q
 
 
 @njit(cache=True)

@@ -32,6 +32,7 @@ from ._records import (
     make_node,
     new_workspace,
     node_stats,
+    snap,
 )
 from ._sparse import assess_sparse, make_sparse_node, slot_map
 
@@ -98,8 +99,10 @@ def _assess(node, ws, s, start, stop):
 def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
-    unseen = Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]]
-    ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
+    Zn = Zp[Zp.shape[0] - 1]
+    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zn - Zp[ws.mk[s]])
+    ws.lb[s] = snap(lbv, Zn)
+    ws.ub[s] = snap(ubv, Zn)
 
 
 @njit(cache=True)
@@ -480,7 +483,9 @@ def search_split(node, settings, ws):
     Returns
     -------
     best_slot, best_threshold_bin, best_value : int, int, float
-        ``best_slot = -1`` when no feature has a threshold.
+        ``best_slot = -1`` when no feature has a threshold. The search
+        compares intervals rounded by ``snap``; ``best_value`` is the
+        winner's value as summed.
     """
     _reset(node, ws)
     strategy = settings.strategy
@@ -492,7 +497,11 @@ def search_split(node, settings, ws):
         _adaptive_gap(node, settings, ws)
     elif strategy == ADAPTIVE_LOWER_FIRST:
         _adaptive_lower_first(node, settings, ws)
-    return _best_exact(node, ws)
+    slot, t, value = _best_exact(node, ws)
+    if slot >= 0:
+        # the winner's exact value, not its snapped interval
+        value = feature_summary(node, ws, slot, 0.0)[0]
+    return slot, t, value
 
 
 @njit(cache=True)

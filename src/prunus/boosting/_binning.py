@@ -24,22 +24,7 @@ feat : int32 array (nnz,), feature of each entry, increasing within a row.
 bins : uint8 or uint16 array (nnz,), bin code of each entry.
 zbin : int64 array (n_features,), the bin of 0.0 per feature: every entry not
     listed (implicit zeros, stored zeros, stored values binned with 0.0) has it.
-On dense input the four arrays are empty (length 0).
 """
-
-
-def dense_and_sparse(codes):
-    """``(Xb, sb)`` for the kernels from dense codes or ``SparseBins``: the other one empty, of the same dtype."""
-    if isinstance(codes, SparseBins):
-        return np.empty((0, 0), dtype=codes.bins.dtype), codes
-    return codes, empty_sparse_bins(codes.dtype)
-
-
-def empty_sparse_bins(dtype):
-    """The ``SparseBins`` of dense input: four empty arrays (same numba type as a real one)."""
-    return SparseBins(
-        np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=dtype), np.zeros(0, dtype=np.int64)
-    )
 
 
 class Binning:

@@ -13,9 +13,9 @@ import numpy as np
 from numba import njit
 
 from ..tree import Tree
-from ._binning import SparseBins, dense_and_sparse
-from ._records import make_node, node_stats
-from ._sparse import apply_sparse_binned, goes_left_sparse, make_sparse_node, slot_map
+from ._binning import SparseBins
+from ._records import node_stats
+from ._sparse import apply_sparse_binned, candidate_slots, goes_left, node_of
 from ._split import search_split, weight_order_bound
 
 
@@ -53,14 +53,14 @@ class GrownTree:
 
 
 @njit(cache=True)
-def grow_kernel(Xb, sb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
+def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
     """Breadth-first growth of one tree; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
-    weight order by a stable partition. The bin codes are ``Xb`` (dense) or,
-    when ``sb.indptr`` is not empty, the sparse codes ``sb`` (``Xb`` is then
-    an empty placeholder). Returns the node arrays and the counters
-    (assessments, exhaustive assessments, LB_wo).
+    weight order by a stable partition. ``codes`` are the dense bin codes or
+    ``SparseBins``; each compiles its own kernel (``Node`` or ``SparseNode``
+    records). Returns the node arrays and the counters (assessments,
+    exhaustive assessments, LB_wo).
     """
     # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)
     max_nodes = 2 * idx.shape[0] - 1
@@ -78,9 +78,8 @@ def grow_kernel(Xb, sb, y, w, idx, feats, nbins, max_depth, track_bounds, settin
     scratch = np.empty(idx.shape[0], dtype=np.int64)
     S = feats.shape[0]
     n_classes = settings.n_classes
-    is_sparse = sb.indptr.shape[0] > 0
-    slot = slot_map(feats, sb.zbin.shape[0] if is_sparse else 0)
-    goes_left = np.empty(idx.shape[0], dtype=np.bool_)
+    slot = candidate_slots(codes, feats)
+    left_side = np.empty(idx.shape[0], dtype=np.bool_)
     stop[0] = idx.shape[0]
     n_nodes = 1
     assessments = 0
@@ -108,10 +107,7 @@ def grow_kernel(Xb, sb, y, w, idx, feats, nbins, max_depth, track_bounds, settin
         if depth[node] >= max_depth or n < 2 or S == 0 or present < 2:
             node += 1
             continue
-        if is_sparse:
-            rec = make_sparse_node(Xb, sb, slot, feats, nbins, nidx, yn, wn, settings)
-        else:
-            rec = make_node(Xb, feats, nbins, nidx, yn, wn, settings)
+        rec = node_of(codes, slot, feats, nbins, nidx, yn, wn, settings)
         best, t, value = search_split(rec, settings, ws)
         for s in range(S):
             assessments += ws.mk[s]
@@ -122,16 +118,12 @@ def grow_kernel(Xb, sb, y, w, idx, feats, nbins, max_depth, track_bounds, settin
             node += 1
             continue
         f = feats[best]
-        if is_sparse:
-            goes_left_sparse(rec, best, t, goes_left)
-        else:
-            for i in range(n):
-                goes_left[i] = Xb[f, nidx[i]] <= t
+        goes_left(codes, rec, best, t, left_side)
         nl = 0
         nr = 0
         for i in range(n):
             j = nidx[i]
-            if goes_left[i]:
+            if left_side[i]:
                 buf[a + nl] = j
                 nl += 1
             else:
@@ -178,10 +170,8 @@ def grow_tree(codes, y, w, idx, feats, nbins, thresholds, max_depth, settings, w
     weighted-majority label (lowest class code on ties). ``settings`` (a
     ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
-    Xb, sb = dense_and_sparse(codes)
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
-        Xb,
-        sb,
+        codes,
         y,
         w,
         idx,

@@ -37,9 +37,9 @@ AUTO_BATCH = 0
 TIE = 1e-10
 PRUNE_TOL = 2e-10
 # Feature intervals are rounded to multiples of GRID * (node weight) (``snap``): bounds that are equal
-# up to the rounding of their sums become bit-equal, so every comparison between features, and so every
-# batch and assessment count, does not depend on the order in which the weights were summed (dense
-# scans and the sparse scans, whose zero bin is a difference of sums, give the same searches).
+# up to the rounding of their sums become bit-equal, so the comparisons between features, hence the
+# batches and assessment counts, do not depend on the order in which weights were summed (the dense
+# scans and the sparse ones, whose zero bin is a difference of sums, make the same search).
 GRID = 2.0**-32
 
 Settings = namedtuple(
@@ -68,28 +68,7 @@ target_mix : float
 """
 
 Node = namedtuple(
-    "Node",
-    [
-        "Xb",
-        "feats",
-        "nbins",
-        "idx",
-        "yn",
-        "wn",
-        "criterion",
-        "Zp",
-        "node_tot",
-        "present",
-        "lg_c",
-        "tie",
-        "tol",
-        "sparse",
-        "Cp",
-        "zb",
-        "sp_off",
-        "sp_pos",
-        "sp_bin",
-    ],
+    "Node", ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol"]
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
 
@@ -102,37 +81,11 @@ node_tot : float array (n_classes,), class weights.
 present : int64 array, the classes with positive weight.
 lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
-sparse : bool, whether the bin codes are the sparse lists below (``Xb`` is then empty).
-Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
-    weight of class ``c`` among the first ``m`` examples (sparse only).
-zb : int64 array (S,), the bin of 0.0 of every candidate feature (sparse only).
-sp_off, sp_pos, sp_bin : the node's entries outside the bin of 0.0, per candidate
-    feature: slot ``s`` owns ``sp_off[s]:sp_off[s + 1]`` of the example positions
-    ``sp_pos`` (increasing, 0..n-1 in the node's order) and bins ``sp_bin`` (sparse only).
-On dense input the sparse-only arrays are empty.
 """
 
 Workspace = namedtuple(
     "Workspace",
-    [
-        "hist",
-        "seen_tot",
-        "brange",
-        "occ",
-        "mk",
-        "lb",
-        "ub",
-        "tb",
-        "L",
-        "U",
-        "left",
-        "right",
-        "unseen_cls",
-        "nz",
-        "cls",
-        "cur",
-        "nzs",
-    ],
+    ["hist", "seen_tot", "brange", "occ", "mk", "lb", "ub", "tb", "L", "U", "left", "right", "unseen_cls", "nz", "cls"],
 )
 Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B bins, C classes).
 
@@ -143,8 +96,6 @@ occ : (S, B) uint8, whether a bin holds a seen example.
 mk : (S,) int64, examples assessed per feature (the assessment counts).
 lb, ub : (S,) feature interval; tb : (S,) int64 its best threshold bin.
 L, U, nz : (B,) scratch of one feature's scan; left, right, unseen_cls : (C,); cls : (8,) class group.
-cur : (S,) int64, sparse input: the next entry of each feature's list not yet assessed.
-nzs : (S, C), sparse input: seen weight per feature and class outside the bin of 0.0.
 """
 
 
@@ -207,8 +158,6 @@ def new_workspace(n_features, max_bins, n_classes):
         unseen_cls=np.empty(C),
         nz=np.empty(B, dtype=np.int64),
         cls=np.empty(8, dtype=np.int64),
-        cur=np.zeros(S, dtype=np.int64),
-        nzs=np.zeros((S, C)),
     )
 
 
@@ -237,8 +186,8 @@ def lg_classes(node_tot):
 
 @njit(cache=True, inline="always")
 def snap(x, Zn):
-    """``x`` rounded to the nearest multiple of ``GRID * Zn`` (infinities unchanged; unchanged when that
-    step would underflow)."""
+    """``x`` rounded to the nearest multiple of ``GRID * Zn`` (infinities unchanged; ``x`` itself when
+    that step would underflow)."""
     q = GRID * Zn
     if q < 1e-290:
         return x
@@ -246,8 +195,9 @@ def snap(x, Zn):
 
 
 @njit(cache=True)
-def node_record(Xb, feats, nbins, idx, yn, wn, settings, Zp, node_tot, sparse, Cp, zb, sp_off, sp_pos, sp_bin):
-    """The ``Node`` record from a node's prefix weights and class totals (tolerances derived here)."""
+def make_node(Xb, feats, nbins, idx, yn, wn, settings):
+    """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``."""
+    Zp, node_tot = node_stats(yn, wn, settings.n_classes)
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
     return Node(
@@ -264,36 +214,4 @@ def node_record(Xb, feats, nbins, idx, yn, wn, settings, Zp, node_tot, sparse, C
         lg_c,
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
-        sparse,
-        Cp,
-        zb,
-        sp_off,
-        sp_pos,
-        sp_bin,
-    )
-
-
-@njit(cache=True)
-def make_node(Xb, feats, nbins, idx, yn, wn, settings):
-    """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``.
-
-    Dense bin codes ``Xb``; ``_sparse.make_sparse_node`` builds the record of sparse codes.
-    """
-    Zp, node_tot = node_stats(yn, wn, settings.n_classes)
-    return node_record(
-        Xb,
-        feats,
-        nbins,
-        idx,
-        yn,
-        wn,
-        settings,
-        Zp,
-        node_tot,
-        False,
-        np.empty((0, settings.n_classes)),
-        np.empty(0, dtype=np.int64),
-        np.empty(0, dtype=np.int64),
-        np.empty(0, dtype=np.int32),
-        np.empty(0, dtype=Xb.dtype),
     )

@@ -15,10 +15,31 @@ included, so every split search runs unchanged and spends the same
 assessments as on the dense matrix.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
-from ._records import node_record, node_stats
+from ._binning import SparseBins
+from ._records import PRUNE_TOL, TIE, Node, lg_classes, make_node, node_stats
+
+SparseNode = namedtuple("SparseNode", Node._fields + ("Cp", "zb", "sp_off", "sp_pos", "sp_bin", "cur", "nzs"))
+SparseNode.__doc__ = """``Node`` of sparse bin codes: the fields of ``Node`` (``Xb`` is an empty placeholder), then
+
+Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
+    weight of class ``c`` among the node's first ``m`` examples.
+zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
+sp_off, sp_pos, sp_bin : the node's entries outside the zero bin, per candidate
+    feature: slot ``s`` owns ``sp_off[s]:sp_off[s + 1]`` of the example positions
+    ``sp_pos`` (increasing, 0..n-1 in the node's order) and of the bins ``sp_bin``.
+cur : int64 array (S,), the next entry of each slot not yet assessed.
+nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
+
+A separate record type (rather than empty fields of ``Node``) keeps the dense
+kernels exactly as they are: every kernel is compiled once per record type.
+"""
 
 
 @njit(cache=True)
@@ -83,15 +104,41 @@ def node_entries(indptr, feat, bins, slot, idx, S):
 
 
 @njit(cache=True)
-def make_sparse_node(Xb, sb, slot, feats, nbins, idx, yn, wn, settings):
-    """The ``Node`` of examples ``idx`` on sparse bin codes ``sb`` (``Xb`` is an empty placeholder)."""
+def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
+    """The ``SparseNode`` of examples ``idx`` on sparse bin codes ``sb``.
+
+    ``slot`` is ``slot_map(feats, n_features)``; the other arguments are those of ``make_node``.
+    """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
     off, pos, bins = node_entries(sb.indptr, sb.feat, sb.bins, slot, idx, feats.shape[0])
     zb = np.empty(feats.shape[0], dtype=np.int64)
     for s in range(feats.shape[0]):
         zb[s] = sb.zbin[feats[s]]
     Cp = prefix_class_weights(yn, wn, settings.n_classes)
-    return node_record(Xb, feats, nbins, idx, yn, wn, settings, Zp, node_tot, True, Cp, zb, off, pos, bins)
+    Zn = Zp[Zp.shape[0] - 1]
+    lg_c = lg_classes(node_tot)
+    return SparseNode(
+        np.empty((0, 0), dtype=sb.bins.dtype),
+        feats,
+        nbins,
+        idx,
+        yn,
+        wn,
+        settings.criterion,
+        Zp,
+        node_tot,
+        np.flatnonzero(node_tot > 0.0),
+        lg_c,
+        TIE * Zn,
+        PRUNE_TOL * Zn * (1.0 + lg_c),
+        Cp,
+        zb,
+        off,
+        pos,
+        bins,
+        off[: feats.shape[0]].copy(),
+        np.zeros((feats.shape[0], settings.n_classes)),
+    )
 
 
 @njit(cache=True)
@@ -178,3 +225,65 @@ def apply_sparse_binned(sb, children_left, children_right, feature, bin_threshol
                 node = children_right[node]
         out[i] = node
     return out
+
+
+def node_of(codes, slot, feats, nbins, idx, yn, wn, settings):
+    """``make_node`` of dense codes or ``make_sparse_node`` of ``SparseBins`` (compiled per type)."""
+    if isinstance(codes, SparseBins):
+        return make_sparse_node(codes, slot, feats, nbins, idx, yn, wn, settings)
+    return make_node(codes, feats, nbins, idx, yn, wn, settings)
+
+
+def _dense_node(codes, slot, feats, nbins, idx, yn, wn, settings):
+    return make_node(codes, feats, nbins, idx, yn, wn, settings)
+
+
+def _sparse_node(codes, slot, feats, nbins, idx, yn, wn, settings):
+    return make_sparse_node(codes, slot, feats, nbins, idx, yn, wn, settings)
+
+
+@overload(node_of)
+def _node_of_typed(codes, slot, feats, nbins, idx, yn, wn, settings):
+    return _sparse_node if isinstance(codes, types.BaseNamedTuple) else _dense_node
+
+
+def candidate_slots(codes, feats):
+    """``slot_map`` of the candidate features on sparse codes; empty on dense codes (unused there)."""
+    n_features = codes.zbin.shape[0] if isinstance(codes, SparseBins) else 0
+    return slot_map(feats, n_features)
+
+
+def _sparse_slots(codes, feats):
+    return slot_map(feats, codes.zbin.shape[0])
+
+
+def _dense_slots(codes, feats):
+    return slot_map(feats, 0)
+
+
+@overload(candidate_slots)
+def _candidate_slots_typed(codes, feats):
+    return _sparse_slots if isinstance(codes, types.BaseNamedTuple) else _dense_slots
+
+
+def goes_left(codes, node, s, t, out):
+    """``out[p]``: whether the node's example at position ``p`` has bin ``<= t`` in candidate slot ``s``."""
+    if isinstance(codes, SparseBins):
+        goes_left_sparse(node, s, t, out)
+    else:
+        _goes_left_dense(codes, node, s, t, out)
+
+
+def _goes_left_dense(codes, node, s, t, out):
+    f = node.feats[s]
+    for p in range(node.idx.shape[0]):
+        out[p] = codes[f, node.idx[p]] <= t
+
+
+def _goes_left_sparse(codes, node, s, t, out):
+    goes_left_sparse(node, s, t, out)
+
+
+@overload(goes_left)
+def _goes_left_typed(codes, node, s, t, out):
+    return _goes_left_sparse if isinstance(codes, types.BaseNamedTuple) else _goes_left_dense

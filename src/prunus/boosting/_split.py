@@ -19,9 +19,10 @@ evaluated for one feature).
 
 import numpy as np
 from numba import njit
+from numba.core import types
+from numba.extending import overload
 
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
-from ._binning import dense_and_sparse
 from ._records import (
     ADAPTIVE_GAP,
     ADAPTIVE_LOWER_FIRST,
@@ -29,12 +30,11 @@ from ._records import (
     ERROR,
     EXHAUSTIVE,
     QUICK,
-    make_node,
     new_workspace,
     node_stats,
     snap,
 )
-from ._sparse import assess_sparse, make_sparse_node, slot_map
+from ._sparse import SparseNode, assess_sparse, candidate_slots, node_of
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
@@ -60,39 +60,78 @@ def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, b
     brange[s, 1] = hi
 
 
-@njit(cache=True, inline="always")
+def _is_sparse(node):
+    """Typing time: whether the record type ``node`` is a ``SparseNode``."""
+    return isinstance(node, types.BaseNamedTuple) and node.instance_class is SparseNode
+
+
 def _assess(node, ws, s, start, stop):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
 
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
-    On sparse bin codes only the batch's entries outside the zero bin are read
+    On a ``SparseNode`` only the batch's entries outside the zero bin are read
     (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
+    Compiled per record type (``_assess_typed``); this body runs without numba.
     """
-    if node.sparse:
-        assess_sparse(
-            node.zb[s],
-            s,
-            node.sp_pos,
-            node.sp_bin,
-            node.sp_off[s + 1],
-            node.Cp,
-            node.yn,
-            node.wn,
-            start,
-            stop,
-            ws.hist,
-            ws.seen_tot,
-            ws.occ,
-            ws.brange,
-            ws.cur,
-            ws.nzs,
-        )
+    if isinstance(node, SparseNode):
+        _assess_sparse_node(node, ws, s, start, stop)
     else:
-        _assess_arrays(
-            node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
-        )
+        _assess_dense_node(node, ws, s, start, stop)
+
+
+def _assess_dense_node(node, ws, s, start, stop):
+    _assess_arrays(
+        node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
+    )
+
+
+def _assess_sparse_node(node, ws, s, start, stop):
+    assess_sparse(
+        node.zb[s],
+        s,
+        node.sp_pos,
+        node.sp_bin,
+        node.sp_off[s + 1],
+        node.Cp,
+        node.yn,
+        node.wn,
+        start,
+        stop,
+        ws.hist,
+        ws.seen_tot,
+        ws.occ,
+        ws.brange,
+        node.cur,
+        node.nzs,
+    )
+
+
+@overload(_assess)
+def _assess_typed(node, ws, s, start, stop):
+    return _assess_sparse_node if _is_sparse(node) else _assess_dense_node
+
+
+def _clear_sparse(node, s):
+    """Rewind feature slot ``s`` of a ``SparseNode`` to its first entry, nothing seen (no-op on a ``Node``)."""
+    if isinstance(node, SparseNode):
+        _clear_sparse_node(node, s)
+
+
+def _clear_sparse_node(node, s):
+    node.cur[s] = node.sp_off[s]
+    for c in range(node.nzs.shape[1]):
+        node.nzs[s, c] = 0.0
+
+
+def _noop(node, s):
+    pass
+
+
+@overload(_clear_sparse)
+def _clear_sparse_typed(node, s):
+    return _clear_sparse_node if _is_sparse(node) else _noop
 
 
 @njit(cache=True, inline="always")
@@ -117,15 +156,6 @@ def _refine(node, ws, s, m):
     _update(node, ws, s)
 
 
-@njit(cache=True, inline="always")
-def _clear_sparse(node, ws, s):
-    """Sparse bin codes: rewind feature slot ``s`` to its first entry, nothing seen."""
-    if node.sparse:
-        ws.cur[s] = node.sp_off[s]
-        for c in range(ws.nzs.shape[1]):
-            ws.nzs[s, c] = 0.0
-
-
 @njit(cache=True)
 def _reset(node, ws):
     """Empty the histograms and intervals of the node's features."""
@@ -139,7 +169,7 @@ def _reset(node, ws):
             ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
-        _clear_sparse(node, ws, s)
+        _clear_sparse(node, s)
         ws.mk[s] = 0
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
@@ -236,19 +266,38 @@ def _gap_scale(node):
 @njit(cache=True)
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
+    _full_pass(node, ws)
+
+
+def _full_pass(node, ws):
+    """Every example for every feature, then the (exact) intervals (compiled per record type)."""
+    if isinstance(node, SparseNode):
+        _full_pass_sparse(node, ws)
+    else:
+        _full_pass_dense(node, ws)
+
+
+def _full_pass_sparse(node, ws):
     n = node.idx.shape[0]
-    if node.sparse:
-        for s in range(node.feats.shape[0]):
-            _assess(node, ws, s, 0, n)
-            ws.mk[s] = n
-            _update(node, ws, s)
-        return
+    for s in range(node.feats.shape[0]):
+        _assess(node, ws, s, 0, n)
+        ws.mk[s] = n
+        _update(node, ws, s)
+
+
+def _full_pass_dense(node, ws):
+    n = node.idx.shape[0]
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     for s in range(feats.shape[0]):
         _assess_arrays(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, occ, brange)
         ws.mk[s] = n
         _update(node, ws, s)
+
+
+@overload(_full_pass)
+def _full_pass_typed(node, ws):
+    return _full_pass_sparse if _is_sparse(node) else _full_pass_dense
 
 
 @njit(cache=True)
@@ -505,17 +554,14 @@ def search_split(node, settings, ws):
 
 
 @njit(cache=True)
-def _search_node(Xb, sb, idx, y, w, feats, nbins, settings, ws):
+def _search_node(codes, idx, y, w, feats, nbins, settings, ws):
     n = idx.shape[0]
     yn = np.empty(n, dtype=np.int64)
     wn = np.empty(n)
     for i in range(n):
         yn[i] = y[idx[i]]
         wn[i] = w[idx[i]]
-    if sb.indptr.shape[0] > 0:
-        node = make_sparse_node(Xb, sb, slot_map(feats, sb.zbin.shape[0]), feats, nbins, idx, yn, wn, settings)
-    else:
-        node = make_node(Xb, feats, nbins, idx, yn, wn, settings)
+    node = node_of(codes, candidate_slots(codes, feats), feats, nbins, idx, yn, wn, settings)
     slot, t, value = search_split(node, settings, ws)
     return slot, t, value, node
 
@@ -548,10 +594,8 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
     nbins = np.ascontiguousarray(nbins, dtype=np.int64)
     if ws is None:
         ws = new_workspace(len(feats), int(nbins.max()), settings.n_classes)
-    Xb, sb = dense_and_sparse(Xb)
     slot, t, value, node = _search_node(
         Xb,
-        sb,
         np.ascontiguousarray(order, dtype=np.int64),
         np.asarray(y, dtype=np.int64),
         np.asarray(w, dtype=np.float64),
@@ -579,7 +623,7 @@ def prefix_lower_bound(node, ws, s, m):
         ws.seen_tot[s, c] = 0.0
     ws.brange[s, 0] = B
     ws.brange[s, 1] = -1
-    _clear_sparse(node, ws, s)
+    _clear_sparse(node, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv

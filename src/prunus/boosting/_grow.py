@@ -58,8 +58,8 @@ def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, setting
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
     weight order by a stable partition. ``codes`` are the dense bin codes or
-    ``SparseBins``; each compiles its own kernel (``Node`` or ``SparseNode``
-    records). Returns the node arrays and the counters (assessments,
+    ``SparseBins``; each compiles its own kernel (a node's ``Xb`` is then
+    the dense array or its ``SparseCodes``). Returns the node arrays and the counters (assessments,
     exhaustive assessments, LB_wo).
     """
     # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)

@@ -25,20 +25,21 @@ from numba.extending import overload
 from ._binning import SparseBins
 from ._records import PRUNE_TOL, TIE, Node, lg_classes, make_node, node_stats
 
-SparseNode = namedtuple("SparseNode", Node._fields + ("Cp", "zb", "sp_off", "sp_pos", "sp_bin", "cur", "nzs"))
-SparseNode.__doc__ = """``Node`` of sparse bin codes: the fields of ``Node`` (``Xb`` is an empty placeholder), then
+SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
+SparseCodes.__doc__ = """The bin codes of one node on sparse input (``Node.Xb`` in place of the dense array).
 
+zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
+off, pos, bins : the node's entries outside the zero bin, per candidate
+    feature: slot ``s`` owns ``off[s]:off[s + 1]`` of the example positions
+    ``pos`` (increasing, 0..n-1 in the node's order) and of the bins ``bins``.
 Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
     weight of class ``c`` among the node's first ``m`` examples.
-zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
-sp_off, sp_pos, sp_bin : the node's entries outside the zero bin, per candidate
-    feature: slot ``s`` owns ``sp_off[s]:sp_off[s + 1]`` of the example positions
-    ``sp_pos`` (increasing, 0..n-1 in the node's order) and of the bins ``sp_bin``.
 cur : int64 array (S,), the next entry of each slot not yet assessed.
 nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
 
-A separate record type (rather than empty fields of ``Node``) keeps the dense
-kernels exactly as they are: every kernel is compiled once per record type.
+A ``Node`` holding these codes has its own numba type, so every kernel is
+compiled separately for dense and sparse codes and the dense ones are
+unchanged; the few kernels that read codes dispatch on their type.
 """
 
 
@@ -105,20 +106,29 @@ def node_entries(indptr, feat, bins, slot, idx, S):
 
 @njit(cache=True)
 def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
-    """The ``SparseNode`` of examples ``idx`` on sparse bin codes ``sb``.
+    """The ``Node`` of examples ``idx`` on sparse bin codes ``sb`` (its ``Xb`` a ``SparseCodes``).
 
     ``slot`` is ``slot_map(feats, n_features)``; the other arguments are those of ``make_node``.
     """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
-    off, pos, bins = node_entries(sb.indptr, sb.feat, sb.bins, slot, idx, feats.shape[0])
-    zb = np.empty(feats.shape[0], dtype=np.int64)
-    for s in range(feats.shape[0]):
+    S = feats.shape[0]
+    off, pos, bins = node_entries(sb.indptr, sb.feat, sb.bins, slot, idx, S)
+    zb = np.empty(S, dtype=np.int64)
+    for s in range(S):
         zb[s] = sb.zbin[feats[s]]
-    Cp = prefix_class_weights(yn, wn, settings.n_classes)
+    codes = SparseCodes(
+        zb,
+        off,
+        pos,
+        bins,
+        prefix_class_weights(yn, wn, settings.n_classes),
+        off[:S].copy(),
+        np.zeros((S, settings.n_classes)),
+    )
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
-    return SparseNode(
-        np.empty((0, 0), dtype=sb.bins.dtype),
+    return Node(
+        codes,
         feats,
         nbins,
         idx,
@@ -131,30 +141,28 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
         lg_c,
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
-        Cp,
-        zb,
-        off,
-        pos,
-        bins,
-        off[: feats.shape[0]].copy(),
-        np.zeros((feats.shape[0], settings.n_classes)),
     )
 
 
 @njit(cache=True)
-def assess_sparse(z, s, pos, bins, end, Cp, yn, wn, start, stop, hist, seen_tot, occ, brange, cur, nzs):
+def assess_sparse(sc, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
     """Add examples ``start..stop-1`` (``start`` = examples already assessed) to feature slot ``s``.
 
-    Walks the slot's listed entries from ``cur[s]`` while their position is
-    below ``stop`` (O(entries in the batch + classes)). ``nzs`` sums the listed
-    weight per class in order; the zero bin ``z`` holds the rest,
-    ``Cp[stop] - nzs``, and ``seen_tot`` is ``Cp[stop]``. ``occ`` and
-    ``brange`` mark ``z`` when the batch has an unlisted example, exactly as
-    the dense scan marks the bins it sees.
+    ``sc`` is the node's ``SparseCodes`` (``feat`` and ``idx`` are unused: the
+    arguments are those of the dense scan). Walks the slot's entries from
+    ``sc.cur[s]`` while their position is below ``stop``: O(entries in the
+    batch + classes). ``sc.nzs`` sums the listed weight per class in order;
+    the zero bin ``z`` holds the rest, ``Cp[stop] - nzs``, and ``seen_tot`` is
+    ``Cp[stop]`` (the dense running sum, bit for bit). ``occ`` and ``brange``
+    mark ``z`` when the batch has an unlisted example, as the dense scan marks
+    the bins it sees.
     """
+    z = sc.zb[s]
+    end = sc.off[s + 1]
+    pos, bins, Cp, nzs = sc.pos, sc.bins, sc.Cp, sc.nzs
     lo = brange[s, 0]
     hi = brange[s, 1]
-    k = cur[s]
+    k = sc.cur[s]
     first = k
     while k < end and pos[k] < stop:
         p = pos[k]
@@ -169,7 +177,7 @@ def assess_sparse(z, s, pos, bins, end, Cp, yn, wn, start, stop, hist, seen_tot,
         if b > hi:
             hi = b
         k += 1
-    cur[s] = k
+    sc.cur[s] = k
     if stop - start > k - first:
         occ[s, z] = 1
         if z < lo:
@@ -184,14 +192,22 @@ def assess_sparse(z, s, pos, bins, end, Cp, yn, wn, start, stop, hist, seen_tot,
 
 
 @njit(cache=True)
+def rewind_sparse(sc, s):
+    """Feature slot ``s`` back to its first entry with no weight seen (a new search or LB_wo probe)."""
+    sc.cur[s] = sc.off[s]
+    for c in range(sc.nzs.shape[1]):
+        sc.nzs[s, c] = 0.0
+
+
+@njit(cache=True)
 def goes_left_sparse(node, s, t, out):
     """``out[p]``: whether the node's example at position ``p`` has bin ``<= t`` for slot ``s``."""
-    n = node.idx.shape[0]
-    default = node.zb[s] <= t
-    for p in range(n):
+    sc = node.Xb
+    default = sc.zb[s] <= t
+    for p in range(node.idx.shape[0]):
         out[p] = default
-    for k in range(node.sp_off[s], node.sp_off[s + 1]):
-        out[node.sp_pos[k]] = node.sp_bin[k] <= t
+    for k in range(sc.off[s], sc.off[s + 1]):
+        out[sc.pos[k]] = sc.bins[k] <= t
 
 
 @njit(cache=True)

@@ -34,15 +34,28 @@ from ._records import (
     node_stats,
     snap,
 )
-from ._sparse import SparseNode, assess_sparse, candidate_slots, node_of
+from ._sparse import SparseCodes, assess_sparse, candidate_slots, node_of, rewind_sparse
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
 AUTO_BATCH_DIV = 2
 
 
-@njit(cache=True)
 def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+    """Add examples ``start..stop-1`` of the node to the histogram of feature slot ``s`` (feature ``feat``).
+
+    ``Xb`` is the node's bin codes: the dense array (``_assess_dense``) or a
+    ``SparseCodes`` record (``_sparse.assess_sparse``, which reads only the
+    batch's entries outside the zero bin; ``start`` must then be the examples
+    already assessed). Compiled per type of ``Xb``.
+    """
+    if isinstance(Xb, SparseCodes):
+        assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
+    else:
+        _assess_dense(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
+
+
+def _assess_dense(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
     lo = brange[s, 0]
     hi = brange[s, 1]
     for i in range(start, stop):
@@ -60,78 +73,45 @@ def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, b
     brange[s, 1] = hi
 
 
-def _is_sparse(node):
-    """Typing time: whether the record type ``node`` is a ``SparseNode``."""
-    return isinstance(node, types.BaseNamedTuple) and node.instance_class is SparseNode
+@overload(_assess_arrays)
+def _assess_arrays_typed(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+    return _assess_sparse if isinstance(Xb, types.BaseNamedTuple) else _assess_dense
 
 
+def _assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+    assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
+
+
+@njit(cache=True, inline="always")
 def _assess(node, ws, s, start, stop):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
 
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
-    On a ``SparseNode`` only the batch's entries outside the zero bin are read
-    (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
-    Compiled per record type (``_assess_typed``); this body runs without numba.
     """
-    if isinstance(node, SparseNode):
-        _assess_sparse_node(node, ws, s, start, stop)
-    else:
-        _assess_dense_node(node, ws, s, start, stop)
-
-
-def _assess_dense_node(node, ws, s, start, stop):
     _assess_arrays(
         node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
     )
 
 
-def _assess_sparse_node(node, ws, s, start, stop):
-    assess_sparse(
-        node.zb[s],
-        s,
-        node.sp_pos,
-        node.sp_bin,
-        node.sp_off[s + 1],
-        node.Cp,
-        node.yn,
-        node.wn,
-        start,
-        stop,
-        ws.hist,
-        ws.seen_tot,
-        ws.occ,
-        ws.brange,
-        node.cur,
-        node.nzs,
-    )
+def _rewind(Xb, s):
+    """Sparse codes: feature slot ``s`` back to its first entry, nothing seen (dense codes: nothing to do)."""
+    if isinstance(Xb, SparseCodes):
+        rewind_sparse(Xb, s)
 
 
-@overload(_assess)
-def _assess_typed(node, ws, s, start, stop):
-    return _assess_sparse_node if _is_sparse(node) else _assess_dense_node
-
-
-def _clear_sparse(node, s):
-    """Rewind feature slot ``s`` of a ``SparseNode`` to its first entry, nothing seen (no-op on a ``Node``)."""
-    if isinstance(node, SparseNode):
-        _clear_sparse_node(node, s)
-
-
-def _clear_sparse_node(node, s):
-    node.cur[s] = node.sp_off[s]
-    for c in range(node.nzs.shape[1]):
-        node.nzs[s, c] = 0.0
-
-
-def _noop(node, s):
+def _nothing(Xb, s):
     pass
 
 
-@overload(_clear_sparse)
-def _clear_sparse_typed(node, s):
-    return _clear_sparse_node if _is_sparse(node) else _noop
+def _rewind_sparse(Xb, s):
+    rewind_sparse(Xb, s)
+
+
+@overload(_rewind)
+def _rewind_typed(Xb, s):
+    return _rewind_sparse if isinstance(Xb, types.BaseNamedTuple) else _nothing
 
 
 @njit(cache=True, inline="always")
@@ -169,7 +149,7 @@ def _reset(node, ws):
             ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
-        _clear_sparse(node, s)
+        _rewind(node.Xb, s)
         ws.mk[s] = 0
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
@@ -266,26 +246,6 @@ def _gap_scale(node):
 @njit(cache=True)
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
-    _full_pass(node, ws)
-
-
-def _full_pass(node, ws):
-    """Every example for every feature, then the (exact) intervals (compiled per record type)."""
-    if isinstance(node, SparseNode):
-        _full_pass_sparse(node, ws)
-    else:
-        _full_pass_dense(node, ws)
-
-
-def _full_pass_sparse(node, ws):
-    n = node.idx.shape[0]
-    for s in range(node.feats.shape[0]):
-        _assess(node, ws, s, 0, n)
-        ws.mk[s] = n
-        _update(node, ws, s)
-
-
-def _full_pass_dense(node, ws):
     n = node.idx.shape[0]
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
@@ -293,11 +253,6 @@ def _full_pass_dense(node, ws):
         _assess_arrays(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, occ, brange)
         ws.mk[s] = n
         _update(node, ws, s)
-
-
-@overload(_full_pass)
-def _full_pass_typed(node, ws):
-    return _full_pass_sparse if _is_sparse(node) else _full_pass_dense
 
 
 @njit(cache=True)
@@ -623,7 +578,7 @@ def prefix_lower_bound(node, ws, s, m):
         ws.seen_tot[s, c] = 0.0
     ws.brange[s, 0] = B
     ws.brange[s, 1] = -1
-    _clear_sparse(node, s)
+    _rewind(node.Xb, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv

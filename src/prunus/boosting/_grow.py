@@ -14,9 +14,8 @@ from numba import njit
 
 from ..tree import Tree
 from ._binning import SparseBins
-from ._records import node_stats
 from ._sparse import apply_sparse_binned, candidate_slots, goes_left, node_of
-from ._split import search_split, weight_order_bound
+from ._split import exact_value, search_split, weight_order_bound
 
 
 @njit(cache=True)
@@ -95,10 +94,12 @@ def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, setting
         nidx = buf[a:b].copy()
         yn = np.empty(n, dtype=np.int64)
         wn = np.empty(n)
+        node_tot = np.zeros(n_classes)
         for i in range(n):
-            yn[i] = y[nidx[i]]
+            c = y[nidx[i]]
+            yn[i] = c
             wn[i] = w[nidx[i]]
-        node_tot = node_stats(yn, wn, n_classes)[1]
+            node_tot[c] += wn[i]
         label[node] = np.argmax(node_tot)
         present = 0
         for c in range(n_classes):
@@ -113,7 +114,7 @@ def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, setting
             assessments += ws.mk[s]
         exhaustive += n * S
         if track_bounds:
-            lbwo += weight_order_bound(rec, best, value, ws)
+            lbwo += weight_order_bound(rec, best, exact_value(rec, ws, best, value), ws)
         if best < 0:
             node += 1
             continue

@@ -12,6 +12,7 @@ class totals and tolerances from its examples.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -68,7 +69,8 @@ target_mix : float
 """
 
 Node = namedtuple(
-    "Node", ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol"]
+    "Node",
+    ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol", "grid"],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
 
@@ -81,6 +83,7 @@ node_tot : float array (n_classes,), class weights.
 present : int64 array, the classes with positive weight.
 lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
+grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
 """
 
 Workspace = namedtuple(
@@ -184,14 +187,25 @@ def lg_classes(node_tot):
     return np.log2(present) if present > 1 else 0.0
 
 
+@njit(cache=True)
+def snap_constant(Zn):
+    """``Node.grid`` of a node of weight ``Zn``: ``1.5 * 2^52 * q``, ``q`` the power of two nearest below ``GRID * Zn``.
+
+    Adding and then subtracting it rounds a value in ``[0, 2^51 q)`` to a
+    multiple of ``q`` (``snap``). 0 (no rounding) when ``q`` would underflow.
+    """
+    if not Zn > 0.0:
+        return 0.0
+    m, e = math.frexp(GRID * Zn)
+    if e - 1 < -1000:
+        return 0.0
+    return 1.5 * math.ldexp(1.0, 52 + e - 1)
+
+
 @njit(cache=True, inline="always")
-def snap(x, Zn):
-    """``x`` rounded to the nearest multiple of ``GRID * Zn`` (infinities unchanged; ``x`` itself when
-    that step would underflow)."""
-    q = GRID * Zn
-    if q < 1e-290:
-        return x
-    return np.floor(x / q + 0.5) * q
+def snap(x, grid):
+    """``x`` rounded to a multiple of the node's grid step (``grid = snap_constant(Zn)``; infinities unchanged)."""
+    return (x + grid) - grid
 
 
 @njit(cache=True)
@@ -214,4 +228,5 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
         lg_c,
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
+        snap_constant(Zn),
     )

@@ -23,7 +23,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ._binning import SparseBins
-from ._records import PRUNE_TOL, TIE, Node, lg_classes, make_node, node_stats
+from ._records import PRUNE_TOL, TIE, Node, lg_classes, make_node, node_stats, snap_constant
 
 SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
 SparseCodes.__doc__ = """The bin codes of one node on sparse input (``Node.Xb`` in place of the dense array).
@@ -141,6 +141,7 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
         lg_c,
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
+        snap_constant(Zn),
     )
 
 

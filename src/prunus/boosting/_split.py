@@ -118,10 +118,9 @@ def _rewind_typed(Xb, s):
 def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
-    Zn = Zp[Zp.shape[0] - 1]
-    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zn - Zp[ws.mk[s]])
-    ws.lb[s] = snap(lbv, Zn)
-    ws.ub[s] = snap(ubv, Zn)
+    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]])
+    ws.lb[s] = snap(lbv, node.grid)
+    ws.ub[s] = snap(ubv, node.grid)
 
 
 @njit(cache=True)
@@ -488,8 +487,8 @@ def search_split(node, settings, ws):
     -------
     best_slot, best_threshold_bin, best_value : int, int, float
         ``best_slot = -1`` when no feature has a threshold. The search
-        compares intervals rounded by ``snap``; ``best_value`` is the
-        winner's value as summed.
+        compares intervals rounded by ``snap``, and ``best_value`` is
+        rounded too (``exact_value`` gives it as summed).
     """
     _reset(node, ws)
     strategy = settings.strategy
@@ -501,11 +500,18 @@ def search_split(node, settings, ws):
         _adaptive_gap(node, settings, ws)
     elif strategy == ADAPTIVE_LOWER_FIRST:
         _adaptive_lower_first(node, settings, ws)
-    slot, t, value = _best_exact(node, ws)
-    if slot >= 0:
-        # the winner's exact value, not its snapped interval
-        value = feature_summary(node, ws, slot, 0.0)[0]
-    return slot, t, value
+    return _best_exact(node, ws)
+
+
+@njit(cache=True)
+def exact_value(node, ws, slot, value):
+    """The value of the winner ``slot`` of ``search_split`` as summed (``value`` is its snapped one).
+
+    Read from its histogram, before ``ws`` is overwritten.
+    """
+    if slot < 0:
+        return value
+    return feature_summary(node, ws, slot, 0.0)[0]
 
 
 @njit(cache=True)
@@ -518,7 +524,7 @@ def _search_node(codes, idx, y, w, feats, nbins, settings, ws):
         wn[i] = w[idx[i]]
     node = node_of(codes, candidate_slots(codes, feats), feats, nbins, idx, yn, wn, settings)
     slot, t, value = search_split(node, settings, ws)
-    return slot, t, value, node
+    return slot, t, exact_value(node, ws, slot, value), node
 
 
 def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):

@@ -70,7 +70,24 @@ target_mix : float
 
 Node = namedtuple(
     "Node",
-    ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol", "grid"],
+    [
+        "Xb",
+        "feats",
+        "nbins",
+        "idx",
+        "yn",
+        "wn",
+        "criterion",
+        "Zp",
+        "node_tot",
+        "present",
+        "lg_c",
+        "tie",
+        "tol",
+        "grid",
+        "sparse",
+        "sp",
+    ],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
 
@@ -84,7 +101,25 @@ present : int64 array, the classes with positive weight.
 lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
+sparse : bool, whether the codes are ``sp`` (sparse input; ``Xb`` is then empty) or ``Xb``.
+sp : SparseCodes, the node's sparse codes (empty arrays on dense input).
 """
+
+SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
+SparseCodes.__doc__ = """The bin codes of one node on sparse input (``Node.sp``).
+
+zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
+off, pos, bins : the node's entries outside the zero bin, per candidate
+    feature: slot ``s`` owns ``off[s]:off[s + 1]`` of the example positions
+    ``pos`` (increasing, 0..n-1 in the node's order) and of the bins ``bins``.
+Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
+    weight of class ``c`` among the node's first ``m`` examples.
+cur : int64 array (S,), the next entry of each slot not yet assessed.
+nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
+
+On dense input every array is empty (``empty_codes``).
+"""
+
 
 Workspace = namedtuple(
     "Workspace",
@@ -209,6 +244,15 @@ def snap(x, grid):
 
 
 @njit(cache=True)
+def empty_codes(n_classes, dtype):
+    """The ``SparseCodes`` of a node on dense input: empty arrays."""
+    z = np.empty(0, dtype=np.int64)
+    return SparseCodes(
+        z, z, np.empty(0, dtype=np.int32), np.empty(0, dtype=dtype), np.empty((0, n_classes)), z, np.empty((0, n_classes))
+    )
+
+
+@njit(cache=True)
 def make_node(Xb, feats, nbins, idx, yn, wn, settings):
     """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``."""
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
@@ -229,4 +273,6 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
+        False,
+        empty_codes(settings.n_classes, Xb.dtype),
     )

@@ -23,25 +23,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ._binning import SparseBins
-from ._records import PRUNE_TOL, TIE, Node, lg_classes, make_node, node_stats, snap_constant
-
-SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
-SparseCodes.__doc__ = """The bin codes of one node on sparse input (``Node.Xb`` in place of the dense array).
-
-zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
-off, pos, bins : the node's entries outside the zero bin, per candidate
-    feature: slot ``s`` owns ``off[s]:off[s + 1]`` of the example positions
-    ``pos`` (increasing, 0..n-1 in the node's order) and of the bins ``bins``.
-Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
-    weight of class ``c`` among the node's first ``m`` examples.
-cur : int64 array (S,), the next entry of each slot not yet assessed.
-nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
-
-A ``Node`` holding these codes has its own numba type, so every kernel is
-compiled separately for dense and sparse codes and the dense ones are
-unchanged; the few kernels that read codes dispatch on their type.
-"""
-
+from ._records import PRUNE_TOL, TIE, Node, SparseCodes, lg_classes, make_node, node_stats, snap_constant
 
 @njit(cache=True)
 def slot_map(feats, n_features):
@@ -106,7 +88,7 @@ def node_entries(indptr, feat, bins, slot, idx, S):
 
 @njit(cache=True)
 def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
-    """The ``Node`` of examples ``idx`` on sparse bin codes ``sb`` (its ``Xb`` a ``SparseCodes``).
+    """The ``Node`` of examples ``idx`` on sparse bin codes ``sb`` (its codes in ``Node.sp``).
 
     ``slot`` is ``slot_map(feats, n_features)``; the other arguments are those of ``make_node``.
     """
@@ -128,7 +110,7 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
     return Node(
-        codes,
+        np.empty((0, 0), dtype=sb.bins.dtype),
         feats,
         nbins,
         idx,
@@ -142,15 +124,16 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
+        True,
+        codes,
     )
 
 
 @njit(cache=True)
-def assess_sparse(sc, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+def assess_sparse(sc, s, yn, wn, start, stop, hist, seen_tot, occ, brange):
     """Add examples ``start..stop-1`` (``start`` = examples already assessed) to feature slot ``s``.
 
-    ``sc`` is the node's ``SparseCodes`` (``feat`` and ``idx`` are unused: the
-    arguments are those of the dense scan). Walks the slot's entries from
+    ``sc`` is the node's ``SparseCodes``. Walks the slot's entries from
     ``sc.cur[s]`` while their position is below ``stop``: O(entries in the
     batch + classes). ``sc.nzs`` sums the listed weight per class in order;
     the zero bin ``z`` holds the rest, ``Cp[stop] - nzs``, and ``seen_tot`` is
@@ -203,7 +186,7 @@ def rewind_sparse(sc, s):
 @njit(cache=True)
 def goes_left_sparse(node, s, t, out):
     """``out[p]``: whether the node's example at position ``p`` has bin ``<= t`` for slot ``s``."""
-    sc = node.Xb
+    sc = node.sp
     default = sc.zb[s] <= t
     for p in range(node.idx.shape[0]):
         out[p] = default

@@ -19,8 +19,6 @@ evaluated for one feature).
 
 import numpy as np
 from numba import njit
-from numba.core import types
-from numba.extending import overload
 
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
 from ._records import (
@@ -34,28 +32,15 @@ from ._records import (
     node_stats,
     snap,
 )
-from ._sparse import SparseCodes, assess_sparse, candidate_slots, node_of, rewind_sparse
+from ._sparse import assess_sparse, candidate_slots, node_of, rewind_sparse
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
 AUTO_BATCH_DIV = 2
 
 
+@njit(cache=True)
 def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
-    """Add examples ``start..stop-1`` of the node to the histogram of feature slot ``s`` (feature ``feat``).
-
-    ``Xb`` is the node's bin codes: the dense array (``_assess_dense``) or a
-    ``SparseCodes`` record (``_sparse.assess_sparse``, which reads only the
-    batch's entries outside the zero bin; ``start`` must then be the examples
-    already assessed). Compiled per type of ``Xb``.
-    """
-    if isinstance(Xb, SparseCodes):
-        assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
-    else:
-        _assess_dense(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
-
-
-def _assess_dense(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
     lo = brange[s, 0]
     hi = brange[s, 1]
     for i in range(start, stop):
@@ -73,15 +58,6 @@ def _assess_dense(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, br
     brange[s, 1] = hi
 
 
-@overload(_assess_arrays)
-def _assess_arrays_typed(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
-    return _assess_sparse if isinstance(Xb, types.BaseNamedTuple) else _assess_dense
-
-
-def _assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
-    assess_sparse(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange)
-
-
 @njit(cache=True, inline="always")
 def _assess(node, ws, s, start, stop):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
@@ -89,29 +65,22 @@ def _assess(node, ws, s, start, stop):
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
+    On sparse codes only the batch's entries outside the zero bin are read
+    (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
     """
-    _assess_arrays(
-        node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
-    )
+    if node.sparse:
+        assess_sparse(node.sp, s, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange)
+    else:
+        _assess_arrays(
+            node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
+        )
 
 
-def _rewind(Xb, s):
+@njit(cache=True, inline="always")
+def _rewind(node, s):
     """Sparse codes: feature slot ``s`` back to its first entry, nothing seen (dense codes: nothing to do)."""
-    if isinstance(Xb, SparseCodes):
-        rewind_sparse(Xb, s)
-
-
-def _nothing(Xb, s):
-    pass
-
-
-def _rewind_sparse(Xb, s):
-    rewind_sparse(Xb, s)
-
-
-@overload(_rewind)
-def _rewind_typed(Xb, s):
-    return _rewind_sparse if isinstance(Xb, types.BaseNamedTuple) else _nothing
+    if node.sparse:
+        rewind_sparse(node.sp, s)
 
 
 @njit(cache=True, inline="always")
@@ -148,7 +117,7 @@ def _reset(node, ws):
             ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
-        _rewind(node.Xb, s)
+        _rewind(node, s)
         ws.mk[s] = 0
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
@@ -246,6 +215,12 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
+    if node.sparse:
+        for s in range(node.feats.shape[0]):
+            _assess(node, ws, s, 0, n)
+            ws.mk[s] = n
+            _update(node, ws, s)
+        return
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     for s in range(feats.shape[0]):
@@ -584,7 +559,7 @@ def prefix_lower_bound(node, ws, s, m):
         ws.seen_tot[s, c] = 0.0
     ws.brange[s, 0] = B
     ws.brange[s, 1] = -1
-    _rewind(node.Xb, s)
+    _rewind(node, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv

@@ -358,37 +358,45 @@ def _sparse_child(variant, shape, rounds, queue):
     import resource
 
     X, y = _sparse_problem(*shape)
-    if variant == "prunus dense":
+    if variant.startswith("prunus dense"):
         X = X.toarray()
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     if variant == "sklearn AdaBoost (CSR)":
         est = AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=rounds, random_state=0)
     else:
-        est = ExactBoostClassifier(n_estimators=rounds, max_depth=3)
-        ExactBoostClassifier(n_estimators=2, max_depth=3).fit(X[:200], y[:200])  # compile outside the timing
+        search = "exhaustive" if "exhaustive" in variant else ("quick" if "quick" in variant else "adaptive")
+        est = ExactBoostClassifier(n_estimators=rounds, max_depth=3, split_search=search)
+        ExactBoostClassifier(n_estimators=2, max_depth=3, split_search=search).fit(X[:200], y[:200])  # compile
     t0 = time.perf_counter()
     est.fit(X, y)
     wall = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    queue.put((wall, (peak - base) / 1024.0, peak / 1024.0, est.score(X, y)))
+    assessed = float(est.assessments_.sum()) if hasattr(est, "assessments_") else float("nan")
+    queue.put((wall, (peak - base) / 1024.0, peak / 1024.0, est.score(X, y), assessed))
 
 
 def sparse_benchmark(shape, rounds, dense=False):
     """Fit time and memory on a sparse binary problem: CSR vs dense input vs scikit-learn."""
     import multiprocessing
+    import os
 
     ctx = multiprocessing.get_context("spawn")
     n, k, density = int(shape[0]), int(shape[1]), float(shape[2])
     print(f"\n== sparse binary problem {n} x {k} at density {density}, depth 3, {rounds} rounds ==")
-    print(f"{'method':28s} {'wall s':>8s} {'extra peak MiB':>15s} {'peak MiB':>9s} {'train acc':>10s}")
-    variants = ["prunus (CSR)"] + (["prunus dense"] if dense else []) + ["sklearn AdaBoost (CSR)"]
+    print(
+        f"{'method':34s} {'wall s':>8s} {'extra peak MiB':>15s} {'peak MiB':>9s} {'train acc':>10s} {'assessed':>10s}"
+    )
+    variants = ["prunus adaptive (CSR)", "prunus exhaustive (CSR)", "prunus quick (CSR)"]
+    variants += ["prunus dense adaptive", "prunus dense exhaustive"] if dense else []
+    variants += ["sklearn AdaBoost (CSR)"]
     for variant in variants:
         queue = ctx.Queue()
         proc = ctx.Process(target=_sparse_child, args=(variant, (int(n), int(k), float(density)), rounds, queue))
         proc.start()
-        wall, extra, peak, acc = queue.get()
+        wall, extra, peak, acc, assessed = queue.get()
         proc.join()
-        print(f"{variant:28s} {wall:8.2f} {extra:15.1f} {peak:9.1f} {acc:10.4f}")
+        print(f"{variant:34s} {wall:8.2f} {extra:15.1f} {peak:9.1f} {acc:10.4f} {assessed:10.3e}", flush=True)
+    print(f"load average {os.getloadavg()[0]:.2f} at end")
 
 
 def main(argv=None):

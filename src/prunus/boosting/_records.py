@@ -248,7 +248,13 @@ def empty_codes(n_classes, dtype):
     """The ``SparseCodes`` of a node on dense input: empty arrays."""
     z = np.empty(0, dtype=np.int64)
     return SparseCodes(
-        z, z, np.empty(0, dtype=np.int32), np.empty(0, dtype=dtype), np.empty((0, n_classes)), z, np.empty((0, n_classes))
+        z,
+        z,
+        np.empty(0, dtype=np.int32),
+        np.empty(0, dtype=dtype),
+        np.empty((0, n_classes)),
+        z,
+        np.empty((0, n_classes)),
     )
 
 

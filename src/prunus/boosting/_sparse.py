@@ -15,8 +15,6 @@ included, so every split search runs unchanged and spends the same
 assessments as on the dense matrix.
 """
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 from numba.core import types
@@ -24,6 +22,7 @@ from numba.extending import overload
 
 from ._binning import SparseBins
 from ._records import PRUNE_TOL, TIE, Node, SparseCodes, lg_classes, make_node, node_stats, snap_constant
+
 
 @njit(cache=True)
 def slot_map(feats, n_features):

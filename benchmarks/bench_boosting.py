@@ -354,6 +354,14 @@ def _sparse_problem(n, k, density, seed=0):
     return X, y
 
 
+def _sparse_write(shape, path):
+    from scipy import sparse
+
+    X, y = _sparse_problem(*shape)
+    sparse.save_npz(path, X)
+    np.save(path + ".y.npy", y)
+
+
 def _sparse_child(variant, path, rounds, queue):
     import resource
 
@@ -385,18 +393,16 @@ def sparse_benchmark(shape, rounds, dense=False):
     import shutil
     import tempfile
 
-    from scipy import sparse
-
     ctx = multiprocessing.get_context("spawn")
     n, k, density = int(shape[0]), int(shape[1]), float(shape[2])
-    # Generated once here and loaded by every fit's process: the peak memory of a fit is then its own
-    # (generating the matrix needs more memory than fitting on it).
+    # Generated once, in a process of its own, and loaded by every fit's process: the peak memory of a
+    # fit is then its own (generating the matrix needs more memory than fitting on it, and a process
+    # started from a large one inherits its peak).
     tmp = tempfile.mkdtemp()
     path = os.path.join(tmp, "X.npz")
-    X, y = _sparse_problem(n, k, density)
-    sparse.save_npz(path, X)
-    np.save(path + ".y.npy", y)
-    del X
+    writer = ctx.Process(target=_sparse_write, args=((n, k, density), path))
+    writer.start()
+    writer.join()
     print(f"\n== sparse binary problem {n} x {k} at density {density}, depth 3, {rounds} rounds ==")
     print(
         f"{'method':34s} {'wall s':>8s} {'extra peak MiB':>15s} {'peak MiB':>9s} {'train acc':>10s} {'assessed':>10s}"

@@ -37,7 +37,7 @@ AUTO_BATCH = 0
 # when its lower bound exceeds the incumbent by more than PRUNE_TOL * (1 + lg |Y|) >= TIE.
 TIE = 1e-10
 PRUNE_TOL = 2e-10
-# Feature intervals are rounded to multiples of GRID * (node weight) (``snap``): bounds that are equal
+# Feature intervals are rounded to multiples of about GRID * (node weight) (``snap``): bounds that are equal
 # up to the rounding of their sums become bit-equal, so the comparisons between features, hence the
 # batches and assessment counts, do not depend on the order in which weights were summed (the dense
 # scans and the sparse ones, whose zero bin is a difference of sums, make the same search).
@@ -85,7 +85,6 @@ Node = namedtuple(
         "tie",
         "tol",
         "grid",
-        "sparse",
         "sp",
     ],
 )
@@ -101,8 +100,8 @@ present : int64 array, the classes with positive weight.
 lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
-sparse : bool, whether the codes are ``sp`` (sparse input; ``Xb`` is then empty) or ``Xb``.
-sp : SparseCodes, the node's sparse codes (empty arrays on dense input).
+sp : SparseCodes, the node's sparse codes (``Xb`` is then empty), or None on dense input (a dense node is then a type of its
+    own: the kernels compiled for it carry no sparse arrays, which would slow every record access).
 """
 
 SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
@@ -117,7 +116,6 @@ Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
 cur : int64 array (S,), the next entry of each slot not yet assessed.
 nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
 
-On dense input every array is empty (``empty_codes``).
 """
 
 
@@ -244,21 +242,6 @@ def snap(x, grid):
 
 
 @njit(cache=True)
-def empty_codes(n_classes, dtype):
-    """The ``SparseCodes`` of a node on dense input: empty arrays."""
-    z = np.empty(0, dtype=np.int64)
-    return SparseCodes(
-        z,
-        z,
-        np.empty(0, dtype=np.int32),
-        np.empty(0, dtype=dtype),
-        np.empty((0, n_classes)),
-        z,
-        np.empty((0, n_classes)),
-    )
-
-
-@njit(cache=True)
 def make_node(Xb, feats, nbins, idx, yn, wn, settings):
     """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``."""
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
@@ -279,6 +262,5 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
-        False,
-        empty_codes(settings.n_classes, Xb.dtype),
+        None,
     )

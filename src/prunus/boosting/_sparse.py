@@ -123,7 +123,6 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
-        True,
         codes,
     )
 
@@ -138,8 +137,11 @@ def assess_sparse(sc, s, yn, wn, start, stop, hist, seen_tot, occ, brange):
     the zero bin ``z`` holds the rest, ``Cp[stop] - nzs``, and ``seen_tot`` is
     ``Cp[stop]`` (the dense running sum, bit for bit). ``occ`` and ``brange``
     mark ``z`` when the batch has an unlisted example, as the dense scan marks
-    the bins it sees.
+    the bins it sees. Nothing to do when ``sc`` is None (dense codes: this
+    branch of ``_assess`` is never taken, and is compiled away).
     """
+    if sc is None:
+        return
     z = sc.zb[s]
     end = sc.off[s + 1]
     pos, bins, Cp, nzs = sc.pos, sc.bins, sc.Cp, sc.nzs
@@ -176,7 +178,12 @@ def assess_sparse(sc, s, yn, wn, start, stop, hist, seen_tot, occ, brange):
 
 @njit(cache=True)
 def rewind_sparse(sc, s):
-    """Feature slot ``s`` back to its first entry with no weight seen (a new search or LB_wo probe)."""
+    """Feature slot ``s`` back to its first entry with no weight seen (a new search or LB_wo probe).
+
+    Nothing to do when ``sc`` is None (dense codes).
+    """
+    if sc is None:
+        return
     sc.cur[s] = sc.off[s]
     for c in range(sc.nzs.shape[1]):
         sc.nzs[s, c] = 0.0

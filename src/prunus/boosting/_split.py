@@ -68,7 +68,8 @@ def _assess(node, ws, s, start, stop):
     On sparse codes only the batch's entries outside the zero bin are read
     (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
     """
-    if node.sparse:
+    # ``node.sp is None`` is a constant of the record type: each type compiles one branch only.
+    if node.sp is not None:
         assess_sparse(node.sp, s, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange)
     else:
         _assess_arrays(
@@ -79,7 +80,7 @@ def _assess(node, ws, s, start, stop):
 @njit(cache=True, inline="always")
 def _rewind(node, s):
     """Sparse codes: feature slot ``s`` back to its first entry, nothing seen (dense codes: nothing to do)."""
-    if node.sparse:
+    if node.sp is not None:
         rewind_sparse(node.sp, s)
 
 
@@ -215,7 +216,7 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
-    if node.sparse:
+    if node.sp is not None:
         for s in range(node.feats.shape[0]):
             _assess(node, ws, s, 0, n)
             ws.mk[s] = n

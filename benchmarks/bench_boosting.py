@@ -24,9 +24,13 @@ Two parts:
    scikit-learn's AdaBoost (depth 3; ``--rounds``, ``--repeat``).
 5. ``--sparse``: a synthetic sparse binary problem (default 50,000 rows x
    10,000 features at 1% density; ``--sparse-shape`` to change it): fit time
-   and peak memory of prunus on the CSR matrix, on the same matrix densified
-   (``--sparse-dense``; 8 bytes per entry), and of scikit-learn's AdaBoost on
-   the CSR matrix, each fit in a fresh process.
+   and peak memory of prunus (adaptive, exhaustive and Quick Boost) on the
+   CSR matrix, on the same matrix densified (``--sparse-dense``; 8 bytes per
+   entry), and of scikit-learn's AdaBoost on the CSR matrix, each fit in a
+   fresh process. Measured (load about 2, 10 rounds, depth 3): exhaustive
+   5.7 s on CSR (88 MiB above the data) vs 83 s densified and 4.3 s for
+   scikit-learn; adaptive 51 s on CSR vs 147 s densified; Quick Boost 8.7 s
+   on CSR. Dense and CSR fits assess the same examples.
 
 Usage: ``python benchmarks/bench_boosting.py [--rounds 100] [--repeat 3] [--assess-rounds 500]``
 ``python benchmarks/bench_boosting.py --sparse [--sparse-shape 50000 10000 0.01] [--sparse-rounds 10]``

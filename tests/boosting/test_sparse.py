@@ -47,6 +47,15 @@ def test_sparse_binning_equals_dense(seed, density, max_bins, explicit_zeros):
         np.testing.assert_array_equal(ta, tb)
     np.testing.assert_array_equal(a.transform(dense), b.transform(X))
     np.testing.assert_array_equal(a.transform(dense), b.transform(X.tocsr()))
+    # the sparse codes: every code not listed is the bin of 0.0, listed codes never are
+    sb = b.transform_sparse(X.tocsr())
+    rebuilt = np.repeat(sb.zbin[:, None], X.shape[0], axis=1).astype(a.transform(dense).dtype)
+    for i in range(X.shape[0]):
+        row = slice(sb.indptr[i], sb.indptr[i + 1])
+        assert np.all(np.diff(sb.feat[row]) > 0)
+        assert np.all(sb.bins[row] != sb.zbin[sb.feat[row]])
+        rebuilt[sb.feat[row], i] = sb.bins[row]
+    np.testing.assert_array_equal(rebuilt, a.transform(dense))
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])

@@ -47,6 +47,15 @@ def test_sparse_binning_equals_dense(seed, density, max_bins, explicit_zeros):
         np.testing.assert_array_equal(ta, tb)
     np.testing.assert_array_equal(a.transform(dense), b.transform(X))
     np.testing.assert_array_equal(a.transform(dense), b.transform(X.tocsr()))
+    # the sparse codes: every code not listed is the bin of 0.0, listed codes never are
+    sb = b.transform_sparse(X.tocsr())
+    rebuilt = np.repeat(sb.zbin[:, None], X.shape[0], axis=1).astype(a.transform(dense).dtype)
+    for i in range(X.shape[0]):
+        row = slice(sb.indptr[i], sb.indptr[i + 1])
+        assert np.all(np.diff(sb.feat[row]) > 0)
+        assert np.all(sb.bins[row] != sb.zbin[sb.feat[row]])
+        rebuilt[sb.feat[row], i] = sb.bins[row]
+    np.testing.assert_array_equal(rebuilt, a.transform(dense))
 
 
 @pytest.mark.parametrize("fmt", ["csr", "csc"])
@@ -97,3 +106,84 @@ def test_load_svmlight_bad_input(tmp_path):
         load_svmlight(bad)
     with pytest.raises(ValueError, match="n_features"):
         load_svmlight(bad, n_features=0)
+
+
+# every split search of the kernel, with the settings the estimator exposes
+SPARSE_SEARCHES = [
+    dict(split_search="exhaustive"),
+    dict(split_search="quick"),
+    dict(split_search="quick", quick_init=0.5, quick_batches=3),
+    dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
+    dict(split_search="adaptive"),  # lower_first, the default
+    dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 100_000),
+    n=st.integers(8, 120),
+    k=st.integers(1, 9),
+    density=st.floats(0.0, 0.6),
+    n_values=st.integers(1, 6),
+    max_bins=st.integers(2, 6),
+    n_classes=st.integers(2, 4),
+    search=st.sampled_from(SPARSE_SEARCHES),
+    criterion=st.sampled_from(["error", "entropy"]),
+    feature_fraction=st.sampled_from([1.0, 0.6]),
+    weight_trim=st.sampled_from([None, 0.9]),
+    explicit_zeros=st.booleans(),
+    fmt=st.sampled_from(["csr", "csc"]),
+)
+def test_sparse_search_equals_dense(
+    seed,
+    n,
+    k,
+    density,
+    n_values,
+    max_bins,
+    n_classes,
+    search,
+    criterion,
+    feature_fraction,
+    weight_trim,
+    explicit_zeros,
+    fmt,
+):
+    # Several values per feature, negative ones among them, stored zeros, and few bins (quantile bins
+    # then merge 0.0 with its neighbours): the sparse scans must build the dense scans' ensemble with
+    # the same assessments and the same LB_wo, round after round.
+    rng = np.random.RandomState(seed)
+    values = rng.choice([-3.0, -1.5, -0.5, 0.25, 1.0, 2.0, 4.5], size=n_values, replace=False)
+    X = sparse.random(
+        n, k, density=density, format="coo", random_state=rng, data_rvs=lambda m: rng.choice(values, size=m)
+    )
+    if explicit_zeros and X.nnz:
+        X.data[::3] = 0.0
+    X = X.asformat(fmt)
+    dense = X.toarray()
+    y = rng.randint(0, n_classes, size=n)
+    y[dense[:, 0] > 0] = (y[dense[:, 0] > 0] + 1) % n_classes  # a feature that tells something
+    y[:n_classes] = np.arange(n_classes)
+    params = dict(
+        n_estimators=6,
+        max_depth=int(rng.randint(1, 4)),
+        max_bins=max_bins,
+        criterion=criterion,
+        feature_fraction=feature_fraction,
+        weight_trim=weight_trim,
+        track_bounds=True,
+        random_state=0,
+        **search,
+    )
+    a = ExactBoostClassifier(**params).fit(dense, y)
+    b = ExactBoostClassifier(**params).fit(X, y)
+    assert a.estimators_ == b.estimators_
+    for la, lb in zip(a.leaf_labels_, b.leaf_labels_):
+        np.testing.assert_array_equal(la, lb)
+    np.testing.assert_array_equal(a.estimator_weights_, b.estimator_weights_)
+    np.testing.assert_array_equal(a.assessments_, b.assessments_)
+    np.testing.assert_array_equal(a.exhaustive_assessments_, b.exhaustive_assessments_)
+    np.testing.assert_array_equal(a.weight_order_bound_, b.weight_order_bound_)
+    np.testing.assert_array_equal(a.predict(dense), b.predict(X))

@@ -10,8 +10,21 @@ Thresholds are kept in raw units so fitted trees route raw inputs.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
+from numba import njit
 from scipy import sparse
+
+SparseBins = namedtuple("SparseBins", ["indptr", "feat", "bins", "zbin"])
+SparseBins.__doc__ = """Bin codes of a sparse matrix, row by row, without the codes equal to the bin of 0.0.
+
+indptr : int64 array (n_samples + 1,), row ``i``'s entries are ``indptr[i]:indptr[i + 1]``.
+feat : int32 array (nnz,), feature of each entry, increasing within a row.
+bins : uint8 or uint16 array (nnz,), bin code of each entry.
+zbin : int64 array (n_features,), the bin of 0.0 per feature: every entry not
+    listed (implicit zeros, stored zeros, stored values binned with 0.0) has it.
+"""
 
 
 class Binning:
@@ -37,7 +50,7 @@ class Binning:
         Feature-major storage keeps one feature's codes contiguous, which is
         what the per-feature ``assess`` kernels read.
         """
-        dtype = np.uint8 if self.n_bins.max() <= 256 else np.uint16
+        dtype = self.dtype
         if sparse.issparse(X):
             # Column by column from CSC: implicit zeros get the bin of 0.0, the
             # stored entries their own bins; X itself is never densified.
@@ -55,6 +68,57 @@ class Binning:
             # matching the routing rule "left iff x <= threshold".
             out[k] = np.searchsorted(thr, X[:, k], side="left")
         return out
+
+    @property
+    def dtype(self):
+        """Dtype of the bin codes: uint8 up to 256 bins, else uint16."""
+        return np.dtype(np.uint8 if self.n_bins.max() <= 256 else np.uint16)
+
+    def transform_sparse(self, X):
+        """Bin codes of a sparse matrix as ``SparseBins``, in O(nnz + n_samples + n_features) memory.
+
+        Entries whose bin is the bin of 0.0 are left out: they are
+        indistinguishable from implicit zeros. The dense
+        ``(n_features, n_samples)`` array of ``transform`` is never built.
+        """
+        X = _as_csc(X)
+        n, k = X.shape
+        zbin = np.array([np.searchsorted(thr, 0.0, side="left") for thr in self.thresholds], dtype=np.int64)
+        codes = np.empty(X.data.shape[0], dtype=self.dtype)
+        for f, thr in enumerate(self.thresholds):
+            lo, hi = X.indptr[f], X.indptr[f + 1]
+            codes[lo:hi] = np.searchsorted(thr, X.data[lo:hi], side="left")
+        indptr, feat, bins = _csc_to_rows(X.indptr, X.indices, codes, zbin, n)
+        return SparseBins(indptr, feat, bins, zbin)
+
+
+@njit(cache=True)
+def _csc_to_rows(colptr, rows, codes, zbin, n):
+    """Row-major (CSR) copy of the column-major codes, dropping codes equal to ``zbin`` of their column.
+
+    A counting sort by row over the columns in increasing order, so the
+    features of every row come out increasing.
+    """
+    k = colptr.shape[0] - 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for f in range(k):
+        for e in range(colptr[f], colptr[f + 1]):
+            if codes[e] != zbin[f]:
+                indptr[rows[e] + 1] += 1
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    nnz = indptr[n]
+    feat = np.empty(nnz, dtype=np.int32)
+    bins = np.empty(nnz, dtype=codes.dtype)
+    fill = indptr[:n].copy()
+    for f in range(k):
+        for e in range(colptr[f], colptr[f + 1]):
+            if codes[e] != zbin[f]:
+                r = rows[e]
+                feat[fill[r]] = f
+                bins[fill[r]] = codes[e]
+                fill[r] += 1
+    return indptr, feat, bins
 
 
 def _midpoints(lower, upper):

@@ -20,7 +20,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ..utils._progress import progress_bar
 from ._binning import fit_binning
-from ._grow import apply_binned, grow_tree
+from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
 from ._predict import ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
@@ -222,8 +222,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like or scipy sparse CSR / CSC matrix of shape (n_samples, n_features)
             Sparse input is binned column by column (implicit zeros are the
-            value 0.0) and never densified; the ensemble equals the one fitted
-            on the dense matrix.
+            value 0.0) and never densified: a tree node costs time in its
+            stored entries rather than in rows x features. The ensemble and
+            the assessment counts equal those of the dense matrix.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
             Initial boosting weights (non-negative, not all zero).
@@ -239,7 +240,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
         ``state`` holds the round's normalized weights ``w``, the weight order
         ``order``, the trained ids, the grown tree and its predictions; the
-        experiments use it for per-round lower bounds.
+        experiments use it for per-round lower bounds. Its bin codes ``Xb``
+        are the dense array of ``Binning.transform``, or on sparse input the
+        ``SparseBins`` of ``Binning.transform_sparse`` (which ``split_node``
+        also takes; the integer programs of ``stump_lower_bounds`` need dense codes).
         """
         validate_fit(self, y)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
@@ -264,7 +268,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
         binning = fit_binning(X, self.max_bins)
         self.bin_thresholds_ = binning.thresholds
-        Xb = binning.transform(X)
+        # Sparse input stays sparse: per row, only the entries outside their feature's bin of 0.0.
+        Xb = binning.transform_sparse(X) if sparse.issparse(X) else binning.transform(X)
         usable = np.flatnonzero(binning.n_bins >= 2).astype(np.int64)
         n_lazy = max(1, int(round(self.feature_fraction * len(usable)))) if len(usable) else 0
         ws = new_workspace(n_features, int(binning.n_bins.max()), K)
@@ -297,7 +302,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 track_bounds=bool(self.track_bounds),
             )
             tr = grown.tree
-            leaves = apply_binned(Xb, tr.children_left, tr.children_right, tr.feature, grown.bin_threshold)
+            leaves = apply_codes(Xb, tr.children_left, tr.children_right, tr.feature, grown.bin_threshold)
             pred = grown.leaf_labels[leaves]
             incorrect = pred != y_codes
             err = float(w[incorrect].sum() / w.sum())

@@ -13,8 +13,9 @@ import numpy as np
 from numba import njit
 
 from ..tree import Tree
-from ._records import make_node
-from ._split import search_split, weight_order_bound
+from ._binning import SparseBins
+from ._sparse import apply_sparse_binned, candidate_slots, goes_left, node_of
+from ._split import exact_value, search_split, weight_order_bound
 
 
 @njit(cache=True)
@@ -33,6 +34,13 @@ def apply_binned(Xb, children_left, children_right, feature, bin_threshold):
     return out
 
 
+def apply_codes(codes, children_left, children_right, feature, bin_threshold):
+    """``apply_binned`` of dense bin codes or of ``SparseBins`` (read row by row, never densified)."""
+    if isinstance(codes, SparseBins):
+        return apply_sparse_binned(codes, children_left, children_right, feature, bin_threshold)
+    return apply_binned(codes, children_left, children_right, feature, bin_threshold)
+
+
 @dataclass
 class GrownTree:
     tree: Tree
@@ -44,12 +52,14 @@ class GrownTree:
 
 
 @njit(cache=True)
-def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
+def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
     """Breadth-first growth of one tree; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
-    weight order by a stable partition. Returns the node arrays and the
-    counters (assessments, exhaustive assessments, LB_wo).
+    weight order by a stable partition. ``codes`` are the dense bin codes or
+    ``SparseBins``; each compiles its own kernel (a node's ``Xb`` is then
+    the dense array or its ``SparseCodes``). Returns the node arrays and the counters (assessments,
+    exhaustive assessments, LB_wo).
     """
     # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)
     max_nodes = 2 * idx.shape[0] - 1
@@ -67,6 +77,8 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
     scratch = np.empty(idx.shape[0], dtype=np.int64)
     S = feats.shape[0]
     n_classes = settings.n_classes
+    slot = candidate_slots(codes, feats)
+    left_side = np.empty(idx.shape[0], dtype=np.bool_)
     stop[0] = idx.shape[0]
     n_nodes = 1
     assessments = 0
@@ -82,11 +94,12 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
         nidx = buf[a:b].copy()
         yn = np.empty(n, dtype=np.int64)
         wn = np.empty(n)
+        node_tot = np.zeros(n_classes)
         for i in range(n):
-            yn[i] = y[nidx[i]]
+            c = y[nidx[i]]
+            yn[i] = c
             wn[i] = w[nidx[i]]
-        rec = make_node(Xb, feats, nbins, nidx, yn, wn, settings)
-        node_tot = rec.node_tot
+            node_tot[c] += wn[i]
         label[node] = np.argmax(node_tot)
         present = 0
         for c in range(n_classes):
@@ -95,21 +108,23 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
         if depth[node] >= max_depth or n < 2 or S == 0 or present < 2:
             node += 1
             continue
-        slot, t, value = search_split(rec, settings, ws)
+        rec = node_of(codes, slot, feats, nbins, nidx, yn, wn, settings)
+        best, t, value = search_split(rec, settings, ws)
         for s in range(S):
             assessments += ws.mk[s]
         exhaustive += n * S
         if track_bounds:
-            lbwo += weight_order_bound(rec, slot, value, ws)
-        if slot < 0:
+            lbwo += weight_order_bound(rec, best, exact_value(rec, ws, best, value), ws)
+        if best < 0:
             node += 1
             continue
-        f = feats[slot]
+        f = feats[best]
+        goes_left(codes, rec, best, t, left_side)
         nl = 0
         nr = 0
         for i in range(n):
             j = nidx[i]
-            if Xb[f, j] <= t:
+            if left_side[i]:
                 buf[a + nl] = j
                 nl += 1
             else:
@@ -144,8 +159,11 @@ def grow_kernel(Xb, y, w, idx, feats, nbins, max_depth, track_bounds, settings, 
     )
 
 
-def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
+def grow_tree(codes, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, track_bounds=False):
     """Grow one exact greedy tree on the examples ``idx`` (decreasing weight order).
+
+    ``codes`` are the bin codes: the dense array of ``Binning.transform`` or
+    the ``SparseBins`` of ``Binning.transform_sparse``.
 
     A node becomes a leaf at ``max_depth``, when it holds fewer than two
     examples or one class only, or when its best stump sends every example
@@ -154,7 +172,7 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, 
     ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
-        Xb,
+        codes,
         y,
         w,
         idx,
@@ -168,5 +186,5 @@ def grow_tree(Xb, y, w, idx, feats, nbins, thresholds, max_depth, settings, ws, 
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]
-    tree = Tree(left, right, feature, threshold, Xb.shape[0])
+    tree = Tree(left, right, feature, threshold, len(thresholds))
     return GrownTree(tree, label, tbin, int(assessments), int(exhaustive), int(lbwo) if track_bounds else -1)

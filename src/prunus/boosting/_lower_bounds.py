@@ -24,7 +24,7 @@ from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.utils import Bunch
 
-from ._binning import fit_binning
+from ._binning import SparseBins, fit_binning
 from ._records import new_workspace, search_settings
 from ._split import split_node, weight_order_counts
 
@@ -165,7 +165,16 @@ def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
 
 
 def stump_lower_bounds(Xb, y, w, feats, n_bins, time_limit=10.0, exact=True):
-    """Binned twin of :func:`exact_lower_bound` (used per boosting round)."""
+    """Binned twin of :func:`exact_lower_bound` (used per boosting round); ``Xb`` dense bin codes.
+
+    Raises
+    ------
+    TypeError
+        When ``Xb`` is the ``SparseBins`` of a sparse fit: the integer
+        programs read every example's bin.
+    """
+    if isinstance(Xb, SparseBins):
+        raise TypeError("Xb must be the dense bin codes of Binning.transform; got the SparseBins of a sparse fit.")
     return _stump_bounds_binned(
         Xb, np.asarray(y, dtype=np.int64), np.asarray(w, dtype=np.float64), feats, n_bins, time_limit, exact
     )

@@ -12,6 +12,7 @@ class totals and tolerances from its examples.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 
 import numpy as np
@@ -36,6 +37,11 @@ AUTO_BATCH = 0
 # when its lower bound exceeds the incumbent by more than PRUNE_TOL * (1 + lg |Y|) >= TIE.
 TIE = 1e-10
 PRUNE_TOL = 2e-10
+# Feature intervals are rounded to multiples of about GRID * (node weight) (``snap``): bounds that are equal
+# up to the rounding of their sums become bit-equal, so the comparisons between features, hence the
+# batches and assessment counts, do not depend on the order in which weights were summed (the dense
+# scans and the sparse ones, whose zero bin is a difference of sums, make the same search).
+GRID = 2.0**-32
 
 Settings = namedtuple(
     "Settings",
@@ -63,7 +69,24 @@ target_mix : float
 """
 
 Node = namedtuple(
-    "Node", ["Xb", "feats", "nbins", "idx", "yn", "wn", "criterion", "Zp", "node_tot", "present", "lg_c", "tie", "tol"]
+    "Node",
+    [
+        "Xb",
+        "feats",
+        "nbins",
+        "idx",
+        "yn",
+        "wn",
+        "criterion",
+        "Zp",
+        "node_tot",
+        "present",
+        "lg_c",
+        "tie",
+        "tol",
+        "grid",
+        "sp",
+    ],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
 
@@ -76,7 +99,25 @@ node_tot : float array (n_classes,), class weights.
 present : int64 array, the classes with positive weight.
 lg_c : float, ``lg`` of the number of present classes.
 tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
+grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
+sp : SparseCodes, the node's sparse codes (``Xb`` is then empty), or None on dense input (a dense node is then a type of its
+    own: the kernels compiled for it carry no sparse arrays, which would slow every record access).
 """
+
+SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
+SparseCodes.__doc__ = """The bin codes of one node on sparse input (``Node.sp``).
+
+zb : int64 array (S,), the zero bin (bin of 0.0) of every candidate feature.
+off, pos, bins : the node's entries outside the zero bin, per candidate
+    feature: slot ``s`` owns ``off[s]:off[s + 1]`` of the example positions
+    ``pos`` (increasing, 0..n-1 in the node's order) and of the bins ``bins``.
+Cp : float array (n + 1, n_classes), prefix class weights: ``Cp[m, c]`` is the
+    weight of class ``c`` among the node's first ``m`` examples.
+cur : int64 array (S,), the next entry of each slot not yet assessed.
+nzs : float array (S, n_classes), assessed weight per slot and class outside the zero bin.
+
+"""
+
 
 Workspace = namedtuple(
     "Workspace",
@@ -180,6 +221,27 @@ def lg_classes(node_tot):
 
 
 @njit(cache=True)
+def snap_constant(Zn):
+    """``Node.grid`` of a node of weight ``Zn``: ``1.5 * 2^52 * q``, ``q`` the power of two nearest below ``GRID * Zn``.
+
+    Adding and then subtracting it rounds a value in ``[0, 2^51 q)`` to a
+    multiple of ``q`` (``snap``). 0 (no rounding) when ``q`` would underflow.
+    """
+    if not Zn > 0.0:
+        return 0.0
+    m, e = math.frexp(GRID * Zn)
+    if e - 1 < -1000:
+        return 0.0
+    return 1.5 * math.ldexp(1.0, 52 + e - 1)
+
+
+@njit(cache=True, inline="always")
+def snap(x, grid):
+    """``x`` rounded to a multiple of the node's grid step (``grid = snap_constant(Zn)``; infinities unchanged)."""
+    return (x + grid) - grid
+
+
+@njit(cache=True)
 def make_node(Xb, feats, nbins, idx, yn, wn, settings):
     """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``."""
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
@@ -199,4 +261,6 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
         lg_c,
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
+        snap_constant(Zn),
+        None,
     )

@@ -28,10 +28,11 @@ from ._records import (
     ERROR,
     EXHAUSTIVE,
     QUICK,
-    make_node,
     new_workspace,
     node_stats,
+    snap,
 )
+from ._sparse import assess_sparse, candidate_slots, node_of, rewind_sparse
 
 # Automatic smallest batch: about this many assessments cost as much as rescanning one (bin, class) cell
 # of a feature's histogram (measured on satimage, letter and digits).
@@ -64,18 +65,32 @@ def _assess(node, ws, s, start, stop):
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
     The loop itself takes plain arrays (a record argument costs a copy per call).
+    On sparse codes only the batch's entries outside the zero bin are read
+    (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
     """
-    _assess_arrays(
-        node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
-    )
+    # ``node.sp is None`` is a constant of the record type: each type compiles one branch only.
+    if node.sp is not None:
+        assess_sparse(node.sp, s, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange)
+    else:
+        _assess_arrays(
+            node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
+        )
+
+
+@njit(cache=True, inline="always")
+def _rewind(node, s):
+    """Sparse codes: feature slot ``s`` back to its first entry, nothing seen (dense codes: nothing to do)."""
+    if node.sp is not None:
+        rewind_sparse(node.sp, s)
 
 
 @njit(cache=True, inline="always")
 def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
-    unseen = Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]]
-    ws.lb[s], ws.ub[s], ws.tb[s] = feature_summary(node, ws, s, unseen)
+    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]])
+    ws.lb[s] = snap(lbv, node.grid)
+    ws.ub[s] = snap(ubv, node.grid)
 
 
 @njit(cache=True)
@@ -103,6 +118,7 @@ def _reset(node, ws):
             ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
+        _rewind(node, s)
         ws.mk[s] = 0
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
@@ -200,6 +216,12 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
+    if node.sp is not None:
+        for s in range(node.feats.shape[0]):
+            _assess(node, ws, s, 0, n)
+            ws.mk[s] = n
+            _update(node, ws, s)
+        return
     Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
     hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     for s in range(feats.shape[0]):
@@ -440,7 +462,9 @@ def search_split(node, settings, ws):
     Returns
     -------
     best_slot, best_threshold_bin, best_value : int, int, float
-        ``best_slot = -1`` when no feature has a threshold.
+        ``best_slot = -1`` when no feature has a threshold. The search
+        compares intervals rounded by ``snap``, and ``best_value`` is
+        rounded too (``exact_value`` gives it as summed).
     """
     _reset(node, ws)
     strategy = settings.strategy
@@ -456,16 +480,27 @@ def search_split(node, settings, ws):
 
 
 @njit(cache=True)
-def _search_node(Xb, idx, y, w, feats, nbins, settings, ws):
+def exact_value(node, ws, slot, value):
+    """The value of the winner ``slot`` of ``search_split`` as summed (``value`` is its snapped one).
+
+    Read from its histogram, before ``ws`` is overwritten.
+    """
+    if slot < 0:
+        return value
+    return feature_summary(node, ws, slot, 0.0)[0]
+
+
+@njit(cache=True)
+def _search_node(codes, idx, y, w, feats, nbins, settings, ws):
     n = idx.shape[0]
     yn = np.empty(n, dtype=np.int64)
     wn = np.empty(n)
     for i in range(n):
         yn[i] = y[idx[i]]
         wn[i] = w[idx[i]]
-    node = make_node(Xb, feats, nbins, idx, yn, wn, settings)
+    node = node_of(codes, candidate_slots(codes, feats), feats, nbins, idx, yn, wn, settings)
     slot, t, value = search_split(node, settings, ws)
-    return slot, t, value, node
+    return slot, t, exact_value(node, ws, slot, value), node
 
 
 def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
@@ -473,8 +508,9 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
 
     Parameters
     ----------
-    Xb : uint array (n_features_total, n_samples_total)
-        Bin codes, feature-major.
+    Xb : uint array (n_features_total, n_samples_total) or SparseBins
+        Bin codes, feature-major (``Binning.transform``), or the sparse
+        codes of ``Binning.transform_sparse``.
     order : int array
         The node's example ids in decreasing weight (ties by id).
     y, w : arrays indexed by example id
@@ -524,6 +560,7 @@ def prefix_lower_bound(node, ws, s, m):
         ws.seen_tot[s, c] = 0.0
     ws.brange[s, 0] = B
     ws.brange[s, 1] = -1
+    _rewind(node, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv

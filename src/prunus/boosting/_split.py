@@ -93,7 +93,7 @@ def _update(node, ws, s):
     ws.ub[s] = snap(ubv, node.grid)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _refine(node, ws, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval.
 
@@ -102,6 +102,16 @@ def _refine(node, ws, s, m):
     """
     _assess(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
+    _update(node, ws, s)
+
+
+@njit(cache=True, _nrt=False)
+def _assess_batch(node, ws, s, start, stop):
+    _assess(node, ws, s, start, stop)
+
+
+@njit(cache=True, _nrt=False)
+def _rescan(node, ws, s):
     _update(node, ws, s)
 
 
@@ -212,7 +222,7 @@ def _gap_scale(node):
 
 
 # ------------------------------------------------------------------ strategies
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
@@ -273,7 +283,7 @@ def _quick(node, cfg, ws):
                 if ends[j] > mk[s]:
                     m = ends[j]
                     break
-            _assess(node, ws, s, mk[s], m)
+            _assess_batch(node, ws, s, mk[s], m)
             reach += Zp[m] - Zp[mk[s]]
             mk[s] = m
             # Error criterion: a batch of weight w raises every stump's
@@ -285,7 +295,7 @@ def _quick(node, cfg, ws):
             # The stale ``lb[s] <= reach`` keeps the loop condition true.
             if node.criterion == ERROR and m < n and reach + tie < incumbent:
                 continue
-            _update(node, ws, s)
+            _rescan(node, ws, s)
             reach = lb[s]
         if mk[s] == n and (lb[s] < incumbent - tie or (lb[s] <= incumbent + tie and s < inc_slot)):
             incumbent = lb[s]
@@ -406,7 +416,7 @@ def _lower_first_choice(node, ws):
     return -1, 0.0, umin
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _adaptive_lower_first(node, cfg, ws):
     """Adaptive-Pruning with the lower-bound-first rule (see ``_lower_first_choice``).
 

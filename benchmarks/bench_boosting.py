@@ -27,10 +27,10 @@ Two parts:
    and peak memory of prunus (adaptive, exhaustive and Quick Boost) on the
    CSR matrix, on the same matrix densified (``--sparse-dense``; 8 bytes per
    entry), and of scikit-learn's AdaBoost on the CSR matrix, each fit in a
-   fresh process. Measured (load 0.6-1.9, 10 rounds, depth 3): exhaustive
-   4.7 s on CSR (88 MiB above the data) vs 83 s densified and 4.7 s for
-   scikit-learn; adaptive 37 s on CSR vs 130 s densified; Quick Boost 6.2 s
-   on CSR. Dense and CSR fits assess the same examples.
+   fresh process. Measured (10 rounds, depth 3): exhaustive 3.9 s on CSR
+   (88 MiB above the data) vs 67 s densified and 3.4 s for scikit-learn;
+   adaptive 4.9 s on CSR vs 76 s densified; Quick Boost 4.8 s on CSR.
+   Dense and CSR fits assess the same examples.
 
 Usage: ``python benchmarks/bench_boosting.py [--rounds 100] [--repeat 3] [--assess-rounds 500]``
 ``python benchmarks/bench_boosting.py --sparse [--sparse-shape 50000 10000 0.01] [--sparse-rounds 10]``

@@ -242,7 +242,7 @@ FRONTIER = {
         f"LF({t:g},1,.5)": dict(
             split_search="adaptive", adaptive_rule="lower_first", adaptive_target=t, min_batch=1, adaptive_init=0.5
         )
-        for t in (0.0, 0.1, 0.25, 0.5)
+        for t in (0.0, 0.1, 0.25, 0.5, 0.75)
     },
     "LF(0,1,0)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=1e-9

@@ -100,23 +100,26 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
         The default (``"lower_first"``, ``adaptive_target=0.9``,
         ``min_batch=1``, ``adaptive_init=0.5``) was chosen by measurement
-        (``benchmarks/bench_boosting.py --frontier``, 100 rounds, depths 1
-        and 3): it is the fastest setting that assesses no more than Quick
-        Boost and at most 1.03 x LB_wo on digits, spam, satimage, letter and
-        a 20-class synthetic problem. No setting reaches 1.03 x LB_wo on iris,
-        wine and breast_cancer at depth 3 (the initial pass assesses every
-        feature on at least one example per node, which is already more than
-        3% of LB_wo there; at depth 1 only ``adaptive_target=0`` with a
-        vanishing initial pass does, at 2-7x the time of the default), and
-        no setting that keeps the assessment bound is also faster than both
-        exhaustive search and Quick Boost everywhere: the default is slower
-        than Quick Boost on most datasets (many small batches, each followed
-        by an interval update that rescans the feature's seen bins; keeping
+        (``benchmarks/bench_boosting.py --frontier``, 100 and 500 rounds,
+        depths 1 and 3): it is the fastest setting that assesses no more than
+        Quick Boost and at most 1.03 x LB_wo on digits, spam, satimage, letter
+        and a 20-class synthetic problem. No setting reaches 1.03 x LB_wo on
+        iris, wine and breast_cancer at depth 3: the initial pass assesses
+        every feature on at least one example per node, which is already more
+        than 3% of LB_wo there. At depth 1 the default spends 1.03-1.06 x
+        LB_wo on those three; ``adaptive_target=0.5`` keeps 1.03 x there
+        (but for iris at 500 rounds, 1.031) at 1.3-1.5x the default's time.
+        No setting that keeps the assessment bound is also faster than both
+        exhaustive search and Quick Boost everywhere: every batch is followed
+        by an interval update that rescans the feature's seen bins for every
+        class present, so the default is slower than Quick Boost on most
+        datasets and slower than exhaustive search where nodes hold few
+        examples per (bin, class) cell (many classes, few rows); keeping
         per-class-pair segment trees instead, updated example by example,
-        measured 1.7x (spam) to 50x (20 classes) slower). For wall time rather than
-        assessments, ``adaptive_rule="gap", min_batch="auto",
-        adaptive_init=0.9`` was the fastest adaptive setting measured. Every
-        setting returns the same ensemble.
+        measured 1.7x (spam) to 50x (20 classes) slower. For wall time rather
+        than assessments, ``split_search="exhaustive"`` or
+        ``adaptive_rule="gap", min_batch="auto", adaptive_init=0.9`` are the
+        fastest settings measured. Every setting returns the same ensemble.
     adaptive_target : float in [0, 1], default=0.9
         ``"lower_first"`` only: the batch aims at ``L2 + adaptive_target *
         (U_min - L2)``, where ``L2`` is the next-smallest lower bound and

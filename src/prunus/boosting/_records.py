@@ -242,8 +242,12 @@ def snap(x, grid):
 
 
 @njit(cache=True)
-def make_node(Xb, feats, nbins, idx, yn, wn, settings):
-    """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``."""
+def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
+    """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``.
+
+    ``Xb`` holds the dense bin codes and ``sp`` is ``None``, or ``sp`` holds
+    the node's ``SparseCodes`` (and ``Xb`` is empty).
+    """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
@@ -262,5 +266,5 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings):
         TIE * Zn,
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
-        None,
+        sp,
     )

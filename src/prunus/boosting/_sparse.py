@@ -21,7 +21,7 @@ from numba.core import types
 from numba.extending import overload
 
 from ._binning import SparseBins
-from ._records import PRUNE_TOL, TIE, Node, SparseCodes, lg_classes, make_node, node_stats, snap_constant
+from ._records import SparseCodes, make_node
 
 
 @njit(cache=True)
@@ -91,7 +91,6 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
 
     ``slot`` is ``slot_map(feats, n_features)``; the other arguments are those of ``make_node``.
     """
-    Zp, node_tot = node_stats(yn, wn, settings.n_classes)
     S = feats.shape[0]
     off, pos, bins = node_entries(sb.indptr, sb.feat, sb.bins, slot, idx, S)
     zb = np.empty(S, dtype=np.int64)
@@ -106,25 +105,7 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
         off[:S].copy(),
         np.zeros((S, settings.n_classes)),
     )
-    Zn = Zp[Zp.shape[0] - 1]
-    lg_c = lg_classes(node_tot)
-    return Node(
-        np.empty((0, 0), dtype=sb.bins.dtype),
-        feats,
-        nbins,
-        idx,
-        yn,
-        wn,
-        settings.criterion,
-        Zp,
-        node_tot,
-        np.flatnonzero(node_tot > 0.0),
-        lg_c,
-        TIE * Zn,
-        PRUNE_TOL * Zn * (1.0 + lg_c),
-        snap_constant(Zn),
-        codes,
-    )
+    return make_node(np.empty((0, 0), dtype=sb.bins.dtype), feats, nbins, idx, yn, wn, settings, codes)
 
 
 @njit(cache=True)
@@ -237,11 +218,11 @@ def node_of(codes, slot, feats, nbins, idx, yn, wn, settings):
     """``make_node`` of dense codes or ``make_sparse_node`` of ``SparseBins`` (compiled per type)."""
     if isinstance(codes, SparseBins):
         return make_sparse_node(codes, slot, feats, nbins, idx, yn, wn, settings)
-    return make_node(codes, feats, nbins, idx, yn, wn, settings)
+    return make_node(codes, feats, nbins, idx, yn, wn, settings, None)
 
 
 def _dense_node(codes, slot, feats, nbins, idx, yn, wn, settings):
-    return make_node(codes, feats, nbins, idx, yn, wn, settings)
+    return make_node(codes, feats, nbins, idx, yn, wn, settings, None)
 
 
 def _sparse_node(codes, slot, feats, nbins, idx, yn, wn, settings):

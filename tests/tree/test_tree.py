@@ -8,6 +8,7 @@ built directly from arrays.
 
 import pickle
 import random
+import re
 
 import numpy as np
 import pytest
@@ -353,6 +354,73 @@ def _arrays(**changes):
 def test_constructor_validation_names_argument(changes, argument):
     with pytest.raises(ValueError, match=argument):
         Tree(**_arrays(**changes))
+
+
+def _structure_rule_broken(left, right, feature, threshold, n_features):
+    """Reference: the first broken structure rule, written with whole-array numpy operations."""
+    leaf = left == -1
+    if np.any(leaf != (right == -1)):
+        return "-1 at the same nodes"
+    ids = np.arange(left.shape[0])
+    children = np.concatenate([left[~leaf], right[~leaf]])
+    parents = np.concatenate([ids[~leaf], ids[~leaf]])
+    if np.any(children <= parents) or np.any(children >= left.shape[0]):
+        return "larger than its parent"
+    if children.size and np.bincount(children, minlength=left.shape[0]).max() > 1:
+        return "child of two nodes"
+    if children.shape[0] != left.shape[0] - 1:
+        return "reachable from the root"
+    f = feature[~leaf]
+    if f.size and (f.min() < 0 or f.max() >= n_features):
+        return "outside 0 .. n_features - 1"
+    t = threshold[~leaf]
+    if np.isnan(t).any() or (t == -np.inf).any():
+        return "not NaN or -inf"
+    return None
+
+
+def _draw_tree_arrays(data):
+    """A valid tree (children numbered after their parents), then up to two drawn defects."""
+    left, right = [-1], [-1]
+    for _ in range(data.draw(st.integers(0, 4))):
+        leaves = [i for i in range(len(left)) if left[i] == -1]
+        node = data.draw(st.sampled_from(leaves))
+        left[node], right[node] = len(left), len(left) + 1
+        left += [-1, -1]
+        right += [-1, -1]
+    n = len(left)
+    left, right = np.array(left), np.array(right)
+    feature = np.array(data.draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    threshold = np.array(data.draw(st.lists(st.sampled_from([0.5, -1.0, np.inf]), min_size=n, max_size=n)))
+    for _ in range(data.draw(st.integers(0, 2))):
+        node = data.draw(st.integers(0, n - 1))
+        defect = data.draw(st.sampled_from(["one leaf side", "child", "twice", "leaf", "feature", "threshold"]))
+        if defect == "one leaf side":
+            right[node] = -1
+        elif defect == "twice":  # one node listed as both children
+            right[node] = left[node]
+        elif defect == "child":
+            (left if data.draw(st.booleans()) else right)[node] = data.draw(st.integers(-3, n + 1))
+        elif defect == "leaf":
+            left[node] = right[node] = -1
+        elif defect == "feature":
+            feature[node] = data.draw(st.sampled_from([-1, 3, 7]))
+        else:
+            threshold[node] = data.draw(st.sampled_from([np.nan, -np.inf]))
+    return left, right, feature, threshold
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_structure_check_reports_the_first_broken_rule(data):
+    left, right, feature, threshold = _draw_tree_arrays(data)
+    expected = _structure_rule_broken(left, right, feature, threshold, 3)
+    if expected is None:
+        tree = Tree(left, right, feature, threshold, n_features=3)
+        assert tree.n_nodes == left.shape[0]
+    else:
+        with pytest.raises(ValueError, match=re.escape(expected)):
+            Tree(left, right, feature, threshold, n_features=3)
 
 
 def test_constructor_ignores_leaf_fields_and_copies_inputs():

@@ -14,6 +14,13 @@ from scipy import sparse
 
 from ..distributed._detect import any_dask
 from ._kernels import (
+    CHILD_ORDER,
+    FEATURE_RANGE,
+    LEAVES_DIFFER,
+    STRUCTURE_OK,
+    THRESHOLD_VALUE,
+    TWO_PARENTS,
+    UNREACHABLE,
     apply_kernel,
     apply_kernel_parallel,
     apply_rows_kernel,
@@ -22,6 +29,7 @@ from ._kernels import (
     leaf_counts_to_node_counts,
     removed_below,
     scatter_counts,
+    structure_error,
 )
 
 TREE_LEAF = -1
@@ -348,28 +356,19 @@ def _check_structure(left, right, feature, threshold, n_features):
             raise ValueError(f"{name} must have shape ({n},) like children_left, got {arr.shape}.")
     if n_features < 1:
         raise ValueError(f"n_features must be >= 1, got {n_features}.")
-    leaf = left == TREE_LEAF
-    if np.any(leaf != (right == TREE_LEAF)):
-        raise ValueError("children_left and children_right must be -1 at the same nodes.")
-    ids = np.arange(n)
-    internal = ~leaf
-    children = np.concatenate([left[internal], right[internal]])
-    parents = np.concatenate([ids[internal], ids[internal]])
-    if np.any(children <= parents) or np.any(children >= n):
-        raise ValueError(
-            "children_left / children_right: every child id must be larger than its parent's and below n_nodes."
-        )
-    # Children are in 1 .. n-1 here, so a count per id is a linear-time duplicate check.
-    if children.size and np.bincount(children, minlength=n).max() > 1:
-        raise ValueError("children_left / children_right: a node cannot be the child of two nodes.")
-    if children.shape[0] != n - 1:
-        raise ValueError("children_left / children_right: every node but the root must be reachable from the root.")
-    f = feature[internal]
-    if f.size and (f.min() < 0 or f.max() >= n_features):
-        raise ValueError("feature holds ids outside 0 .. n_features - 1 at internal nodes.")
-    thr = threshold[internal]
-    if np.isnan(thr).any() or (thr == -np.inf).any():
-        raise ValueError("threshold must be a number or +inf at internal nodes (not NaN or -inf).")
+    code = structure_error(left, right, feature, threshold, n_features)
+    if code != STRUCTURE_OK:
+        raise ValueError(_STRUCTURE_MESSAGES[code])
+
+
+_STRUCTURE_MESSAGES = {
+    LEAVES_DIFFER: "children_left and children_right must be -1 at the same nodes.",
+    CHILD_ORDER: "children_left / children_right: every child id must be larger than its parent's and below n_nodes.",
+    TWO_PARENTS: "children_left / children_right: a node cannot be the child of two nodes.",
+    UNREACHABLE: "children_left / children_right: every node but the root must be reachable from the root.",
+    FEATURE_RANGE: "feature holds ids outside 0 .. n_features - 1 at internal nodes.",
+    THRESHOLD_VALUE: "threshold must be a number or +inf at internal nodes (not NaN or -inf).",
+}
 
 
 def _check_weight(sample_weight, n):

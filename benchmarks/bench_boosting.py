@@ -18,7 +18,8 @@ Two parts:
 
 3. ``--frontier``: every adaptive setting against exhaustive search, Quick
    Boost and LB_wo on satimage, spam, letter, digits, breast_cancer, wine,
-   iris and a 20-class synthetic problem, at depths 3 and 1.
+   iris, a 20-class synthetic problem and a small 11-class one (990 training
+   rows, 10 features), at depths 3 and 1.
 4. ``--table``: per dataset, assessments of the default, Quick Boost and
    LB_wo, and wall time of the default, Quick Boost, exhaustive search and
    scikit-learn's AdaBoost (depth 3; ``--rounds``, ``--repeat``).
@@ -50,6 +51,19 @@ from prunus.datasets import load
 
 
 def split(name, seed=0):
+    if name == "synthetic11":  # few rows, many classes: 1414 rows (990 train), 10 features, 11 classes
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(
+            n_samples=1414,
+            n_features=10,
+            n_informative=8,
+            n_redundant=1,
+            n_classes=11,
+            n_clusters_per_class=1,
+            random_state=seed,
+        )
+        return X[:990], y[:990], X[990:], y[990:]
     if name == "synthetic20":  # a synthetic problem with 20 classes (70/30 split)
         from sklearn.datasets import make_classification
 
@@ -221,7 +235,17 @@ def assessments(rounds, depth=3, datasets=("satimage", "spam", "letter", "digits
     print("datasets where adaptive > quick:", ", ".join(worse) if worse else "none")
 
 
-FRONTIER_DATASETS = ("satimage", "spam", "letter", "digits", "breast_cancer", "wine", "iris", "synthetic20")
+FRONTIER_DATASETS = (
+    "satimage",
+    "spam",
+    "letter",
+    "digits",
+    "breast_cancer",
+    "wine",
+    "iris",
+    "synthetic20",
+    "synthetic11",
+)
 FRONTIER = {
     "default": dict(),
     "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),

@@ -259,6 +259,9 @@ FRONTIER = {
     "LF(.9,auto,.9)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch="auto", adaptive_init=0.9
     ),
+    "LF(.9,1,.7)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.7
+    ),
     "LF(.9,1,.1)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.1
     ),

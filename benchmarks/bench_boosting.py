@@ -49,34 +49,21 @@ from sklearn.tree import DecisionTreeClassifier
 from prunus.boosting import ExactBoostClassifier
 from prunus.datasets import load
 
+# Synthetic problems (``make_classification``, one cluster per class; about 70% of the rows for
+# training): many classes, and few rows with many classes, where interval updates cost most.
+SYNTHETIC = {  # name: (make_classification arguments, training rows)
+    "synthetic20": (dict(n_samples=4000, n_features=20, n_informative=14, n_redundant=2, n_classes=20), 2800),
+    "synthetic11": (dict(n_samples=1414, n_features=10, n_informative=8, n_redundant=1, n_classes=11), 990),
+}
+
 
 def split(name, seed=0):
-    if name == "synthetic11":  # few rows, many classes: 1414 rows (990 train), 10 features, 11 classes
+    if name in SYNTHETIC:
         from sklearn.datasets import make_classification
 
-        X, y = make_classification(
-            n_samples=1414,
-            n_features=10,
-            n_informative=8,
-            n_redundant=1,
-            n_classes=11,
-            n_clusters_per_class=1,
-            random_state=seed,
-        )
-        return X[:990], y[:990], X[990:], y[990:]
-    if name == "synthetic20":  # a synthetic problem with 20 classes (70/30 split)
-        from sklearn.datasets import make_classification
-
-        X, y = make_classification(
-            n_samples=4000,
-            n_features=20,
-            n_informative=14,
-            n_redundant=2,
-            n_classes=20,
-            n_clusters_per_class=1,
-            random_state=seed,
-        )
-        return X[:2800], y[:2800], X[2800:], y[2800:]
+        params, cut = SYNTHETIC[name]
+        X, y = make_classification(**params, n_clusters_per_class=1, random_state=seed)
+        return X[:cut], y[:cut], X[cut:], y[cut:]
     data = load(name)
     if data.train_index is not None:
         return data.X[data.train_index], data.y[data.train_index], data.X[data.test_index], data.y[data.test_index]

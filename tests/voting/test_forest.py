@@ -20,7 +20,7 @@ def _expected_failures(est):
     """Checks expected to fail, with the reason."""
     return {
         "check_sample_weight_equivalence_on_dense_data": (
-            "each tree's bootstrap draws rows, not weight units: a weight of 2 is not two drawn copies "
+            "each tree's sample draws rows, not weight units: a weight of 2 is not two drawn copies "
             "(as for scikit-learn's random forest)"
         ),
     }
@@ -52,13 +52,38 @@ def _walk(tree, x):
     return path
 
 
-def test_oob_selection_equals_naive_reference():
+def _drawn(seed, n, sampling):
+    """How often each row is in a tree's sample, written out independently of the estimator."""
+    rng = np.random.RandomState(seed)
+    if sampling == "bootstrap":
+        return np.bincount(rng.randint(0, n, n), minlength=n)
+    if sampling == "half bootstrap":
+        return np.bincount(rng.randint(0, n, n // 2), minlength=n)
+    share = {"subsample": 0.8, "subsample 0.5": 0.5}[sampling]
+    drawn = np.zeros(n, dtype=int)
+    drawn[rng.permutation(n)[: int(round(share * n))]] = 1
+    return drawn
+
+
+SAMPLINGS = {
+    "subsample": {},
+    "subsample 0.5": {"max_samples": 0.5},
+    "bootstrap": {"bootstrap": True},
+    "half bootstrap": {"bootstrap": True, "max_samples": 0.5},
+}
+
+
+@pytest.mark.parametrize("splitter", ["best", "random"])
+@pytest.mark.parametrize("sampling", list(SAMPLINGS))
+def test_oob_selection_equals_naive_reference(sampling, splitter):
     X, y = _data()
     n, n_classes = X.shape[0], 3
-    forest = PACBayesForestClassifier(n_estimators=6, max_features=2, random_state=3).fit(X, y)
+    forest = PACBayesForestClassifier(
+        n_estimators=6, max_features=2, random_state=3, splitter=splitter, **SAMPLINGS[sampling]
+    ).fit(X, y)
     trees, seeds = forest.estimators_, forest._seeds
-    # independent bootstrap draws and in-bag counts, row by row
-    drawn = [np.bincount(np.random.RandomState(s).randint(0, n, n), minlength=n) for s in seeds]
+    # independent sample draws and in-bag counts, row by row
+    drawn = [_drawn(s, n, sampling) for s in seeds]
     paths = [[_walk(t, x) for x in X] for t in trees]
     counts = []
     for t, d, ps in zip(trees, drawn, paths):
@@ -109,7 +134,7 @@ def test_one_tree_without_bootstrap_is_the_pac_bayes_tree(lambdas):
     X, y = _data(200, seed=1)
     l1, l2 = lambdas
     forest = PACBayesForestClassifier(
-        n_estimators=1, bootstrap=False, max_features=None, lambda1=l1, lambda2=l2, random_state=7
+        n_estimators=1, max_samples=1.0, max_features=None, lambda1=l1, lambda2=l2, random_state=7
     ).fit(X, y)
     tree = PACBayesTreeClassifier("cart", lambda1=l1, lambda2=l2, random_state=7).fit(X, y)
     assert forest.estimators_[0] == tree.tree_
@@ -162,8 +187,13 @@ def test_probabilities_are_the_mean_of_the_trees_votes(max_leaf_nodes):
 
 def test_bad_input():
     X, y = _data()
-    with pytest.raises(ValueError, match="bootstrap"):
-        PACBayesForestClassifier(bootstrap=False).fit(X, y)
+    with pytest.raises(ValueError, match="max_samples=1.0 without bootstrap"):
+        PACBayesForestClassifier(max_samples=1.0).fit(X, y)
+    for bad in (0.0, 1.5, 2):
+        with pytest.raises(ValueError, match="max_samples"):
+            PACBayesForestClassifier(max_samples=bad).fit(X, y)
+    with pytest.raises(ValueError, match="splitter"):
+        PACBayesForestClassifier(splitter="worst").fit(X, y)
     with pytest.raises(ValueError, match="n_estimators"):
         PACBayesForestClassifier(n_estimators=0).fit(X, y)
     for bad in (-1.0, np.nan, np.inf):

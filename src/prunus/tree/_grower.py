@@ -107,7 +107,7 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
 
 @njit(cache=True, nogil=True)
 def _seed(settings, n_features):
-    if settings.max_features < n_features:
+    if settings.max_features < n_features or settings.random_thresholds:
         np.random.seed(settings.seed)
 
 
@@ -123,7 +123,7 @@ def grow_depth_first(data, work, settings):
     """Depth-first growth (every node split as soon as it is created).
 
     Pending nodes keep, in the slot of the stack they occupy, their class
-    weights and the features not constant at their parent.
+    weights and the features not constant in them.
 
     Returns (children_left, children_right, feature, threshold,
     missing_go_to_left, counts) with counts the class weights per node.
@@ -140,6 +140,7 @@ def grow_depth_first(data, work, settings):
     node_class_weights(data, work, 0, n_rows, pending_counts[0])
     root_weight = pending_counts[0].sum()
     features = np.empty(n_features, dtype=np.int64)
+    child_features = np.empty((2, n_features), dtype=np.int64)
     child_counts = np.empty((2, n_classes))
     # pending nodes: (start, end, depth, parent, is_left)
     stack = [(0, n_rows, 0, -1, 0)]
@@ -165,14 +166,14 @@ def grow_depth_first(data, work, settings):
         )
         if f == NO_FEATURE:
             continue
-        kept = features[:n_kept]
         n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
         # Two children that are leaves already never read their segments.
+        n_child_features = (0, 0)
         if not (
             _is_leaf(settings, child_counts[0], n_left, depth + 1)
             and _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
         ):
-            partition(work, (start, end), kept)
+            n_child_features = partition(work, (start, end, n_left), features[:n_kept], child_features)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
@@ -185,8 +186,9 @@ def grow_depth_first(data, work, settings):
             pending_n_features = grown_n
         # Right first, so that the left child is popped (numbered) first.
         for child, child_slot in ((1, slot), (0, slot + 1)):
-            pending_features[child_slot, :n_kept] = kept
-            pending_n_features[child_slot] = n_kept
+            n_child = n_child_features[child]
+            pending_features[child_slot, :n_child] = child_features[child, :n_child]
+            pending_n_features[child_slot] = n_child
             pending_counts[child_slot] = child_counts[child]
         stack.append((start + n_left, end, depth + 1, node, 0))
         stack.append((start, start + n_left, depth + 1, node, 1))
@@ -205,14 +207,15 @@ def grow_best_first(data, work, settings):
     capacity = 2 * settings.max_leaf_nodes
     nodes = _empty_nodes(capacity, settings.n_classes)
     left, right, feature, threshold, missing_left, counts = nodes
-    # Features not constant at each node (the parent's list, narrowed by the
-    # node's own search), as in the depth-first growth.
+    # Features not constant at each node (read off its sorted segments when
+    # its parent was partitioned, narrowed by its own search).
     node_features = np.empty((capacity, n_features), dtype=np.int64)
     node_n_features = np.zeros(capacity, dtype=np.int64)
     node_features[0] = np.arange(n_features)
     node_class_weights(data, work, 0, n_rows, counts[0])
     root_weight = counts[0].sum()
     child_counts = np.empty((2, settings.n_classes))
+    child_features = np.empty((2, n_features), dtype=np.int64)
     # frontier entries: (decrease, node, start, end, depth, feature, threshold, missing_left)
     frontier = [(0.0, 0, 0, 0, 0, 0, 0.0, False)]
     frontier.pop()
@@ -232,7 +235,7 @@ def grow_best_first(data, work, settings):
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
         n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
-        partition(work, (start, end), kept)
+        n_child_features = partition(work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
@@ -241,14 +244,15 @@ def grow_best_first(data, work, settings):
         for child, (child_start, child_end) in enumerate(((start, start + n_left), (start + n_left, end))):
             child_id = n_nodes + child
             counts[child_id] = child_counts[child]
-            node_features[child_id, : kept.shape[0]] = kept
+            n_child = n_child_features[child]
+            node_features[child_id, :n_child] = child_features[child, :n_child]
             cf, ct, cm, cgain, c_kept = _evaluate(
                 data,
                 work,
                 settings,
                 (child_start, child_end, depth + 1),
                 counts[child_id],
-                node_features[child_id, : kept.shape[0]],
+                node_features[child_id, :n_child],
                 root_weight,
             )
             node_n_features[child_id] = c_kept

@@ -27,11 +27,13 @@ GrowthData = namedtuple("GrowthData", "X y weight unit_weight")
 Workspace = namedtuple("Workspace", "index value index_buffer value_buffer goes_left left missing total")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
-# when unbounded, max_features is the number of features to draw per node).
+# when unbounded, max_features is the number of features to draw per node,
+# random_thresholds draws one threshold per searched feature instead of
+# scanning them all).
 Settings = namedtuple(
     "Settings",
     "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
-    "max_features max_leaf_nodes n_classes seed",
+    "max_features max_leaf_nodes n_classes seed random_thresholds",
 )
 
 # A split: feature (-1 when none is valid), threshold, side of missing values,
@@ -208,6 +210,51 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
 
 
 @njit(cache=True, nogil=True)
+def _draw_threshold(data, work, settings, feature, segment, best, tol):
+    """One threshold drawn uniformly between the node's smallest and largest
+    present value of the feature (the splitter of extremely randomized trees,
+    Geurts, Ernst & Wehenkel 2006), scored with the missing rows right, then
+    left; ``segment = (start, present_end, end)``."""
+    start, present_end, end = segment
+    index = work.index[feature]
+    value = work.value[feature]
+    left = work.left
+    missing = work.missing
+    lo = value[start]
+    hi = value[present_end - 1]
+    r = np.random.random()
+    threshold = lo * (1.0 - r) + hi * r  # no overflow of hi - lo at +-1e308
+    if threshold >= hi or threshold < lo:  # rounding at the top, or lo == hi
+        threshold = lo
+    # First present row above the threshold (binary search in the sorted segment).
+    a, b = start, present_end
+    while a < b:
+        mid = (a + b) // 2
+        if value[mid] <= threshold:
+            a = mid + 1
+        else:
+            b = mid
+    left[:] = 0.0
+    for i in range(start, a):
+        row = index[i]
+        left[data.y[row]] += data.weight[row]
+    missing[:] = 0.0
+    for i in range(present_end, end):
+        row = index[i]
+        missing[data.y[row]] += data.weight[row]
+    n_rows = end - start
+    n_missing = end - present_end
+    for side in range(2 if n_missing > 0 else 1):
+        n_left = a - start + n_missing * side
+        if n_left < settings.min_samples_leaf or n_rows - n_left < settings.min_samples_leaf:
+            continue
+        proxy = split_proxy(left, missing, side == 1, work.total, settings.criterion)
+        if _better(proxy, feature, best[0], best[1], tol):
+            best = (proxy, feature, threshold, side == 1)
+    return best
+
+
+@njit(cache=True, nogil=True)
 def find_best_split(data, work, settings, start, end, node_counts, features):
     """Best split of the rows in ``[start, end)`` among the searched features.
 
@@ -254,7 +301,9 @@ def find_best_split(data, work, settings, start, end, node_counts, features):
         features[n_kept] = feature
         n_kept += 1
         n_searched += 1
-        if present_end == end and settings.criterion != MISCLASSIFICATION:
+        if settings.random_thresholds:
+            best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
+        elif present_end == end and settings.criterion != MISCLASSIFICATION:
             best = _scan_present(data, work, settings, feature, start, end, best, tol)
         else:
             best = _scan_general(data, work, settings, feature, start, present_end, end, best, tol)
@@ -297,17 +346,27 @@ def route_rows(data, work, segment, split, child_counts):
 
 
 @njit(cache=True, nogil=True)
-def partition(work, segment, features):
+def partition(work, segment, features, child_features):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
     sorted (the other features are constant below this node and never read
-    again there)."""
-    start, end = segment
+    again there).
+
+    ``segment = (start, end, n_left)``. Writes to ``child_features[0]`` /
+    ``child_features[1]`` the features not constant (nor entirely missing)
+    in the left / right child, read off the ends of its sorted segment: a
+    feature constant in a child stays constant below it, so its segment is
+    not partitioned there again. Returns how many each child keeps.
+    """
+    start, end, n_left = segment
+    middle = start + n_left
     index = work.index
     value = work.value
     goes_left = work.goes_left
     index_buffer = work.index_buffer
     value_buffer = work.value_buffer
+    n_kept_left = 0
+    n_kept_right = 0
     for position in range(features.shape[0]):
         f = features[position]
         write = start
@@ -327,3 +386,12 @@ def partition(work, segment, features):
         for j in range(n_right):
             index[f, write + j] = index_buffer[j]
             value[f, write + j] = value_buffer[j]
+        # Missing values sort last: a segment is entirely missing when its first value is.
+        if not (value[f, start] == value[f, middle - 1] or math.isnan(value[f, start])):
+            child_features[0, n_kept_left] = f
+            n_kept_left += 1
+        if not (value[f, middle] == value[f, end - 1] or math.isnan(value[f, middle])):
+            child_features[1, n_kept_right] = f
+            n_kept_right += 1
+    return n_kept_left, n_kept_right
+

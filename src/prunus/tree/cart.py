@@ -22,16 +22,23 @@ from ._tree import Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes",
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
+    "splitter",
+    defaults=("best",),
 )
 GrowthParams.__doc__ = (
-    "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`)."
+    "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`); "
+    "``splitter`` is ``'best'`` (every threshold of every searched feature) or ``'random'`` (one threshold "
+    "drawn per searched feature, as in extremely randomized trees)."
 )
+SPLITTERS = ("best", "random")
 
 
 def check_growth_params(params):
     """Validate :class:`GrowthParams`; every error names its argument."""
     criterion_code(params.criterion)
+    if params.splitter not in SPLITTERS:
+        raise ValueError(f"splitter must be one of {SPLITTERS}, got {params.splitter!r}.")
     _check_int_or_none(params.max_depth, "max_depth", 1)
     _check_count_or_fraction(params.min_samples_split, "min_samples_split", 2, closed=True)
     _check_count_or_fraction(params.min_samples_leaf, "min_samples_leaf", 1, closed=False)
@@ -99,6 +106,7 @@ def _settings(params, n_rows, n_features, n_classes, seed):
         max_leaf_nodes=-1 if params.max_leaf_nodes is None else int(params.max_leaf_nodes),
         n_classes=int(n_classes),
         seed=int(seed),
+        random_thresholds=params.splitter == "random",
     )
 
 
@@ -204,7 +212,7 @@ class CARTGrower:
         weight : ndarray of float64, shape (n_samples,)
             Non-negative sample weights; a fold is the rows it weighs.
         seed : int
-            Seed of the feature draws (used when ``max_features`` is set).
+            Seed of the feature draws (``max_features``) and of the random thresholds.
 
         Returns
         -------

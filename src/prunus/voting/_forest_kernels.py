@@ -85,3 +85,45 @@ def _add_votes(total, rows, leaves, start, count, cls, val):
         r = rows[i]
         for e in range(start[leaf], start[leaf] + count[leaf]):
             total[r, cls[e]] += val[e]
+
+
+@njit(cache=True, nogil=True)
+def add_path_votes(total, rows, leaves, parent, label, weights):
+    """``total[rows[i], g] +=`` the h_Q vote shares of a row reaching ``leaves[i]``
+    under the posterior of every grid point ``g`` (``weights[:, g]``), for one tree.
+
+    Out-of-bag rows are few per leaf, so each row's path is walked instead of
+    computing every leaf's shares; the sums run root first per class, as in
+    :func:`_leaf_shares`, so the shares are the same numbers. Grid points are
+    the last axis of ``weights`` (n_nodes, n_points) and the middle one of
+    ``total`` (n_samples, n_points, n_classes), so the inner loops are contiguous.
+    """
+    n_points = weights.shape[1]
+    acc = np.zeros((total.shape[2], n_points))
+    norm = np.empty(n_points)
+    path = np.empty(64, dtype=np.int64)
+    for i in range(leaves.shape[0]):
+        depth = 0
+        node = leaves[i]
+        while node >= 0:
+            if depth == path.shape[0]:
+                longer = np.empty(2 * depth, dtype=np.int64)
+                longer[:depth] = path
+                path = longer
+            path[depth] = node
+            depth += 1
+            node = parent[node]
+        norm[:] = 0.0
+        for k in range(depth - 1, -1, -1):
+            node = path[k]
+            c = label[node]
+            for g in range(n_points):
+                acc[c, g] += weights[node, g]
+                norm[g] += weights[node, g]
+        r = rows[i]
+        for k in range(depth):
+            c = label[path[k]]
+            for g in range(n_points):
+                if acc[c, g] != 0.0:  # the class's first node on the path: add its share once
+                    total[r, g, c] += acc[c, g] / norm[g]
+                    acc[c, g] = 0.0

@@ -394,4 +394,3 @@ def partition(work, segment, features, child_features):
             child_features[1, n_kept_right] = f
             n_kept_right += 1
     return n_kept_left, n_kept_right
-

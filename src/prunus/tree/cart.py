@@ -22,8 +22,7 @@ from ._tree import Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
-    "splitter",
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes splitter",
     defaults=("best",),
 )
 GrowthParams.__doc__ = (

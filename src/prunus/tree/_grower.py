@@ -173,7 +173,7 @@ def grow_depth_first(data, work, settings):
             _is_leaf(settings, child_counts[0], n_left, depth + 1)
             and _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
         ):
-            n_child_features = partition(work, (start, end, n_left), features[:n_kept], child_features)
+            n_child_features = partition(data, work, (start, end, n_left), features[:n_kept], child_features)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m
@@ -235,7 +235,7 @@ def grow_best_first(data, work, settings):
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
         n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
-        n_child_features = partition(work, (start, end, n_left), kept, child_features)
+        n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t
         missing_left[node] = m

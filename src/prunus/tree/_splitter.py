@@ -1,10 +1,11 @@
 """Best split of one node, and the stable partition of the presorted rows.
 
 The rows of a node occupy the segment ``[start, end)`` of every row of the
-workspace's ``index`` / ``value`` arrays (one row per feature), sorted by the
-feature's value with missing values (NaN) last. A split is searched by one
-scan of each feature's segment and applied by a stable partition of every
-segment, so the order is computed once per fit and never sorted again.
+workspace's ``index`` array (one row per feature), sorted by the feature's
+value with missing values (NaN) last; values are read by row id from the
+columns of X. A split is searched by one scan of each feature's segment and
+applied by a stable partition of every segment, so the order is computed
+once per fit and never sorted again.
 """
 
 import math
@@ -15,16 +16,19 @@ from numba import njit
 
 from ._criterion import MISCLASSIFICATION, proxy_from_sums, split_proxy, term, term_change
 
-# Global data of a growth (read only): X float64 (n, d) C-contiguous, class
-# codes y (n,), sample weights (n,) (rows of weight 0 are absent), and
-# whether every present row weighs 1 (then the weights are not read).
-GrowthData = namedtuple("GrowthData", "X y weight unit_weight")
+# Global data of a growth (read only): the columns of X, float64 (d, n)
+# C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
+# (rows of weight 0 are absent), and whether every present row weighs 1
+# (then the weights are not read).
+GrowthData = namedtuple("GrowthData", "columns y weight unit_weight")
 
-# Scratch arrays of one growth. ``index[f, :]`` / ``value[f, :]`` hold the
-# active rows sorted by feature f; the buffers hold right children during a
-# partition; ``goes_left`` flags rows by row id; ``left`` / ``missing`` /
-# ``total`` are class-weight vectors of the candidate being scored.
-Workspace = namedtuple("Workspace", "index value index_buffer value_buffer goes_left left missing total")
+# Scratch arrays of one growth. ``index[f, :]`` holds the active rows sorted
+# by feature f (values are read from ``columns``: a partition then moves 4
+# bytes per row and feature rather than 12); the buffer holds right children
+# during a partition; ``goes_left`` flags rows by row id; ``left`` /
+# ``missing`` / ``total`` are class-weight vectors of the candidate being
+# scored.
+Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
@@ -88,11 +92,11 @@ _NONE = (-np.inf, NO_FEATURE, 0.0, False)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _offer(best, proxy, feature, value, i, missing_left, tol):
-    """``best``, or the candidate splitting between ``value[i]`` and
-    ``value[i + 1]`` if it is better under the tie rule."""
+def _offer(best, proxy, feature, below, above, missing_left, tol):
+    """``best``, or the candidate splitting between the consecutive values
+    ``below < above`` if it is better under the tie rule."""
     if _better(proxy, feature, best[0], best[1], tol):
-        return proxy, feature, _midpoint(value[i], value[i + 1]), missing_left
+        return proxy, feature, _midpoint(below, above), missing_left
     return best
 
 
@@ -103,7 +107,7 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
-    value = work.value[feature]
+    column = data.columns[feature]
     left = work.left
     total = work.total
     y = data.y
@@ -119,6 +123,7 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
     weight_left = 0.0
     first = start + min_leaf - 1  # the first candidate leaves min_leaf rows left
     last = end - min_leaf  # and the last one min_leaf rows right
+    v = column[index[start]]
     for i in range(start, last):
         row = index[i]
         c = y[row]
@@ -128,10 +133,11 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
         sum_right += term_change(total[c] - lc, -w, criterion)
         left[c] = lc + w
         weight_left += w
-        if i < first or value[i] == value[i + 1]:
-            continue
-        proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_total - weight_left, criterion)
-        best = _offer(best, proxy, feature, value, i, False, tol)
+        v_next = column[index[i + 1]]
+        if i >= first and v != v_next:
+            proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_total - weight_left, criterion)
+            best = _offer(best, proxy, feature, v, v_next, False, tol)
+        v = v_next
     return best
 
 
@@ -143,7 +149,7 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
-    value = work.value[feature]
+    column = data.columns[feature]
     left = work.left
     missing = work.missing
     total = work.total
@@ -184,7 +190,9 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
             sum_rb += term_change(total[c] - missing[c] - lc, -w, criterion)
         left[c] = lc + w
         weight_left += w
-        if value[i] == value[i + 1]:
+        v = column[row]
+        v_next = column[index[i + 1]]
+        if v == v_next:
             continue
         n_left_present = i + 1 - start
         for side in range(n_sides):
@@ -199,7 +207,7 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
                 proxy = proxy_from_sums(
                     sum_lb, weight_left + weight_missing, sum_rb, weight_total - weight_missing - weight_left, criterion
                 )
-            best = _offer(best, proxy, feature, value, i, side == 1, tol)
+            best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
     if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
         row = index[present_end - 1]
         left[data.y[row]] += data.weight[row]
@@ -217,11 +225,11 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
     left; ``segment = (start, present_end, end)``."""
     start, present_end, end = segment
     index = work.index[feature]
-    value = work.value[feature]
+    column = data.columns[feature]
     left = work.left
     missing = work.missing
-    lo = value[start]
-    hi = value[present_end - 1]
+    lo = column[index[start]]
+    hi = column[index[present_end - 1]]
     r = np.random.random()
     threshold = lo * (1.0 - r) + hi * r  # no overflow of hi - lo at +-1e308
     if threshold >= hi or threshold < lo:  # rounding at the top, or lo == hi
@@ -230,7 +238,7 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
     a, b = start, present_end
     while a < b:
         mid = (a + b) // 2
-        if value[mid] <= threshold:
+        if column[index[mid]] <= threshold:
             a = mid + 1
         else:
             b = mid
@@ -291,12 +299,13 @@ def find_best_split(data, work, settings, start, end, node_counts, features):
             features[n_kept] = feature  # not searched: kept for the children
             n_kept += 1
             continue
-        value = work.value[feature]
+        index = work.index[feature]
+        column = data.columns[feature]
         # Missing values sit at the end of the segment.
         present_end = end
-        while present_end > start and math.isnan(value[present_end - 1]):
+        while present_end > start and math.isnan(column[index[present_end - 1]]):
             present_end -= 1
-        if present_end == start or (present_end == end and value[start] == value[end - 1]):
+        if present_end == start or (present_end == end and column[index[start]] == column[index[end - 1]]):
             continue  # constant or all missing here: dropped, and not counted as searched
         features[n_kept] = feature
         n_kept += 1
@@ -326,14 +335,14 @@ def route_rows(data, work, segment, split, child_counts):
     start, end = segment
     feature, threshold, missing_left = split
     index = work.index[feature]
-    value = work.value[feature]
+    column = data.columns[feature]
     goes_left = work.goes_left
     child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
     for i in range(start, end):
         row = index[i]
-        v = value[i]
+        v = column[row]
         is_missing = math.isnan(v)
         seen_missing = seen_missing or is_missing
         go = v <= threshold or (is_missing and missing_left)
@@ -346,7 +355,7 @@ def route_rows(data, work, segment, split, child_counts):
 
 
 @njit(cache=True, nogil=True)
-def partition(work, segment, features, child_features):
+def partition(data, work, segment, features, child_features):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
     sorted (the other features are constant below this node and never read
@@ -360,37 +369,33 @@ def partition(work, segment, features, child_features):
     """
     start, end, n_left = segment
     middle = start + n_left
-    index = work.index
-    value = work.value
     goes_left = work.goes_left
     index_buffer = work.index_buffer
-    value_buffer = work.value_buffer
     n_kept_left = 0
     n_kept_right = 0
     for position in range(features.shape[0]):
         f = features[position]
+        index = work.index[f]
         write = start
         n_right = 0
         for i in range(start, end):
             # Branch-free: the side of a row is unpredictable, so both
             # destinations are written and only one cursor advances.
-            row = index[f, i]
-            v = value[f, i]
+            row = index[i]
             go = goes_left[row]
-            index[f, write] = row
-            value[f, write] = v
+            index[write] = row
             index_buffer[n_right] = row
-            value_buffer[n_right] = v
             write += go
             n_right += 1 - go
-        for j in range(n_right):
-            index[f, write + j] = index_buffer[j]
-            value[f, write + j] = value_buffer[j]
+        index[write:end] = index_buffer[:n_right]
         # Missing values sort last: a segment is entirely missing when its first value is.
-        if not (value[f, start] == value[f, middle - 1] or math.isnan(value[f, start])):
+        column = data.columns[f]
+        first, last = column[index[start]], column[index[middle - 1]]
+        if not (first == last or math.isnan(first)):
             child_features[0, n_kept_left] = f
             n_kept_left += 1
-        if not (value[f, middle] == value[f, end - 1] or math.isnan(value[f, middle])):
+        first, last = column[index[middle]], column[index[end - 1]]
+        if not (first == last or math.isnan(first)):
             child_features[1, n_kept_right] = f
             n_kept_right += 1
     return n_kept_left, n_kept_right

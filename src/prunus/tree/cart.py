@@ -122,28 +122,26 @@ def _presort(X):
 
 
 @njit(cache=True, nogil=True)
-def _workspace_arrays(X, order, weight, n_classes):
-    """The presorted order restricted to the rows of positive weight, with
-    their values, for one growth (the global order is left untouched)."""
+def _workspace_arrays(order, weight, n_classes):
+    """The presorted order restricted to the rows of positive weight, for
+    one growth (the global order is left untouched)."""
     d, n = order.shape
     m = 0
     for i in range(n):
         m += weight[i] > 0.0
     index = np.empty((d, m), dtype=np.int32)
-    value = np.empty((d, m))
     for f in range(d):
+        # Branch-free: whether a row is in the growth is unpredictable, so
+        # every row is written at the cursor and only kept ones advance it.
         k = 0
         for i in range(n):
             row = order[f, i]
-            if weight[row] > 0.0:
+            if k < m:
                 index[f, k] = row
-                value[f, k] = X[row, f]
-                k += 1
+            k += weight[row] > 0.0
     return (
         index,
-        value,
         np.empty(m, dtype=np.int32),
-        np.empty(m),
         np.zeros(n, dtype=np.bool_),
         np.zeros(n_classes),
         np.zeros(n_classes),
@@ -186,14 +184,16 @@ class CARTGrower:
 
     Notes
     -----
-    The order costs ``4 n d`` bytes; each growth works on ``12 m d`` bytes
-    for its ``m`` rows of positive weight.
+    The order and a copy of X by columns cost ``12 n d`` bytes; each growth
+    works on ``4 m d`` bytes for its ``m`` rows of positive weight.
     """
 
     def __init__(self, X, y, n_classes=None):
         self.X = check_X_missing(X)
         self.y, self.n_classes = encode_labels(y, self.X.shape[0], n_classes)
         self.order = _presort(self.X)
+        # The splitter reads a feature's values by row id: one contiguous row per feature.
+        self._columns = np.ascontiguousarray(self.X.T)
         # The kernels read one class code per row scanned: int32 halves
         # their cache footprint.
         self._codes = self.y.astype(np.int32)
@@ -220,12 +220,12 @@ class CARTGrower:
             Summed weights of each class at each node.
         """
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        work = Workspace(*_workspace_arrays(self.X, self.order, weight, self.n_classes))
+        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes))
         n_rows = work.index.shape[1]
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-        data = GrowthData(self.X, self._codes, weight, bool(np.all((weight == 0.0) | (weight == 1.0))))
+        data = GrowthData(self._columns, self._codes, weight, bool(np.all((weight == 0.0) | (weight == 1.0))))
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         left, right, feature, threshold, missing_left, counts = grow(data, work, settings)
         tree = Tree(left, right, feature, threshold, self.n_features, missing_go_to_left=missing_left)

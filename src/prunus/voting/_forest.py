@@ -388,7 +388,9 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         tree, counts = grower.grow(params, sw * drawn, seed)
         stats = NodeStats(tree, counts, self.empty_cells)
         oob = np.flatnonzero(drawn == 0)
-        return _ForestTree(tree, stats, oob, tree.apply(X[oob]))
+        leaves = tree.apply(X[oob])
+        by_leaf = np.argsort(leaves, kind="stable")  # each leaf's path is walked once
+        return _ForestTree(tree, stats, oob[by_leaf], leaves[by_leaf])
 
     # ------------------------------------------------------ OOB search
     def _oob_votes(self, points):

@@ -92,8 +92,9 @@ def add_path_votes(total, rows, leaves, parent, label, weights):
     """``total[rows[i], g] +=`` the h_Q vote shares of a row reaching ``leaves[i]``
     under the posterior of every grid point ``g`` (``weights[:, g]``), for one tree.
 
-    Out-of-bag rows are few per leaf, so each row's path is walked instead of
-    computing every leaf's shares; the sums run root first per class, as in
+    Out-of-bag rows are few per leaf, so the path of each leaf they reach is
+    walked (once for a run of rows sorted by leaf) instead of computing every
+    leaf's shares; the sums run root first per class, as in
     :func:`_leaf_shares`, so the shares are the same numbers. Grid points are
     the last axis of ``weights`` (n_nodes, n_points) and the middle one of
     ``total`` (n_samples, n_points, n_classes), so the inner loops are contiguous.
@@ -102,9 +103,13 @@ def add_path_votes(total, rows, leaves, parent, label, weights):
     acc = np.zeros((total.shape[2], n_points))
     norm = np.empty(n_points)
     path = np.empty(64, dtype=np.int64)
-    for i in range(leaves.shape[0]):
+    classes = np.empty(64, dtype=np.int64)
+    shares = np.empty((64, n_points))
+    i = 0
+    while i < leaves.shape[0]:
+        leaf = leaves[i]
         depth = 0
-        node = leaves[i]
+        node = leaf
         while node >= 0:
             if depth == path.shape[0]:
                 longer = np.empty(2 * depth, dtype=np.int64)
@@ -113,6 +118,9 @@ def add_path_votes(total, rows, leaves, parent, label, weights):
             path[depth] = node
             depth += 1
             node = parent[node]
+        if classes.shape[0] < depth:
+            classes = np.empty(path.shape[0], dtype=np.int64)
+            shares = np.empty((path.shape[0], n_points))
         norm[:] = 0.0
         for k in range(depth - 1, -1, -1):
             node = path[k]
@@ -120,10 +128,24 @@ def add_path_votes(total, rows, leaves, parent, label, weights):
             for g in range(n_points):
                 acc[c, g] += weights[node, g]
                 norm[g] += weights[node, g]
-        r = rows[i]
+        # The leaf's shares: one entry per class on the path (its first node).
+        n_classes = 0
         for k in range(depth):
             c = label[path[k]]
+            seen = False
             for g in range(n_points):
-                if acc[c, g] != 0.0:  # the class's first node on the path: add its share once
-                    total[r, g, c] += acc[c, g] / norm[g]
-                    acc[c, g] = 0.0
+                seen = seen or acc[c, g] != 0.0
+            if not seen:
+                continue
+            classes[n_classes] = c
+            for g in range(n_points):
+                shares[n_classes, g] = acc[c, g] / norm[g] if acc[c, g] != 0.0 else 0.0
+                acc[c, g] = 0.0
+            n_classes += 1
+        while i < leaves.shape[0] and leaves[i] == leaf:
+            r = rows[i]
+            for k in range(n_classes):
+                c = classes[k]
+                for g in range(n_points):
+                    total[r, g, c] += shares[k, g]
+            i += 1

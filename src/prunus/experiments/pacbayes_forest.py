@@ -16,6 +16,14 @@ from .. import datasets
 from ._tasks import run_tasks, warm_once
 
 FORESTS = ("pacbayes_forest", "random_forest", "extra_trees", "wildwood")
+#: synthetic problems with label noise (``make_classification`` arguments, ``random_state=1``)
+SYNTHETIC = {
+    f"noisy{round(100 * flip)}": dict(
+        n_samples=6000, n_features=20, n_informative=6, n_redundant=4, n_classes=3, flip_y=flip
+    )
+    for flip in (0.0, 0.1, 0.3)
+}
+
 FOREST_NAMES = {
     "pacbayes_forest": "PAC-Bayes forest",
     "random_forest": "RandomForest",
@@ -31,6 +39,16 @@ def wildwood_status():
     except (ImportError, RuntimeError) as exc:  # a reason to report, not to crash
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def load(name):
+    """``(X, y)`` of a dataset of :mod:`prunus.datasets` or of :data:`SYNTHETIC`."""
+    if name in SYNTHETIC:
+        from sklearn.datasets import make_classification
+
+        return make_classification(**SYNTHETIC[name], random_state=1)
+    data = datasets.load(name)
+    return data.X, data.y
 
 
 def make_forest(name, n_estimators, random_state, n_jobs=None):
@@ -67,7 +85,7 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
     Parameters
     ----------
     names : list of str
-        Dataset names of :mod:`prunus.datasets`.
+        Dataset names of :mod:`prunus.datasets` or :data:`SYNTHETIC`.
     sizes : callable ``(name, n_rows) -> (n_train, n_test)``
     reps : int
         Random splits per dataset (seeds ``seed0 .. seed0 + reps - 1``).
@@ -83,15 +101,12 @@ def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None
     list of dict with ``dataset``, ``rep``, ``n_train``, ``forest``,
     ``error``, ``fit_s`` (and ``lambda1``, ``lambda2`` for the PAC-Bayes forest).
     """
-    loaded = {name: datasets.load(name) for name in names}
     jobs = []
     for name in names:
-        data = loaded[name]
-        n_train, n_test = sizes(name, data.X.shape[0])
+        X, y = load(name)
+        n_train, n_test = sizes(name, X.shape[0])
         for rep in range(reps):
-            jobs += [
-                (data.X, data.y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, seed0) for forest in forests
-            ]
+            jobs += [(X, y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, seed0) for forest in forests]
     return run_tasks(_forest_job, jobs, "forests", progress)
 
 

@@ -3,7 +3,7 @@ and against scikit-learn, in one process.
 
     python benchmarks/bench_pacbayes.py [--repeats 5]
     python benchmarks/bench_pacbayes.py --forest [--datasets letter satimage spam digits] [--reps 1]
-        [--trees 100] [--max-train N] [--no-wildwood]
+        [--trees 100] [--max-train N] [--no-wildwood] [--random-splitter]
     python benchmarks/bench_pacbayes.py --forest --datasets noisy0 noisy10 noisy30 --reps 5
 
 Time budgets: T0 + counts + one DP <= 0.5 s; a fully
@@ -53,6 +53,8 @@ def forest_main(args):
     from prunus.experiments import pacbayes_forest as pf
 
     forests = ["pacbayes_forest", "random_forest", "extra_trees"]
+    if args.random_splitter:
+        forests.insert(1, "pacbayes_forest_random")
     status = pf.wildwood_status()
     if not args.no_wildwood:
         if status is None:
@@ -86,6 +88,9 @@ def main(argv=None):
     parser.add_argument("--trees", type=int, default=100)
     parser.add_argument("--max-train", type=int, default=None, help="cap on the training size (--forest)")
     parser.add_argument("--no-wildwood", action="store_true")
+    parser.add_argument(
+        "--random-splitter", action="store_true", help="also the PAC-Bayes forest with splitter='random' (--forest)"
+    )
     args = parser.parse_args(argv)
     if args.forest:
         return forest_main(args)

@@ -15,7 +15,7 @@ import numpy as np
 from .. import datasets
 from ._tasks import run_tasks, warm_once
 
-FORESTS = ("pacbayes_forest", "random_forest", "extra_trees", "wildwood")
+FORESTS = ("pacbayes_forest", "pacbayes_forest_random", "random_forest", "extra_trees", "wildwood")
 #: synthetic problems with label noise (``make_classification`` arguments, ``random_state=1``)
 SYNTHETIC = {
     f"noisy{round(100 * flip)}": dict(
@@ -26,6 +26,7 @@ SYNTHETIC = {
 
 FOREST_NAMES = {
     "pacbayes_forest": "PAC-Bayes forest",
+    "pacbayes_forest_random": "PAC-Bayes forest, random thresholds",
     "random_forest": "RandomForest",
     "extra_trees": "ExtraTrees",
     "wildwood": "wildwood ForestClassifier",
@@ -52,11 +53,15 @@ def load(name):
 
 
 def make_forest(name, n_estimators, random_state, n_jobs=None):
-    if name == "pacbayes_forest":
+    if name in ("pacbayes_forest", "pacbayes_forest_random"):
         from ..voting import PACBayesForestClassifier
 
         return PACBayesForestClassifier(
-            n_estimators=n_estimators, max_features="sqrt", random_state=random_state, n_jobs=n_jobs
+            n_estimators=n_estimators,
+            max_features="sqrt",
+            splitter="random" if name == "pacbayes_forest_random" else "best",
+            random_state=random_state,
+            n_jobs=n_jobs,
         )
     if name == "random_forest":
         from sklearn.ensemble import RandomForestClassifier
@@ -133,7 +138,7 @@ def _forest_job(X, y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, 
         "error": float(np.mean(est.predict(X[test]) != y[test])),
         "fit_s": fit_s,
     }
-    if forest == "pacbayes_forest":
+    if forest.startswith("pacbayes_forest"):
         row["lambda1"], row["lambda2"] = est.lambda1_, est.lambda2_
     return row
 

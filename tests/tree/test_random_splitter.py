@@ -127,18 +127,10 @@ def test_random_thresholds_lie_inside_each_node_and_full_trees_are_pure():
     tree, counts = CARTGrower(X, y, 2).grow(params, np.ones(300), 11)
     leaves = tree.apply(X)
     assert np.all(np.count_nonzero(counts[leaves], axis=1) == 1)  # distinct rows: grown to purity
+    visits = tree.decision_path(X).tocsc()
     for node in np.flatnonzero(tree.children_left >= 0):
-        rows = [i for i in range(300) if node in _path(tree, X[i])]
-        v = X[rows, tree.feature[node]]
+        v = X[visits[:, node].indices, tree.feature[node]]
         assert v.min() <= tree.threshold[node] < v.max()
-
-
-def _path(tree, x):
-    node, path = 0, [0]
-    while tree.children_left[node] != -1:
-        node = tree.children_left[node] if x[tree.feature[node]] <= tree.threshold[node] else tree.children_right[node]
-        path.append(node)
-    return path
 
 
 def test_bad_splitter_is_named():

@@ -136,3 +136,28 @@ def test_random_thresholds_lie_inside_each_node_and_full_trees_are_pure():
 def test_bad_splitter_is_named():
     with pytest.raises(ValueError, match="splitter"):
         check_growth_params(GrowthParams("gini", None, 2, 1, 0.0, None, None, "worst"))
+
+
+@SETTINGS
+@given(problems(), st.sampled_from(["best", "random"]))
+def test_sorting_segments_at_nodes_grows_the_presorted_tree(problem, splitter):
+    """Nodes that sort their segments when searched (as small nodes of wide data
+    do) find the splits of nodes whose segments were partitioned."""
+    from prunus.tree._grower import grow_depth_first
+    from prunus.tree._splitter import GrowthData, Workspace
+    from prunus.tree.cart import _settings, _workspace_arrays
+
+    X, y, n_classes, p, seed = problem
+    grower = CARTGrower(X, y, n_classes)
+    params = GrowthParams(p["criterion"], p["max_depth"], 2, p["min_samples_leaf"], 0.0, None, None, splitter)
+    weight = np.random.default_rng(seed).integers(0, 3, X.shape[0]).astype(float)
+    if not weight.any():
+        weight[0] = 1.0
+    data = GrowthData(grower._columns, grower._codes, weight, False)
+    grown = []
+    for sort_cost in (np.inf, 0.0):  # never, or below the root always, sorted when searched
+        settings = _settings(params, X.shape[0], X.shape[1], n_classes, seed)._replace(sort_cost=sort_cost)
+        work = Workspace(*_workspace_arrays(grower.order, weight, n_classes))
+        grown.append(grow_depth_first(data, work, settings))
+    for a, b in zip(*grown):
+        np.testing.assert_array_equal(a, b)

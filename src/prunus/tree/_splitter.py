@@ -6,6 +6,14 @@ value with missing values (NaN) last; values are read by row id from the
 columns of X. A split is searched by one scan of each feature's segment and
 applied by a stable partition of every segment, so the order is computed
 once per fit and never sorted again.
+
+With many features and few searched per node (``max_features``), moving
+every feature's segment at each split costs more than sorting the searched
+ones: below such a split only the node's rows (``node_rows``, ascending row
+ids) are partitioned, and a feature's segment is refilled by a stable sort
+when the node searches it (:func:`sort_segment`). Stable sorting of rows in
+ascending order gives the segment the presorted order would have, so the
+splits are the same.
 """
 
 import math
@@ -27,17 +35,19 @@ GrowthData = namedtuple("GrowthData", "columns y weight unit_weight")
 # bytes per row and feature rather than 12); the buffer holds right children
 # during a partition; ``goes_left`` flags rows by row id; ``left`` /
 # ``missing`` / ``total`` are class-weight vectors of the candidate being
-# scored.
-Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total")
+# scored; ``node_rows[start:end]`` holds the node's rows in ascending order
+# (kept by every partition).
+Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total node_rows")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
 # random_thresholds draws one threshold per searched feature instead of
-# scanning them all).
+# scanning them all, sort_cost is the cost of sorting a row per halving of a
+# node relative to moving it in a partition: see _grower._keeps_presorted).
 Settings = namedtuple(
     "Settings",
     "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
-    "max_features max_leaf_nodes n_classes seed random_thresholds",
+    "max_features max_leaf_nodes n_classes seed random_thresholds sort_cost",
 )
 
 # A split: feature (-1 when none is valid), threshold, side of missing values,
@@ -263,7 +273,22 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
 
 
 @njit(cache=True, nogil=True)
-def find_best_split(data, work, settings, start, end, node_counts, features):
+def sort_segment(data, work, feature, start, end):
+    """Refill the feature's segment ``[start, end)`` with the node's rows
+    sorted by value, missing values last, ties in ascending row order."""
+    rows = work.node_rows[start:end]
+    column = data.columns[feature]
+    values = np.empty(end - start)
+    for i in range(end - start):
+        values[i] = column[rows[i]]
+    order = np.argsort(values, kind="mergesort")  # stable: rows ascend within ties
+    index = work.index[feature]
+    for i in range(end - start):
+        index[start + i] = rows[order[i]]
+
+
+@njit(cache=True, nogil=True)
+def find_best_split(data, work, settings, segment, node_counts, features):
     """Best split of the rows in ``[start, end)`` among the searched features.
 
     Every threshold between consecutive distinct present values is tried with
@@ -278,11 +303,15 @@ def find_best_split(data, work, settings, start, end, node_counts, features):
     the same list). With ``max_features``, the list is shuffled and its first
     features searched, and more while none of them could be split.
 
+    ``segment = (start, end, presorted)``; without ``presorted`` each
+    feature's segment is sorted here before it is read (:func:`sort_segment`).
+
     Returns
     -------
     (feature, threshold, missing_go_to_left, proxy, n_kept): feature is -1
     when no split is valid; ``features[:n_kept]`` are the features left.
     """
+    start, end, presorted = segment
     n_active = features.shape[0]
     work.total[:] = node_counts
     # Equal proxies computed in different orders differ by a few ulps.
@@ -299,6 +328,8 @@ def find_best_split(data, work, settings, start, end, node_counts, features):
             features[n_kept] = feature  # not searched: kept for the children
             n_kept += 1
             continue
+        if not presorted:
+            sort_segment(data, work, feature, start, end)
         index = work.index[feature]
         column = data.columns[feature]
         # Missing values sit at the end of the segment.
@@ -369,6 +400,7 @@ def partition(data, work, segment, features, child_features):
     """
     start, end, n_left = segment
     middle = start + n_left
+    partition_rows(work, segment)
     goes_left = work.goes_left
     index_buffer = work.index_buffer
     n_kept_left = 0
@@ -399,3 +431,22 @@ def partition(data, work, segment, features, child_features):
             child_features[1, n_kept_right] = f
             n_kept_right += 1
     return n_kept_left, n_kept_right
+
+
+@njit(cache=True, nogil=True)
+def partition_rows(work, segment):
+    """Stable partition of ``node_rows[start:end]`` into the rows flagged
+    left by :func:`route_rows`, then the others; ``segment = (start, end, n_left)``."""
+    start, end, _ = segment
+    rows = work.node_rows
+    buffer = work.index_buffer
+    write = start
+    n_right = 0
+    for i in range(start, end):
+        row = rows[i]
+        go = work.goes_left[row]
+        rows[write] = row
+        buffer[n_right] = row
+        write += go
+        n_right += 1 - go
+    rows[write:end] = buffer[:n_right]

@@ -16,7 +16,7 @@ from numba import njit
 from sklearn.utils import check_random_state
 
 from ._criterion import criterion_code
-from ._grower import grow_best_first, grow_depth_first
+from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
 from ._tree import Tree, _check_weight, check_X_missing
 
@@ -106,6 +106,7 @@ def _settings(params, n_rows, n_features, n_classes, seed):
         n_classes=int(n_classes),
         seed=int(seed),
         random_thresholds=params.splitter == "random",
+        sort_cost=SORT_COST,
     )
 
 
@@ -130,6 +131,12 @@ def _workspace_arrays(order, weight, n_classes):
     for i in range(n):
         m += weight[i] > 0.0
     index = np.empty((d, m), dtype=np.int32)
+    node_rows = np.empty(m, dtype=np.int32)
+    k = 0
+    for row in range(n):
+        if weight[row] > 0.0:
+            node_rows[k] = row
+            k += 1
     for f in range(d):
         # Branch-free: whether a row is in the growth is unpredictable, so
         # every row is written at the cursor and only kept ones advance it.
@@ -146,6 +153,7 @@ def _workspace_arrays(order, weight, n_classes):
         np.zeros(n_classes),
         np.zeros(n_classes),
         np.zeros(n_classes),
+        node_rows,
     )
 
 

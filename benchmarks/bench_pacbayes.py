@@ -4,7 +4,7 @@ and against scikit-learn, in one process.
     python benchmarks/bench_pacbayes.py [--repeats 5]
     python benchmarks/bench_pacbayes.py --forest [--datasets letter satimage spam digits] [--reps 1]
         [--trees 100] [--max-train N] [--no-wildwood] [--random-splitter]
-    python benchmarks/bench_pacbayes.py --forest --datasets noisy0 noisy10 noisy30 --reps 5
+    python benchmarks/bench_pacbayes.py --forest --datasets noisy0 noisy10 noisy30 wide1000 --reps 5
 
 Time budgets: T0 + counts + one DP <= 0.5 s; a fully
 CV-tuned fit <= 15 s; predicting 2000 rows <= 20 ms. Anchor: scikit-learn's
@@ -21,7 +21,8 @@ fitted once on a small sample first, so that no numba compilation is timed. Trai
 sizes as in the reproduction of Table 2 (test sets of 2000 rows or what the
 data allow); every fit single-process. ``noisy0``, ``noisy10`` and ``noisy30``
 are 6000-row, 3-class ``make_classification`` problems with 0%, 10% and 30%
-of the labels drawn at random (half for training, half for testing).
+of the labels drawn at random, ``wide1000`` one with 1000 features of which 10
+are informative (half for training, half for testing).
 """
 
 from __future__ import annotations

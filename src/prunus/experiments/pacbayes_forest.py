@@ -16,12 +16,16 @@ from .. import datasets
 from ._tasks import run_tasks, warm_once
 
 FORESTS = ("pacbayes_forest", "pacbayes_forest_random", "random_forest", "extra_trees", "wildwood")
-#: synthetic problems with label noise (``make_classification`` arguments, ``random_state=1``)
+#: synthetic problems (``make_classification`` arguments, ``random_state=1``): label noise, and
+#: 1000 features of which 10 are informative
 SYNTHETIC = {
-    f"noisy{round(100 * flip)}": dict(
-        n_samples=6000, n_features=20, n_informative=6, n_redundant=4, n_classes=3, flip_y=flip
-    )
-    for flip in (0.0, 0.1, 0.3)
+    **{
+        f"noisy{round(100 * flip)}": dict(
+            n_samples=6000, n_features=20, n_informative=6, n_redundant=4, n_classes=3, flip_y=flip
+        )
+        for flip in (0.0, 0.1, 0.3)
+    },
+    "wide1000": dict(n_samples=6000, n_features=1000, n_informative=10, n_redundant=0, n_classes=3),
 }
 
 FOREST_NAMES = {

@@ -76,15 +76,20 @@ def _better(proxy, feature, best_proxy, best_feature, tol):
 
 
 @njit(cache=True, nogil=True)
+def segment_class_weights(data, index, start, end, out):
+    """``out`` = class weights of the rows ``index[start:end]``."""
+    out[:] = 0.0
+    for i in range(start, end):
+        row = index[i]
+        out[data.y[row]] += data.weight[row]
+    return out
+
+
+@njit(cache=True, nogil=True)
 def node_class_weights(data, work, start, end, out):
     """Class weights of the rows in a segment (read from feature 0's order,
     valid at the root and wherever every feature is partitioned)."""
-    out[:] = 0.0
-    index = work.index
-    for i in range(start, end):
-        row = index[0, i]
-        out[data.y[row]] += data.weight[row]
-    return out
+    return segment_class_weights(data, work.index[0], start, end, out)
 
 
 @njit(cache=True, nogil=True)
@@ -165,10 +170,7 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
     total = work.total
     n_rows = end - start
     n_missing = end - present_end
-    missing[:] = 0.0
-    for i in range(present_end, end):
-        row = index[i]
-        missing[data.y[row]] += data.weight[row]
+    segment_class_weights(data, index, present_end, end, missing)
     left[:] = 0.0
     # Running sums of term() per side, missing values right (a) or left (b);
     # the misclassification proxy, a max, is recomputed per candidate.
@@ -252,14 +254,8 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
             a = mid + 1
         else:
             b = mid
-    left[:] = 0.0
-    for i in range(start, a):
-        row = index[i]
-        left[data.y[row]] += data.weight[row]
-    missing[:] = 0.0
-    for i in range(present_end, end):
-        row = index[i]
-        missing[data.y[row]] += data.weight[row]
+    segment_class_weights(data, index, start, a, left)
+    segment_class_weights(data, index, present_end, end, missing)
     n_rows = end - start
     n_missing = end - present_end
     for side in range(2 if n_missing > 0 else 1):
@@ -408,18 +404,7 @@ def partition(data, work, segment, features, child_features):
     for position in range(features.shape[0]):
         f = features[position]
         index = work.index[f]
-        write = start
-        n_right = 0
-        for i in range(start, end):
-            # Branch-free: the side of a row is unpredictable, so both
-            # destinations are written and only one cursor advances.
-            row = index[i]
-            go = goes_left[row]
-            index[write] = row
-            index_buffer[n_right] = row
-            write += go
-            n_right += 1 - go
-        index[write:end] = index_buffer[:n_right]
+        _stable_partition(index, start, end, goes_left, index_buffer)
         # Missing values sort last: a segment is entirely missing when its first value is.
         column = data.columns[f]
         first, last = column[index[start]], column[index[middle - 1]]
@@ -438,13 +423,20 @@ def partition_rows(work, segment):
     """Stable partition of ``node_rows[start:end]`` into the rows flagged
     left by :func:`route_rows`, then the others; ``segment = (start, end, n_left)``."""
     start, end, _ = segment
-    rows = work.node_rows
-    buffer = work.index_buffer
+    _stable_partition(work.node_rows, start, end, work.goes_left, work.index_buffer)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stable_partition(rows, start, end, goes_left, buffer):
+    """Move the rows of ``rows[start:end]`` flagged in ``goes_left`` (by row
+    id) to the front, keeping the order on both sides."""
     write = start
     n_right = 0
     for i in range(start, end):
+        # Branch-free: the side of a row is unpredictable, so both
+        # destinations are written and only one cursor advances.
         row = rows[i]
-        go = work.goes_left[row]
+        go = goes_left[row]
         rows[write] = row
         buffer[n_right] = row
         write += go

@@ -408,7 +408,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return total, n_trees
 
     def _oob_errors(self, y, sw, points):
-        """Out-of-bag error of each grid point, and the mean out-of-bag vote shares of the last."""
+        """Out-of-bag error of each grid point, and which rows are out of bag for some tree."""
         total, n_trees = self._oob_votes(points)
         covered = n_trees > 0
         errors = []

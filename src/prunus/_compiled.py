@@ -6,9 +6,9 @@ declared with ``cache=True`` gets a cache that looks in two places:
 1. the **shipped cache**, ``prunus/_kernel_cache/``, written by the package
    build (:mod:`prunus._warmup`) for the generic x86-64 CPU (code that runs on
    any CPU of the platform). Its entries are keyed portably: the content hash of
-   the kernel's source file, the kernel's bytecode, the argument types and the
-   fixed tag of the CPU the code was compiled for, instead of numba's key with
-   the host's CPU name and features. It is only ever read at run time.
+   the package's kernel modules, the kernel's bytecode, the argument types and
+   the fixed tag of the CPU the code was compiled for, instead of numba's key
+   with the host's CPU name and features. It is only ever read at run time.
 2. numba's ordinary **per-user cache** (``NUMBA_CACHE_DIR``, ``__pycache__``
    beside a writable source tree, or ``~/.cache/numba``) with numba's ordinary
    host key: a signature the build did not compile, a kernel edited since the
@@ -29,6 +29,7 @@ CPU is linked into the shipped code.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import os
@@ -72,16 +73,32 @@ def shipped_cache_built() -> bool:
         return False
 
 
-def _file_digest(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+@functools.cache
+def _kernel_sources_digest() -> str:
+    """Content hash of every kernel module of the package (those that import ``njit`` from here).
+
+    The stamp of every shipped entry: compiled code includes the code of the
+    kernels it calls, which may live in other files, so an edit of any kernel
+    module retires the whole shipped cache (kernels then compile on first use,
+    as without it, until the cache is rebuilt). Contents, not time stamps: an
+    install changes a file's time, never its content.
+    """
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(_PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "_kernel_cache") and not d.startswith("."))
+        for name in sorted(f for f in files if f.endswith(".py")):
+            path = os.path.join(root, name)
+            with open(path, "rb") as f:
+                source = f.read()
+            if b"_compiled import njit" in source:
+                digest.update(os.path.relpath(path, _PACKAGE_DIR).replace(os.sep, "/").encode() + b"\0" + source)
+    return digest.hexdigest()
 
 
 class _ShippedLocator(_CacheLocator):
     """Locates a kernel's entries in the shipped cache: ``_kernel_cache/<sub-package>/``.
 
-    The source stamp is the content hash of the kernel's source file (an install
-    changes a file's time stamp, never its content).
+    The source stamp is the content hash of all kernel modules (:func:`_kernel_sources_digest`).
     """
 
     def __init__(self, py_func: Callable[..., Any], py_file: str) -> None:
@@ -100,7 +117,7 @@ class _ShippedLocator(_CacheLocator):
         return self._cache_path
 
     def get_source_stamp(self) -> str:
-        return _file_digest(self._py_file)
+        return _kernel_sources_digest()
 
     def get_disambiguator(self) -> str:
         return str(self._lineno)

@@ -6,7 +6,8 @@ children before parents (bottom-up) and a forward loop visits parents first.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from .._compiled import njit, prange
 
 
 @njit(cache=True, inline="always")

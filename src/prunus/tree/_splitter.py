@@ -20,8 +20,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._criterion import MISCLASSIFICATION, proxy_from_sums, split_proxy, term, term_change
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)

@@ -25,6 +25,12 @@ then works on the ``m`` levels present at the node only:
   order are scored (``K (m - 1)`` candidates, which contain the exact answer
   whenever one class against the rest is the best split).
 
+The ordering theorems concern unconstrained partitions: with
+``min_samples_leaf > 1`` the best admissible partition need not be a prefix,
+so nodes with at most :data:`MAX_EXHAUSTIVE_LEVELS` present levels then
+enumerate every partition (exact); above it the best admissible prefix is
+taken (not guaranteed optimal).
+
 Candidates of one feature are scored in a fixed order and the first of equal
 ones is kept: an ordered scan takes the levels sorted by (share or mean,
 level code) and tries shorter prefixes first; the exhaustive search takes
@@ -254,18 +260,22 @@ def scan_categorical(data, work, settings, feature, segment, best, tol):
         return best
     if settings.random_thresholds:
         return _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol)
+    regression = settings.criterion == SQUARED_ERROR
+    n_classes = stats.shape[1]
+    ordered = regression or n_classes <= 2
+    # The ordering theorems are about unconstrained partitions: when
+    # min_samples_leaf may exclude the best prefix, small nodes enumerate.
+    if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
+        return _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol)
     key = np.empty(n_present)
-    if settings.criterion == SQUARED_ERROR:
+    if regression:
         for j in range(n_present):
             key[j] = stats[present[j], 1] / stats[present[j], 0]  # mean deviation of the level
         return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
-    n_classes = stats.shape[1]
     if n_classes <= 2:
         for j in range(n_present):
             key[j] = _share(stats, present[j], n_classes - 1)
         return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
-    if n_present <= MAX_EXHAUSTIVE_LEVELS:
-        return _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol)
     for k in range(n_classes):
         for j in range(n_present):
             key[j] = _share(stats, present[j], k)

@@ -25,6 +25,7 @@ import numbers
 
 import numpy as np
 
+from ..utils._validation import is_dask_collection
 from ._tree import MAX_CATEGORIES
 
 _STRING_KINDS = "OUS"
@@ -237,7 +238,9 @@ def fit_encoding(X, categorical_features="from_dtype"):
         for the numeric path's own checks).
     X : ndarray of float64 or the input
     """
-    X = X if is_dataframe(X) else _as_table(X) if not hasattr(X, "tocsr") else X
+    if is_dask_collection(X):
+        return None, X  # the estimators refuse it, naming their Dask counterpart
+    X = X if is_dataframe(X) or hasattr(X, "tocsr") else _as_table(X)
     if hasattr(X, "tocsr"):  # sparse: numeric only
         if categorical_features not in (None, "from_dtype"):
             raise ValueError("categorical_features needs dense X; sparse input is numeric only.")
@@ -268,3 +271,51 @@ def fit_encoding(X, categorical_features="from_dtype"):
         # A column with no level at all is kept categorical with one level that never occurs.
         n_categories[j] = max(levels.shape[0], 1)
     return FeatureEncoding(mask, n_categories, categories, names, kinds), out
+
+
+# ------------------------------------------------------------------ estimators
+def open_table(estimator, X):
+    """The first step of an estimator's ``fit``: ``X`` with its categorical
+    columns (``estimator.categorical_features``) coded as levels.
+
+    Sets ``estimator._encoding`` (None when no column is categorical: then
+    ``X`` is returned untouched, and the usual checks see it). Call
+    :func:`close_table` after those checks.
+    """
+    encoding, out = fit_encoding(X, estimator.categorical_features)
+    estimator._encoding = encoding
+    return out
+
+
+def close_table(estimator, n_features):
+    """After the usual checks (which forget fitted attributes and saw only
+    codes): ``is_categorical_``, ``categories_`` and the column names of the
+    DataFrame the estimator was fitted on."""
+    encoding = getattr(estimator, "_encoding", None)
+    if encoding is None:
+        estimator.is_categorical_ = np.zeros(n_features, dtype=bool)
+        estimator.categories_ = [None] * n_features
+        return
+    estimator.is_categorical_ = encoding.categorical.copy()
+    estimator.categories_ = list(encoding.categories)
+    if encoding.feature_names is not None:
+        estimator.feature_names_in_ = encoding.feature_names.copy()
+
+
+def n_categories_of(estimator):
+    """The builder's record of levels per feature (None: every feature numeric)."""
+    encoding = getattr(estimator, "_encoding", None)
+    return None if encoding is None else encoding.n_categories
+
+
+def coded_table(estimator, X):
+    """``X`` at predict coded with the levels of fit (unseen levels NaN), or
+    None when the estimator has no categorical feature (the usual checks
+    apply). The column names are checked as scikit-learn does."""
+    encoding = getattr(estimator, "_encoding", None)
+    if encoding is None:
+        return None
+    from sklearn.utils.validation import _check_feature_names
+
+    _check_feature_names(estimator, X, reset=False)
+    return encoding.transform(X)

@@ -103,7 +103,7 @@ def _selected(categorical_features, names, n_features, X):
         position = {str(n): j for j, n in enumerate(names)}
         for name in spec:
             if str(name) not in position:
-                raise ValueError(f"categorical_features names a column {name!r} that X does not have.")
+                raise ValueError(f"categorical_features names a column {str(name)!r} that X does not have.")
             mask[position[str(name)]] = True
         return mask
     raise ValueError(f"categorical_features must hold column indices, names or booleans, got dtype {spec.dtype}.")

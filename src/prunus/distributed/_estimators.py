@@ -116,7 +116,7 @@ class _DaskClassifierMixin:
     in-memory input and on every row block.
     """
 
-    _dask_counterpart = None
+    _dask_counterpart: str | None = None
     _local_class: type
 
     def fit(self, X, y, sample_weight=None):
@@ -242,8 +242,8 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     same ``random_state`` gives the same fit as
     ``CARTClassifier(method="M1", grow_size=...)`` on the same rows in memory.
 
-    Parameters are those of :class:`~prunus.pruning.CARTClassifier`, with
-    ``method="M1"`` and ``grow_size`` required for dask input.
+    Parameters are those of :class:`~prunus.pruning.CARTClassifier`; dask
+    input needs ``method="M1"`` and ``grow_size``.
 
     Parameters
     ----------
@@ -253,8 +253,8 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         Depth limit of T_max.
     min_samples_leaf : int or float, default=1
         Leaf size limit of T_max.
-    method : {"M1"}, default="M1"
-        Only M1 runs at scale.
+    method : {"M2", "M1"}, default="M2"
+        Dask input needs "M1" (T_max grown on L1, pruned with L2).
     selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
         Final selection (see the core estimator).
     test_size : float in (0, 1), default=0.1
@@ -289,40 +289,6 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     """
 
     _local_class = CARTClassifier
-
-    def __init__(
-        self,
-        criterion="gini",
-        max_depth=None,
-        min_samples_leaf=1,
-        method="M1",
-        selection="holdout",
-        test_size=0.1,
-        cv=10,
-        alpha=None,
-        kappa=1.0,
-        penalty_c=None,
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-        grow_size=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            max_depth=max_depth,
-            min_samples_leaf=min_samples_leaf,
-            method=method,
-            selection=selection,
-            test_size=test_size,
-            cv=cv,
-            alpha=alpha,
-            kappa=kappa,
-            penalty_c=penalty_c,
-            n_jobs=n_jobs,
-            verbose=verbose,
-            random_state=random_state,
-            grow_size=grow_size,
-        )
 
     def apply(self, X):
         """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
@@ -390,33 +356,3 @@ class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
     """
 
     _local_class = PACBayesTreeClassifier
-
-    def __init__(
-        self,
-        partition="dyadic",
-        max_depth=None,
-        min_samples_leaf=1,
-        lambda1=None,
-        lambda2=None,
-        prior="practical",
-        delta=0.05,
-        empty_cells="parent",
-        cv=2,
-        n_jobs=None,
-        random_state=None,
-        grow_size=None,
-    ):
-        super().__init__(
-            partition=partition,
-            max_depth=max_depth,
-            min_samples_leaf=min_samples_leaf,
-            lambda1=lambda1,
-            lambda2=lambda2,
-            prior=prior,
-            delta=delta,
-            empty_cells=empty_cells,
-            cv=cv,
-            n_jobs=n_jobs,
-            random_state=random_state,
-            grow_size=grow_size,
-        )

@@ -34,6 +34,33 @@ class _Network(nn.ModuleDict):
         return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
 
+#: Standardized inputs are clipped to [-STANDARDIZED_LIMIT, STANDARDIZED_LIMIT] (float32-safe).
+STANDARDIZED_LIMIT = 1e6
+
+
+def _power_of_two(values):
+    """Per column, ``2^-e`` with ``e`` the binary exponent of the largest magnitude (1 for zeros)."""
+    _, exponent = np.frexp(np.max(np.abs(values), axis=0))
+    return np.ldexp(1.0, -exponent.astype(np.int64))
+
+
+def _standardizer(X):
+    """``(mean, std)`` of every column, exact under power-of-two scaling and free of overflow."""
+    p = _power_of_two(X)
+    Xs = X * p
+    mean, std = Xs.mean(axis=0) / p, Xs.std(axis=0) / p
+    return mean, np.where(std > 0, std, 1.0)
+
+
+def _standardize(X, mean, scale):
+    """``(X - mean) / scale``, computed in units where mean and scale are below 1, then clipped."""
+    q = _power_of_two(np.vstack([mean, scale]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = (X * q - mean * q) / (scale * q)
+    Z = np.nan_to_num(Z, nan=0.0, posinf=STANDARDIZED_LIMIT, neginf=-STANDARDIZED_LIMIT)
+    return np.clip(Z, -STANDARDIZED_LIMIT, STANDARDIZED_LIMIT)
+
+
 class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     """Many-class classifier: MLP representation f_Theta + tree-structured softmax.
 
@@ -75,9 +102,22 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         When > 0, a progress bar over the epochs (on the first rank only under
         torch.distributed); silent by default.
 
+    Inputs are standardized internally with statistics of the training rows:
+    feature j becomes ``(x_j - mean_[j]) / scale_[j]`` (``scale_`` is the
+    standard deviation, 1 for a constant feature), computed after an exact
+    rescaling by a power of two so that no sum overflows or underflows.
+    Predictions are therefore the same when a feature is multiplied by a
+    power of two (even 2^±997), and standardized values beyond
+    ``±STANDARDIZED_LIMIT`` (far outside the training rows) are clipped
+    there, so float32 activations stay finite and probabilities are never NaN.
+
     Attributes
     ----------
     classes_ : array (n_classes,)
+    mean_ : ndarray (n_features,)
+        Mean of every feature over the training rows.
+    scale_ : ndarray (n_features,)
+        Standard deviation of every feature over the training rows (1 where constant).
     label_tree_ : LabelTree or None
     module_ : torch.nn.Module
     history_ : list of dict (per epoch ``loss``, ``moved``)
@@ -157,9 +197,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight)
         sizes = self._validate_params()
         k = self.classes_.shape[0]
-        self.mean_ = X.mean(axis=0)
-        scale = X.std(axis=0)
-        self.scale_ = np.where(scale > 0, scale, 1.0)
+        self.mean_, self.scale_ = _standardizer(X)
         rng = check_random_state(self.random_state)
         with _threads(self.n_threads), torch.random.fork_rng():
             torch.manual_seed(int(rng.randint(2**31 - 1)))
@@ -189,7 +227,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         _, head = self._make_module(X.shape[1], sizes, k, tree)
         opt = torch.optim.Adam(self.module_.parameters(), lr=self.lr)
         dev = self.device_
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(dev)
+        Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(dev)
         yt = torch.as_tensor(codes, dtype=torch.long).to(dev)
         wt = torch.as_tensor(sample_weight, dtype=torch.float32).to(dev)
         group = ddp.process_group()
@@ -236,7 +274,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         self.module_.eval()
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(self.device_)
+        Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(self.device_)
         return self.module_["body"](Xt)
 
     def predict_log_proba(self, X, batch_size=1024):

@@ -13,7 +13,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit, validate_params
 from . import _distributed as ddp
 from ._huffman import HuffmanTree
 from ._io import cpu_state, load_payload, plain, save_payload
@@ -35,15 +35,11 @@ def check_ids(ids, name, vocab_size, min_len=1):
     return arr.astype(np.int64)
 
 
-def check_count(value, name, low, allow_none=False):
-    """An integer >= ``low`` (or None when allowed); TypeError / ValueError naming ``name``."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}.")
-    return int(value)
+#: Arguments of :meth:`TreeLanguageModel.fit`.
+FIT_CONSTRAINTS = {"epochs": [Interval(Integral, 1, None, closed="left")]}
+
+#: torch's intra-op thread count (None: torch's default).
+THREADS_CONSTRAINTS = {"n_threads": [Interval(Integral, 1, None, closed="left"), None]}
 
 
 def check_contexts(context_ids, context_size, vocab_size):
@@ -84,7 +80,8 @@ class _threads:
     """Temporarily set torch's intra-op thread count."""
 
     def __init__(self, n):
-        self.n = check_count(n, "n_threads", 1, allow_none=True)
+        validate_params(THREADS_CONSTRAINTS, {"n_threads": n}, "torch threads")
+        self.n = None if n is None else int(n)
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -192,6 +189,12 @@ class TreeLanguageModel:
     verbose : int, default=0
         When > 0, a progress bar over each epoch's batches (with the running
         training perplexity); silent by default.
+    progress : int or bool, default="deprecated"
+        The former name of ``verbose``, accepted with a ``FutureWarning``
+        (its value is used as ``verbose``).
+
+        .. deprecated:: 0.1
+           ``progress`` was renamed ``verbose``; it will be removed in 0.2.
 
     Attributes
     ----------
@@ -231,6 +234,7 @@ class TreeLanguageModel:
         "device": [str, torch.device],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "progress": ["verbose", StrOptions({"deprecated"})],
     }
 
     def __init__(
@@ -256,6 +260,7 @@ class TreeLanguageModel:
         device="cpu",
         random_state=None,
         verbose=0,
+        progress="deprecated",
     ):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -278,12 +283,22 @@ class TreeLanguageModel:
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.progress = progress
 
     # ------------------------------------------------------------------ setup
     def _validate(self):
         """Every parameter against ``_parameter_constraints``, then what they cannot say:
         a device torch knows, and ``pad_id`` inside the vocabulary."""
         validate_fit(self)
+        self._verbose = self.verbose
+        if not (isinstance(self.progress, str) and self.progress == "deprecated"):
+            warnings.warn(
+                "TreeLanguageModel's 'progress' was renamed 'verbose' in 0.1 and will be removed in 0.2; "
+                "its value is used as verbose.",
+                FutureWarning,
+                stacklevel=3,
+            )
+            self._verbose = int(self.progress)
         resolve_device(self.device)
         if self.pad_id is not None and self.pad_id >= self.vocab_size:
             raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
@@ -378,8 +393,7 @@ class TreeLanguageModel:
 
     def _fit(self, train_ids, epochs=4, valid_ids=None):
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
-        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")
+        validate_params(FIT_CONSTRAINTS, {"epochs": epochs}, "TreeLanguageModel.fit")
         evals = {} if valid_ids is None else (dict(valid_ids) if isinstance(valid_ids, dict) else {"valid": valid_ids})
         evals = {k: check_ids(v, f"valid_ids[{k!r}]", self.vocab_size) for k, v in evals.items()}
         self._build(train)
@@ -416,7 +430,7 @@ class TreeLanguageModel:
             bar = tqdm(
                 range(n_batches),
                 desc=f"{self.output} epoch {epoch + 1}/{epochs}",
-                disable=not self.verbose,
+                disable=not self._verbose,
                 leave=False,
                 mininterval=1.0,
             )
@@ -447,7 +461,7 @@ class TreeLanguageModel:
                         )
                     )
                     start = time.perf_counter()
-                if self.verbose and b % 50 == 0:
+                if self._verbose and b % 50 == 0:
                     bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
             epoch_time += _elapsed(start, dev)
             bar.close()

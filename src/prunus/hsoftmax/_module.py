@@ -9,9 +9,17 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from ..utils._param_validation import Integral, Interval, StrOptions, validate_params
 from ._assign import node_objectives, reassign_kernel
 from ._huffman import HuffmanTree
 from ._label_tree import LabelTree
+
+#: Accepted arguments of :class:`TreeSoftmax` (checked before any tensor is made).
+MODULE_CONSTRAINTS = {
+    "in_features": [Interval(Integral, 1, None, closed="left")],
+    "label_tree": [LabelTree, HuffmanTree],
+    "criterion": [StrOptions({"loglik", "class"})],
+}
 
 
 class TreeSoftmax(nn.Module):
@@ -89,10 +97,11 @@ class TreeSoftmax(nn.Module):
         carry_leaf_rows=True,
     ):
         super().__init__()
-        if not isinstance(label_tree, (LabelTree, HuffmanTree)):
-            raise TypeError(f"label_tree must be a LabelTree or a HuffmanTree, got {type(label_tree).__name__}.")
-        if criterion not in ("loglik", "class"):
-            raise ValueError(f"criterion must be 'loglik' or 'class', got {criterion!r}.")
+        validate_params(
+            MODULE_CONSTRAINTS,
+            {"in_features": in_features, "label_tree": label_tree, "criterion": criterion},
+            "TreeSoftmax",
+        )
         self.in_features = int(in_features)
         self.tree = label_tree
         self.criterion = criterion

@@ -117,7 +117,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     """
 
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskCARTClassifier"
+    _dask_counterpart: str | None = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],

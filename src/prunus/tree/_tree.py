@@ -341,6 +341,11 @@ class Tree:
 
 def check_X_missing(X) -> np.ndarray:
     """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    if sparse.issparse(X):
+        raise TypeError(
+            f"X is a scipy sparse matrix ({X.format}); the CART builder and Tree routing take dense arrays "
+            "(NaN is a missing value, not an implicit zero): pass X.toarray()."
+        )
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")

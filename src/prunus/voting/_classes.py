@@ -398,7 +398,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
 
     _lambda_names = ("lambda1", "lambda2")
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskPACBayesTreeClassifier"
+    _dask_counterpart: str | None = "DaskPACBayesTreeClassifier"
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],

@@ -27,8 +27,10 @@ from ._kernels import (
     decision_path_indices,
     depth_and_parent,
     leaf_counts_to_node_counts,
+    leaf_moments_to_node_moments,
     removed_below,
     scatter_counts,
+    scatter_moments,
     structure_error,
 )
 
@@ -221,6 +223,45 @@ class Tree:
         leaves = self._apply_rows(X, rows)
         counts = scatter_counts(leaves, y[rows], weight[rows], self.n_nodes, int(n_classes))
         return leaf_counts_to_node_counts(counts, self.parent)
+
+    def node_moments(self, X, y, sample_weight=None) -> np.ndarray:
+        """Weight, mean and within sum of squares of a real target per node.
+
+        The statistics of a regression sample routed down the tree, from
+        which a pruning path on squared error is computed
+        (:func:`prunus.pruning.squared_error_path`) and a tree's leaves get
+        their values.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like of float, shape (n_samples,)
+            Finite real target.
+        sample_weight : array-like, shape (n_samples,), optional
+
+        Returns
+        -------
+        moments : ndarray, shape (n_nodes, 3)
+            For every node t (the root holds the whole sample): the total
+            weight ``W_t`` of the rows whose path goes through t, their
+            weighted mean of y (0 when ``W_t = 0``) and their weighted sum
+            of squared deviations from that mean (``W_t`` times the weighted
+            variance: the squared error of t as a leaf predicting its mean).
+            The weighted sum is ``W_t`` times the mean. The sum of squares is
+            computed from deviations, not as ``sum w y^2 - (sum w y)^2 / W``,
+            which loses every digit when the mean is large against the spread.
+        """
+        from .cart import check_target
+
+        leaves = self.apply(X)
+        y = check_target(y, leaves.shape[0])
+        weight = _check_weight(sample_weight, leaves.shape[0])
+        return leaf_moments_to_node_moments(scatter_moments(leaves, y, weight, self.n_nodes), self.parent)
+
+    def _node_moments_rows(self, X, y, weight, rows) -> np.ndarray:
+        """:meth:`node_moments` of the rows ``rows`` of checked arrays, without copying them."""
+        leaves = self._apply_rows(X, rows)
+        return leaf_moments_to_node_moments(scatter_moments(leaves, y[rows], weight[rows], self.n_nodes), self.parent)
 
     # -------------------------------------------------------------- pruning
     def prune(self, nodes, return_index=False):

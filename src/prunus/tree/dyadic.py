@@ -19,8 +19,8 @@ import math
 from numbers import Integral
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ..utils._param_validation import Interval, validate_params
 from ._kernels import partition_rows
 from ._tree import Tree

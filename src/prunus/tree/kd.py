@@ -51,8 +51,8 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ..utils._param_validation import Interval, StrOptions, validate_params
 from ._kernels import partition_rows
 from ._tree import Tree

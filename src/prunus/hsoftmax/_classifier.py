@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -80,13 +82,17 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     arity : int or None
         M; ``None``: smallest M with M**depth >= n_classes.
     depth : int
+        D, the depth of the label tree.
     epochs : int
+        Passes over the training rows.
     batch_size : int
+        Rows per gradient step.
     lr : float
         Adam step size.
     tree_epochs : int or None
         Epochs that learn the tree (``None``: half of ``epochs``).
     reassign_per_epoch : int
+        Re-builds of the label tree (Algorithm 2) per epoch while it is learned.
     criterion : {"loglik", "class"}
         Algorithm 2's greedy criterion (eq. 12 or eq. 10).
     predict_method : {"exact", "greedy"}
@@ -98,18 +104,10 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Where the network is trained and evaluated (``"auto"``: cuda when
         available); predictions come back as numpy arrays.
     random_state : int, RandomState or None
+        Seeds the network's initialization, the batches and the random label tree.
     verbose : int, default=0
         When > 0, a progress bar over the epochs (on the first rank only under
         torch.distributed); silent by default.
-
-    Inputs are standardized internally with statistics of the training rows:
-    feature j becomes ``(x_j - mean_[j]) / scale_[j]`` (``scale_`` is the
-    standard deviation, 1 for a constant feature), computed after an exact
-    rescaling by a power of two so that no sum overflows or underflows.
-    Predictions are therefore the same when a feature is multiplied by a
-    power of two (even 2^±997), and standardized values beyond
-    ``±STANDARDIZED_LIMIT`` (far outside the training rows) are clipped
-    there, so float32 activations stay finite and probabilities are never NaN.
 
     Attributes
     ----------
@@ -125,6 +123,23 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     A fitted classifier is saved to one file with :meth:`save` and read back
     with :meth:`load` (``torch.load(..., weights_only=True)`` reads the file); it
     also pickles.
+
+    See Also
+    --------
+    TreeSoftmax : The tree-structured output layer alone.
+    TreeLanguageModel : The same output layer in a language model.
+
+    Notes
+    -----
+    Inputs are standardized internally with statistics of the training rows:
+    feature j becomes ``(x_j - mean_[j]) / scale_[j]`` (``scale_`` is the
+    standard deviation, 1 for a constant feature), computed after an exact
+    rescaling by a power of two so that no sum overflows or underflows.
+    Predictions are therefore the same when a feature is multiplied by a
+    power of two (even 2^±997), and standardized values beyond
+    ``±STANDARDIZED_LIMIT`` (far outside the training rows) are clipped
+    there, so float32 activations stay finite and probabilities are never NaN.
+
     """
 
     _parameter_constraints = {
@@ -193,6 +208,24 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Inside an initialized torch.distributed process group every rank passes
         the same data and ``random_state`` and trains on its shard of each epoch
         (gradients averaged, tree statistics summed before every re-build).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows (standardized internally, see the class notes).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights of the log-likelihood.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight)
         sizes = self._validate_params()
@@ -211,6 +244,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             layers += [nn.Linear(width, int(size)), nn.ReLU()]
             width = int(size)
         body = nn.Sequential(*layers)
+        head: nn.Module
         if self.output == "flat":
             head = nn.Linear(width, k)
         else:
@@ -278,8 +312,26 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         return self.module_["body"](Xt)
 
     def predict_log_proba(self, X, batch_size=1024):
-        """Log class probabilities, computed in row blocks (the tree's full
-        distribution costs O(K) memory per row)."""
+        """Log class probabilities, computed in row blocks.
+
+        The tree's full distribution costs O(K) memory per row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        batch_size : int, default=1024
+            Rows per forward pass.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log class probabilities, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict_proba : The probabilities.
+        """
         with _threads(self.n_threads), torch.no_grad():
             h = self._represent(X)
             head = self.module_["head"]
@@ -294,13 +346,45 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def predict_proba(self, X):
-        """Class probabilities (columns in ``classes_`` order); rows sum to one."""
+        """Class probabilities (columns in ``classes_`` order); rows sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
+        """Class of every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         if self.predict_method == "greedy" and self.output != "flat":
             with _threads(self.n_threads), torch.no_grad():
-                codes = self.module_["head"].predict(self._represent(X), method="greedy").cpu().numpy()
+                head: Any = self.module_["head"]
+                codes = head.predict(self._represent(X), method="greedy").cpu().numpy()
         else:
             codes = np.argmax(self.predict_log_proba(X), axis=1)
         return self.classes_[codes]

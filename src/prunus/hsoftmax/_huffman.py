@@ -16,6 +16,7 @@ same batched gather: paths shorter than ``depth`` continue through one extra
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 import numpy as np
 
@@ -45,7 +46,7 @@ def huffman_codes(frequencies, arity):
         heapq.heappush(heap, (sum(p[0] for p in parts), order, [p[2] for p in parts]))
         order += 1
     codes = {}
-    stack = [(heap[0][2], ())]
+    stack: list[tuple[Any, tuple[int, ...]]] = [(heap[0][2], ())]
     while stack:
         node, prefix = stack.pop()
         if isinstance(node, list):

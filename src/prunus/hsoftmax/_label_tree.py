@@ -121,11 +121,11 @@ class LabelTree:
         groups = [order]
         for level in range(tree.depth):
             cap = m ** (tree.depth - level - 1)
-            new_groups = []
+            new_groups: list = []
             for labels in groups:
                 mass = np.zeros(m)
                 fill = np.zeros(m, dtype=np.int64)
-                members = [[] for _ in range(m)]
+                members: list[list] = [[] for _ in range(m)]
                 for i in labels:
                     room = fill < cap
                     j = int(np.flatnonzero(room)[np.argmin(mass[room])])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import torch
@@ -136,6 +137,7 @@ class TreeLanguageModel:
     Parameters
     ----------
     vocab_size : int
+        Number of distinct token ids (ids are ``0 .. vocab_size - 1``).
     context_size : int
         T, number of previous words (3 for PTB in the paper, 4 for Gutenberg).
     dim : int
@@ -153,6 +155,7 @@ class TreeLanguageModel:
     arity : int or None
         M; ``None`` is the smallest M with M**depth >= vocab_size.
     depth : int
+        D, the depth of the label tree.
     batch_size, lr : int, float
         Adagrad step size (the paper: 0.025).
     weight_decay : float
@@ -186,6 +189,7 @@ class TreeLanguageModel:
         available). Token ids are checked once on the host; the training step
         itself never waits for the device (the training loss is summed there).
     random_state : int, RandomState or None
+        Seeds the initialization, the batches and the random label tree.
     verbose : int, default=0
         When > 0, a progress bar over each epoch's batches (with the running
         training perplexity); silent by default.
@@ -210,6 +214,11 @@ class TreeLanguageModel:
 
     A fitted model is saved to one file with :meth:`save` and read back with
     :meth:`load`; it also pickles.
+
+    See Also
+    --------
+    TreeSoftmax : The tree-structured output layer.
+    TreeSoftmaxClassifier : The same output layer over an MLP for classification.
     """
 
     _parameter_constraints = {
@@ -347,6 +356,7 @@ class TreeLanguageModel:
         # torch's Adagrad has no weight decay for sparse gradients.
         # (dense under torch.distributed: DistributedDataParallel reduces dense gradients)
         sparse = self.weight_decay == 0 and ddp.process_group() is None
+        head: nn.Module
         if self.output in ("learned", "random", "huffman"):
             tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
             head = TreeSoftmax(
@@ -386,6 +396,24 @@ class TreeLanguageModel:
         epoch; gradients are averaged by DistributedDataParallel and the node
         statistics are summed over the ranks before every re-build of the tree,
         so all ranks end with the same tree and parameters.
+
+        Parameters
+        ----------
+        train_ids : array-like of int
+            The training token ids, one sequence.
+        epochs : int, default=4
+            Passes over the training positions.
+        valid_ids : array-like of int or dict of str to array-like, optional
+            Sequences whose perplexity is recorded after every epoch.
+
+        Returns
+        -------
+        self : TreeLanguageModel
+            The fitted model.
+
+        See Also
+        --------
+        perplexity : The perplexity of a sequence under the model.
         """
         self._validate()
         with _threads(self.n_threads):
@@ -551,6 +579,9 @@ class TreeLanguageModel:
         return head.tree if isinstance(head, TreeSoftmax) else None
 
     # ------------------------------------------------------------------ persistence
+    #: Set by :meth:`load` when the file holds a vocabulary (an annotation only: absent otherwise).
+    vocabulary_: Any
+
     _PARAMS = (
         "vocab_size",
         "context_size",

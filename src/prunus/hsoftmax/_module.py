@@ -78,6 +78,18 @@ class TreeSoftmax(nn.Module):
     bias : Parameter (n_internal, M)
     """
 
+    # Buffers registered in __init__ (typed for the checker: register_buffer hides them).
+    sum_probas: torch.Tensor
+    counts: torch.Tensor
+    path_nodes: torch.Tensor
+    path_children: torch.Tensor
+    child_mask: torch.Tensor
+    codes: torch.Tensor
+    child_node: torch.Tensor
+    child_label: torch.Tensor
+    leaf_of_label: torch.Tensor
+    label_of_leaf: torch.Tensor
+
     #: Check label ranges of accelerator tensors too (a host synchronisation per
     #: call; CPU tensors are always checked).
     check_labels = False
@@ -379,9 +391,10 @@ class TreeSoftmax(nn.Module):
         from each label's previous leaf to its new one, as done for the parameters
         by the last :meth:`reassign`; call it on optimizer state (e.g. Adagrad's
         ``sum``) to keep it aligned with the parameters."""
-        if getattr(self, "_leaf_rows", None) is None:
+        moved = getattr(self, "_leaf_rows", None)
+        if moved is None:
             return tensor
-        dest, src = self._leaf_rows
+        dest, src = moved
         t = self.tree
         rows = tensor.view(t.n_internal * t.arity, -1)
         rows[dest] = rows[src].clone()

@@ -38,6 +38,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
         missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: no limit).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -74,6 +75,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split, M1's halves, the CV folds and the builder's
+        tie-breaking: a fixed value gives the same fit every time.
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
@@ -114,6 +117,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+
+    See Also
+    --------
+    prunus.distributed.DaskCARTClassifier : The same fit on dask arrays and DataFrames.
+    prunus.pruning.cost_complexity_path : The pruning path of any tree and sample.
     """
 
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
@@ -204,7 +212,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
             selection criterion.
@@ -212,6 +222,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The majority class of the pruning sample in each row's leaf.
+        cost_complexity_path : The pruning path of any tree.
         """
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
         if self.grow_size is not None:
@@ -341,22 +356,82 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def apply(self, X):
-        """Leaf of the selected tree reached by each row."""
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits."""
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.decision_path(X)
 
     def predict_proba(self, X):
-        """Class frequencies of the pruning sample in the leaf of each row."""
+        """Class frequencies of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
     def predict(self, X):
-        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
 

@@ -1,5 +1,7 @@
 """Text, Graphviz DOT and matplotlib renderings of a :class:`Tree`."""
 
+from typing import Any
+
 import numpy as np
 
 from ..utils._optional import pyplot
@@ -50,7 +52,7 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
     # left branch printed before the right one without recursion.
-    stack = [("node", 0, "")]
+    stack: list[tuple[str, Any, str]] = [("node", 0, "")]
     while stack:
         kind, item, prefix = stack.pop()
         if kind == "line":

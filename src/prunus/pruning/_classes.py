@@ -355,6 +355,43 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def summary(self, decimals=3):
+        """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
+
+        Counts are those of the pruning sample (``pruned_counts_``), the
+        predicted class is the estimator's own label of the node, and the
+        names come from the fit (``feature_names_in_`` when X had column
+        names, ``classes_``). See :func:`prunus.tree.export_summary`.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+
+    def plot(self, ax=None, decimals=2):
+        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+        Returns the matplotlib Axes.
+        """
+        from ..tree import node_summaries
+
+        check_is_fitted(self, "pruned_tree_")
+        args = self._summary_args()
+        labels = node_summaries(self.pruned_tree_, **{k: v for k, v in args.items() if k != "feature_names"})
+        return self.pruned_tree_.plot(feature_names=args["feature_names"], node_labels=labels, ax=ax, decimals=decimals)
+
+    def _summary_args(self):
+        names = getattr(self, "feature_names_in_", None)
+        return dict(
+            node_counts=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            class_names=[str(c) for c in self.classes_],
+            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+        )
+
     def apply(self, X):
         """Leaf of the selected tree reached by each row.
 

@@ -355,6 +355,22 @@ class Tree:
 
         return export_text(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
 
+    def export_summary(
+        self, node_counts=None, node_moments=None, feature_names=None, class_names=None, node_labels=None, decimals=3
+    ):
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        from .export import export_summary
+
+        return export_summary(
+            self,
+            node_counts=node_counts,
+            node_moments=node_moments,
+            feature_names=feature_names,
+            class_names=class_names,
+            node_labels=node_labels,
+            decimals=decimals,
+        )
+
     def to_dot(self, feature_names=None, node_labels=None, decimals=3):
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
         from .export import to_dot

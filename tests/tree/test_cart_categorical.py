@@ -110,7 +110,7 @@ def test_ordering_theorem_on_many_levels():
     """Two classes and 11 levels: the prefix scan (10 candidates per missing
     side) scores exactly the best of the 1023 partitions the enumeration tries."""
     rng = np.random.default_rng(3)
-    for trial in range(20):
+    for _trial in range(20):
         n = 200
         X = rng.integers(0, 11, (n, 1)).astype(float)
         X[rng.random(n) < 0.1, 0] = np.nan

@@ -97,9 +97,7 @@ def _selected(categorical_features, names, n_features, X):
         return mask
     if spec.dtype.kind in "US" or spec.dtype == object:
         if names is None:
-            raise ValueError(
-                "categorical_features names columns, but X has no column names (a pandas DataFrame has)."
-            )
+            raise ValueError("categorical_features names columns, but X has no column names (a pandas DataFrame has).")
         position = {str(n): j for j, n in enumerate(names)}
         for name in spec:
             if str(name) not in position:

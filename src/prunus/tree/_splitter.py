@@ -25,13 +25,15 @@ from .._compiled import njit
 from ._categorical_split import is_categorical, scan_categorical, set_absent_levels
 from ._criterion import (
     MISCLASSIFICATION,
-    better as _better,
     SQUARED_ERROR,
     proxy_from_sums,
     split_proxy,
     squared_error_proxy,
     term,
     term_change,
+)
+from ._criterion import (
+    better as _better,
 )
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)

@@ -432,6 +432,30 @@ class Tree:
             self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
         )
 
+    def export_summary(
+        self,
+        node_counts=None,
+        node_moments=None,
+        feature_names=None,
+        class_names=None,
+        node_labels=None,
+        decimals=3,
+        categories=None,
+    ):
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        from .export import export_summary
+
+        return export_summary(
+            self,
+            node_counts=node_counts,
+            node_moments=node_moments,
+            feature_names=feature_names,
+            class_names=class_names,
+            node_labels=node_labels,
+            decimals=decimals,
+            categories=categories,
+        )
+
     def to_dot(self, feature_names=None, node_labels=None, decimals=3, categories=None):
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
         from .export import to_dot
@@ -463,6 +487,11 @@ class Tree:
 
 def check_X_missing(X) -> np.ndarray:
     """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    if sparse.issparse(X):
+        raise TypeError(
+            f"X is a scipy sparse matrix ({X.format}); the CART builder and Tree routing take dense arrays "
+            "(NaN is a missing value, not an implicit zero): pass X.toarray()."
+        )
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")

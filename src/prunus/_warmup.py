@@ -51,7 +51,11 @@ def _data() -> SimpleNamespace:
     y2 = (X[:, 0] > 0).astype(np.int64)
     Xnan = X.copy()
     Xnan[::7, 1] = np.nan
+    # Level codes: a factor of 4 levels with missing values, one of 20 (beyond the exhaustive search).
+    Xcat = np.column_stack([rng.randint(0, 4, n), rng.randint(0, 20, n), X[:, :2]]).astype(np.float64)
+    Xcat[::9, 0] = np.nan
     return SimpleNamespace(
+        Xcat=Xcat,
         X=X,
         y=y3,
         y2=y2,
@@ -105,6 +109,26 @@ def _tree_methods(d: SimpleNamespace) -> None:
     path.leaf_intervals()
     path.misclassified(counts)
     tree.prune(np.flatnonzero(~tree.is_leaf)[:1])
+
+
+def _categorical_tree(d: SimpleNamespace) -> None:
+    """Subset splits (ordered scan, exhaustive, heuristic, random), their routing and pruning path."""
+    from .pruning import cost_complexity_path
+    from .tree import grow_cart
+
+    for y, params in (
+        (d.y2, {}),
+        (d.y, {}),
+        (d.y, {"min_samples_leaf": 3}),
+        (d.X[:, 2], {"criterion": "squared_error"}),
+    ):
+        grow_cart(d.Xcat, y, categorical_features=[0, 1], **params)
+    grow_cart(d.Xcat, d.y, categorical_features=[0, 1], max_leaf_nodes=6)
+    tree, counts = grow_cart(d.Xcat, d.y, categorical_features=[0, 1], return_counts=True)
+    tree.decision_path(d.Xcat)
+    tree.node_counts(d.Xcat, d.y, d.w)
+    tree.node_moments(d.Xcat, d.X[:, 2])
+    cost_complexity_path(tree, counts).subtree(1)
 
 
 def _grow(builder: str, data: str = "X", **params: Any) -> Callable[[SimpleNamespace], None]:
@@ -199,6 +223,7 @@ TREE_PATHS: list[Path] = [
     ("grow_cart NaN", _grow("grow_cart", "Xnan", max_leaf_nodes=6)),
     ("grow_cart stopping rules", _grow("grow_cart", max_depth=3, min_samples_leaf=3, min_samples_split=5, min_impurity_decrease=0.01)),
     ("grow_cart criterion=entropy", _grow("grow_cart", criterion="entropy")),
+    ("grow_cart categorical features, their routing and path", _categorical_tree),
     # CARTClassifier: every selection, method, criterion; weights, NaN, Fortran order, threads
     *[(f"CART selection={s}", _est("CARTClassifier", selection=s, alpha=0.01 if s == "alpha" else None)) for s in _SELECTIONS],
     *[(f"CART criterion={c}", _est("CARTClassifier", criterion=c, selection="cv", cv=3)) for c in _CRITERIA],
@@ -207,6 +232,7 @@ TREE_PATHS: list[Path] = [
     ("CART NaN, Fortran-ordered X", _est("CARTClassifier", ("Xnan", "Xf"), selection="cv", cv=3)),
     ("CART grow_size", _est("CARTClassifier", method="M1", grow_size=100, max_depth=4, min_samples_leaf=0.05)),
     ("CART n_jobs=2", _est("CARTClassifier", selection="cv", cv=4, n_jobs=2)),
+    ("CART categorical_features", _est("CARTClassifier", "Xcat", categorical_features=[0, 1], selection="cv", cv=3)),
     # PAC-Bayes tree, penalized tree, HS vote: every partition
     *[(f"{cls} partition={p}", _est(cls, partition=p)) for cls in _VOTING for p in ("dyadic", "kd", "cart")],
     ("PACBayesTree prior=theory, empty_cells=class0", _est("PACBayesTreeClassifier", prior="theory", empty_cells="class0")),
@@ -220,6 +246,7 @@ TREE_PATHS: list[Path] = [
     ("PACBayesForest", _est("PACBayesForestClassifier", n_estimators=4)),
     ("PACBayesForest splitter=random, bootstrap", _est("PACBayesForestClassifier", n_estimators=4, splitter="random", bootstrap=True)),
     ("PACBayesForest max_samples, sample_weight", _est("PACBayesForestClassifier", weighted=True, n_estimators=4, max_samples=0.7, max_features=None)),
+    ("PACBayesForest categorical_features, splitter=random", _est("PACBayesForestClassifier", "Xcat", n_estimators=4, categorical_features=[0, 1], splitter="random")),
     ("PACBayesForest NaN, Fortran, n_jobs=2", _est("PACBayesForestClassifier", ("Xnan", "Xf"), n_estimators=4, n_jobs=2, max_leaf_nodes=8)),
 ]
 

@@ -97,8 +97,11 @@ def test_numeric_input_is_unchanged():
 def test_numpy_object_array_with_strings():
     df, y = _table()
     X = df.astype(object).to_numpy()
-    est = CARTClassifier(selection="alpha", alpha=0.0).fit(X, y)
+    with pytest.raises(ValueError):  # numpy input: categorical columns are selected, not guessed
+        CARTClassifier().fit(X, y)
+    est = CARTClassifier(selection="alpha", alpha=0.0, categorical_features=[0, 1]).fit(X, y)
     np.testing.assert_array_equal(est.is_categorical_, [True, True, False])
+    assert list(est.categories_[0]) == ["blue", "green", "red", "white", "yellow"]
     assert est.score(X, y) > 0.95
 
 

@@ -90,8 +90,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels (``colour in {red,
         blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
-        ``category`` and string / object columns of a DataFrame (and the
-        string columns of a numpy array of objects); None: none. Indices,
+        ``category`` and string / object columns of a DataFrame; None:
+        none. Indices,
         column names or a boolean mask select columns; a selected numeric
         column must hold level codes 0, 1, ... (NaN missing). The levels seen
         at fit are kept in ``categories_``; at predict a level not seen at fit
@@ -248,7 +248,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
-        X = open_table(self, X)
+        X = open_table(self, X, y)
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
         close_table(self, X.shape[1])
         if self.grow_size is not None:

@@ -3,6 +3,15 @@ the selection rules of Gey's paper (hold-out M1/M2, CV, 1-SE, slope heuristic,
 sub-additive penalties)."""
 
 from ._classes import CARTClassifier
+from ._cp_table import CPTable, cp_table, plot_cv
 from .path import CostComplexityPath, cost_complexity_path, node_labels
 
-__all__ = ["CARTClassifier", "CostComplexityPath", "cost_complexity_path", "node_labels"]
+__all__ = [
+    "CARTClassifier",
+    "CPTable",
+    "CostComplexityPath",
+    "cost_complexity_path",
+    "cp_table",
+    "node_labels",
+    "plot_cv",
+]

@@ -12,11 +12,15 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ..distributed._estimators import dask_dispatch
+from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ..utils._progress import progress_bar
 from . import selection as sel
+from ._cp_table import cp_table
+from ._reselect import reselect
 
 _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
@@ -82,6 +86,13 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         on the workers (:mod:`prunus.distributed`). With it the hold-out test
         rows are drawn row by row with probability ``test_size``, and "cv" /
         "cv-1se" need a dask collection: their folds are whole row blocks.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning): ``{label: weight}``, or "balanced", ``n_samples / (n_classes
+        * count of the class)`` on the whole training sample. The product is
+        the weight of every row everywhere: growth, the pruning risks (R(T)
+        becomes the weighted misclassification), leaf labels, the hold-out
+        and CV risks and every selection rule.
 
     Attributes
     ----------
@@ -113,6 +124,26 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``grow_size`` and CV on a dask collection: the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    selection_ : str
+        How ``pruned_tree_`` was chosen: the ``selection`` of the fit, or the
+        rule, "alpha" or "cp" given to :meth:`select`.
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in impurity (scikit-learn's definition) of the splits of
+        the selected tree ``pruned_tree_``, in the impurity ``criterion`` grew
+        the tree with, weighted by the pruning sample's class weights
+        ``pruned_counts_`` (for M1 the half L2 that labels the leaves),
+        normalised to sum to one.
+    variable_importance_ : ndarray, shape (n_features,)
+        rpart's ``variable.importance`` of ``pruned_tree_`` without surrogate
+        splits (prunus has none): for each feature the sum over its splits of
+        ``W_t i(t) - W_L i(L) - W_R i(R)``, rpart's ``improve``, with the
+        weights and impurity of ``feature_importances_`` (entropy in nats, as
+        rpart's "information"); not normalised. rpart also computes it on the
+        pruned tree (``prune.rpart`` recomputes it).
+    cv_table_ : CPTable
+        rpart's ``printcp`` table of the path, the root first: ``cp``,
+        ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
+        ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
     """
 
     _parameter_constraints = {
@@ -133,6 +164,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -151,6 +183,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         verbose=0,
         random_state=None,
         grow_size=None,
+        class_weight=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -166,6 +199,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.grow_size = grow_size
+        self.class_weight = class_weight
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -203,7 +237,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         y : array-like, shape (n_samples,)
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
-            selection criterion.
+            selection criterion (multiplied by ``class_weight``).
 
         Returns
         -------
@@ -218,6 +252,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         y_enc = y_enc.astype(np.int64)
         # Rejects negative, NaN and infinite weights, naming sample_weight.
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        weight = weight * class_weight_factors(self.class_weight, self.classes_, y_enc)
         n = X.shape[0]
         self._check_params(n)
         params = check_growth_params(
@@ -272,6 +307,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         return k
 
     def _store_selection(self, path, k):
+        self.selection_ = self.selection
         self.path_ = path
         self.tree_ = path.tree
         self.selected_index_ = int(k)
@@ -324,6 +360,56 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         if len(splits) < 2:
             raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
         return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+
+    # ------------------------------------------------- after the fit
+    def select(self, alpha=None, *, cp=None, rule=None):
+        """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
+
+        Exactly one of the arguments chooses the subtree. Returns a **copy** of
+        this estimator that predicts with it; ``self`` is left unchanged, so a
+        fitted model is never silently altered. The copy keeps the parameters
+        of the fit (they say how its tree was grown), its path and CV results,
+        and holds a consistent ``selected_index_``, ``alpha_``,
+        ``pruned_tree_``, ``pruned_counts_``, ``selection_`` and importances.
+        With the path of a fit that grew on all rows (every selection but
+        "holdout"), ``select(alpha=a)`` predicts exactly as a fresh fit with
+        ``selection="alpha", alpha=a`` and the same ``random_state``.
+
+        Parameters
+        ----------
+        alpha : float >= 0, optional
+            T_alpha, in ``ccp_alpha`` units (as ``selection="alpha"``).
+        cp : float >= 0, optional (keyword only)
+            rpart's scaled complexity: the subtree of the last row of
+            :attr:`cv_table_` whose ``cp`` is at most this (a ``cp`` read
+            from the table selects its row).
+        rule : {"cv", "cv-1se", "holdout"}, optional (keyword only)
+            Apply that selection rule to the risks the fit computed: "cv" and
+            "cv-1se" need a cross-validated fit, "holdout" a hold-out one
+            (e.g. from the min-xerror tree to the 1-SE tree).
+
+        Returns
+        -------
+        CARTClassifier
+            A fitted copy.
+        """
+        check_is_fitted(self, "path_")
+        return reselect(self, alpha=alpha, cp=cp, rule=rule)
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion)
+
+    @property
+    def variable_importance_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion, normalize=False)
+
+    @property
+    def cv_table_(self):
+        check_is_fitted(self, "path_")
+        return cp_table(self.path_, self.cv_results_)
 
     # ----------------------------------------------------------- predict
     def _check_X(self, X):

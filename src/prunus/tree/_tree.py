@@ -31,6 +31,7 @@ from ._kernels import (
     scatter_counts,
     structure_error,
 )
+from ._persistence import tree_state, upgraded_state
 
 TREE_LEAF = -1
 _PARALLEL_APPLY_MIN_ROWS = 200_000
@@ -97,10 +98,12 @@ class Tree:
         self.n_features = n_features
         self.parent, self.depth = depth_and_parent(left, right)
 
+    def __getstate__(self):
+        # Pickles carry a format version (see ``_persistence``).
+        return tree_state(self)
+
     def __setstate__(self, state):
-        # Trees pickled before missing values were supported route NaN right.
-        state.setdefault("missing_go_to_left", np.zeros(state["children_left"].shape, dtype=np.bool_))
-        self.__dict__.update(state)
+        self.__dict__.update(upgraded_state(state))
 
     # ------------------------------------------------------------------ shape
     @property

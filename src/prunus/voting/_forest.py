@@ -37,7 +37,9 @@ from sklearn.utils.validation import (
 
 from ..distributed._estimators import dask_dispatch
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
+from ..tree._importance import classification_importances, normalized, split_probability
 from ..tree.dyadic import _preorder
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
 from ..utils._progress import progress_bar
 from ._forest_kernels import _add_votes, _leaf_shares, add_path_votes
@@ -188,6 +190,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ``n_estimators``; the lambdas are chosen again on all trees.
     verbose : int, default=0
         Show a progress bar over the trees grown by ``fit`` when > 0.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        it weighs the rows in every tree's growth and in-bag counts, and in
+        the out-of-bag error that chooses the lambdas.
 
     Attributes
     ----------
@@ -211,6 +218,17 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     oob_decision_function_ : ndarray, shape (n_samples, n_classes)
         Out-of-bag class probabilities (NaN for a row in every tree's sample).
     classes_, n_classes_, n_features_in_
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in Gini impurity, in-bag, averaged over the trees as in
+        scikit-learn's random forest (each tree's importances normalised,
+        trees that are a single leaf left out, the mean normalised), with one
+        difference that follows how the forest predicts: a tree votes over
+        its subtrees, so each of its splits counts with the posterior
+        probability that the subtree drawn splits there (``P(t is inside) -
+        P(t is a leaf)`` under ``node_weights_``). At a large ``lambda1``
+        (the plain forest, which the out-of-bag search chooses on most data)
+        that probability is 1 and these are the grown trees' importances; a
+        split the vote hardly uses adds little.
     """
 
     _parameter_constraints = {
@@ -241,6 +259,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -261,6 +280,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         warm_start=False,
         verbose=0,
+        class_weight=None,
     ):
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -278,6 +298,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -332,6 +353,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at least 2 classes.")
         fixed = self._check_params()
         y_codes = y_codes.astype(np.int64)
+        sw = sw * class_weight_factors(self.class_weight, classes, y_codes)
         keep = self.warm_start and hasattr(self, "_forest")
         if keep and (classes.shape[0] != self.n_classes_ or np.any(classes != self.classes_)):
             raise ValueError("warm_start: y has other classes than the previous fit.")
@@ -449,6 +471,20 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             results[f"param_{name}"] = np.array([p[name] for p in points], dtype=float)
         self.best_index_ = best
         return dict(points[best]), results
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "node_weights_")
+        per_tree = [
+            classification_importances(
+                t.tree, t.stats.counts, "gini", split_weight=split_probability(t.tree, w), normalize=True
+            )
+            for t, w in zip(self._forest, self.node_weights_)
+            if t.tree.n_nodes > 1
+        ]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        return normalized(np.mean(per_tree, axis=0))
 
     # ---------------------------------------------------------- predict
     def predict_proba(self, X):

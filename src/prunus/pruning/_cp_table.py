@@ -26,6 +26,8 @@ import numpy as np
 from ..utils._optional import pyplot
 
 COLUMNS = ("cp", "nsplit", "rel_error", "xerror", "xstd")
+#: Relative tolerance of :meth:`CPTable.select_index` on a cp equal to a row's.
+_CP_RTOL = 1e-10
 _HEADERS = {"cp": "CP", "nsplit": "nsplit", "rel_error": "rel error", "xerror": "xerror", "xstd": "xstd"}
 
 
@@ -104,14 +106,19 @@ class CPTable:
         return "\n".join(lines)
 
     def select_index(self, cp):
-        """Path index of the subtree rpart's ``prune(fit, cp)`` keeps: the
-        largest row whose ``cp`` is at most the given one (comparisons in the
-        table's own units, so a value read from the table selects its row)."""
+        """Path index of the subtree rpart's ``prune(fit, cp)`` keeps: that of
+        the first row whose ``cp`` is at most the given one.
+
+        A value within a relative ``1e-10`` of a row's ``cp`` counts as that
+        row's, so a cp copied at full precision from this table or from
+        rpart's (whose last bits may differ) selects its row; a printed value
+        rounded below a row's cp does not (as in rpart).
+        """
         cp = float(cp)
         if not math.isfinite(cp) or cp < 0:
             raise ValueError(f"cp must be a finite number >= 0, got {cp!r}.")
         # Rows run root first, so cp decreases down the table.
-        row = int(np.searchsorted(-self.cp, -cp, side="left"))
+        row = int(np.searchsorted(-self.cp, -cp * (1.0 + _CP_RTOL), side="left"))
         return int(self.path_index[min(row, len(self) - 1)])
 
     def plot(self, ax=None, upper="size", minline=True):

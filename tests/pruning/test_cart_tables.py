@@ -9,7 +9,6 @@ from prunus.pruning import CARTClassifier, CPTable, cp_table, plot_cv
 from prunus.pruning.selection import cv_temperatures
 from prunus.tree import grow_cart
 from prunus.tree._importance import classification_importances
-
 from prunus.utils._testing import brute_importances
 
 
@@ -254,7 +253,9 @@ def test_class_weight_balanced_and_its_effect():
     keep = (y == 0) | (np.arange(len(y)) % 5 == 0)  # class 1 becomes rare
     X, y = X[keep], y[keep]
     a = CARTClassifier(class_weight="balanced", selection="cv", cv=4, random_state=0).fit(X, y)
-    b = CARTClassifier(selection="cv", cv=4, random_state=0).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    b = CARTClassifier(selection="cv", cv=4, random_state=0).fit(
+        X, y, sample_weight=compute_sample_weight("balanced", y)
+    )
     assert a.pruned_tree_ == b.pruned_tree_ and np.array_equal(a.cv_results_["mean_risk"], b.cv_results_["mean_risk"])
     # The weighted root risk of a balanced sample is 1/2.
     assert a.path_.risks[-1] == pytest.approx(0.5)

@@ -81,7 +81,9 @@ def test_generic_hook_takes_any_node_impurity():
 def test_node_impurity_values_and_errors():
     counts = np.array([[2.0, 2.0], [3.0, 1.0], [0.0, 0.0]])
     np.testing.assert_allclose(node_impurity(counts, "gini"), [0.5, 0.375, 0.0])
-    np.testing.assert_allclose(node_impurity(counts, "entropy")[:2], [math.log(2), -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))])
+    np.testing.assert_allclose(
+        node_impurity(counts, "entropy")[:2], [math.log(2), -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))]
+    )
     np.testing.assert_allclose(node_impurity(counts, "misclassification"), [0.5, 0.25, 0.0])
     with pytest.raises(ValueError, match="criterion"):
         node_impurity(counts, "twoing")

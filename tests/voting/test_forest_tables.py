@@ -89,7 +89,9 @@ def test_class_weight_equals_sample_weight_per_class(params):
 def test_class_weight_balanced():
     X, y = _data(seed=4)
     a = PACBayesForestClassifier(n_estimators=3, class_weight="balanced", random_state=0).fit(X, y)
-    b = PACBayesForestClassifier(n_estimators=3, random_state=0).fit(X, y, sample_weight=compute_sample_weight("balanced", y))
+    b = PACBayesForestClassifier(n_estimators=3, random_state=0).fit(
+        X, y, sample_weight=compute_sample_weight("balanced", y)
+    )
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     with pytest.raises(ValueError, match="class_weight"):
         PACBayesForestClassifier(class_weight={5: 1.0}).fit(X, y)

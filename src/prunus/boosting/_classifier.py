@@ -383,7 +383,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     def feature_importances_(self):
         check_is_fitted(self)
         if not hasattr(self, "_node_counts"):
-            raise AttributeError("feature_importances_ needs the per-node weights that fit records since prunus 0.1.0 (unreleased); refit the model.")
+            raise AttributeError(
+                "feature_importances_ needs the per-node weights that fit records since prunus 0.1.0 (unreleased); refit the model."
+            )
         impurity = "misclassification" if self.criterion == "error" else "entropy"
         per_tree = [classification_importances(t, c, impurity) for t, c in zip(self.estimators_, self._node_counts)]
         weights = self.estimator_weights_

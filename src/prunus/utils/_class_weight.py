@@ -37,7 +37,7 @@ def class_weight_factors(class_weight, classes, y_codes) -> np.ndarray:
         if unknown:
             raise ValueError(f"class_weight names labels that are not in y: {unknown!r} (classes: {list(classes)}).")
         for label, value in class_weight.items():
-            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= value < np.inf:
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < np.inf:
                 raise ValueError(f"class_weight[{label!r}] must be a finite number >= 0, got {value!r}.")
     per_class = compute_class_weight(class_weight, classes=classes, y=classes[y_codes])
     return np.asarray(per_class, dtype=np.float64)[y_codes]

@@ -36,8 +36,8 @@ from sklearn.utils.validation import (
 )
 
 from ..distributed._estimators import dask_dispatch
-from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree._importance import classification_importances, normalized, split_probability
+from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit

@@ -201,7 +201,7 @@ def plot_cv(table, ax=None, upper="size", minline=True):
     shown = np.sqrt(table.cp * np.concatenate([[np.inf], table.cp[:-1]]))
     ax.errorbar(ns, table.xerror, yerr=table.xstd, fmt="o-", ms=4, capsize=2, color="C0")
     ax.set_xticks(ns)
-    ax.set_xticklabels([_signif(v) for v in shown])
+    ax.set_xticklabels([_signif(v) for v in shown], rotation=45, ha="right", rotation_mode="anchor")
     ax.set_xlabel("cp")
     ax.set_ylabel("X-val relative error")
     if minline:

@@ -95,3 +95,17 @@ def test_class_weight_balanced():
     assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
     with pytest.raises(ValueError, match="class_weight"):
         PACBayesForestClassifier(class_weight={5: 1.0}).fit(X, y)
+
+
+@pytest.mark.parametrize("partition", ["cart", "kd"])
+def test_pac_bayes_tree_class_weight_equals_sample_weight_per_class(partition):
+    from prunus.voting import PACBayesTreeClassifier
+
+    X, y = _data(seed=5)
+    w = np.random.default_rng(2).integers(1, 4, size=len(y)).astype(float)
+    a = PACBayesTreeClassifier(partition, class_weight={0: 2, 2: 3}, cv=3, random_state=0).fit(X, y, sample_weight=w)
+    factor = np.select([y == 0, y == 2], [2.0, 3.0], 1.0)
+    b = PACBayesTreeClassifier(partition, cv=3, random_state=0).fit(X, y, sample_weight=w * factor)
+    assert a.tree_ == b.tree_ and np.array_equal(a.node_counts_, b.node_counts_)
+    assert (a.lambda1_, a.lambda2_) == (b.lambda1_, b.lambda2_)
+    assert np.array_equal(a.predict_proba(X), b.predict_proba(X))

@@ -43,6 +43,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..distributed._estimators import dask_dispatch
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
@@ -169,6 +170,8 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         if self.classes_.shape[0] < 2:
             raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes.")
         self.n_classes_ = self.classes_.shape[0]
+        # Only estimators with a class_weight parameter have one (None: factors of 1).
+        sw = sw * class_weight_factors(getattr(self, "class_weight", None), self.classes_, y_codes)
         self._check_params()
         fixed = self._fixed_lambdas()
         free = [name for name in self._lambda_names if fixed[name] is None]
@@ -337,6 +340,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         weights from every other row (``None``: T0 and counts from all rows).
         Needed to fit on a dask array or DataFrame, whose other rows are
         counted block by block on the workers (:mod:`prunus.distributed`).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        the weighted class counts then give the CART partition, the node
+        errors and ``n(A)`` of the posterior, the labels and the CV errors.
 
     Attributes
     ----------
@@ -369,6 +377,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         "prior": [StrOptions(set(PRIORS))],
         "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -385,6 +394,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         n_jobs=None,
         random_state=None,
         grow_size=None,
+        class_weight=None,
     ):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -392,6 +402,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.min_samples_leaf = min_samples_leaf
         self.lambda1 = lambda1
         self.lambda2 = lambda2
+        self.class_weight = class_weight
         self.prior = prior
         self.delta = delta
         self.cv = cv

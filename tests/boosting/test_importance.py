@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from prunus.boosting import ExactBoostClassifier
-from prunus.utils._testing import brute_importances
+from prunus.tree._testing import brute_importances
 
 
 @pytest.mark.parametrize(

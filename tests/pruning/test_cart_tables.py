@@ -9,7 +9,7 @@ from prunus.pruning import CARTClassifier, CPTable, cp_table, plot_cv
 from prunus.pruning.selection import cv_temperatures
 from prunus.tree import grow_cart
 from prunus.tree._importance import classification_importances
-from prunus.utils._testing import brute_importances
+from prunus.tree._testing import brute_importances
 
 
 def _problem(n=400, q=0.25, seed=0, d=3):

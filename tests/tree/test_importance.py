@@ -10,7 +10,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from prunus.tree import Tree, feature_importances, grow_cart, impurity_decrease, node_impurity
 from prunus.tree._importance import classification_importances, split_probability
-from prunus.utils._testing import brute_importances, counts_from_leaves, enumerate_subtrees, random_tree
+from prunus.tree._testing import brute_importances, counts_from_leaves, enumerate_subtrees, random_tree
 
 
 @settings(max_examples=60, deadline=None)

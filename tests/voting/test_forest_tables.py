@@ -5,7 +5,7 @@ import pytest
 from sklearn.utils.class_weight import compute_sample_weight
 
 from prunus.tree._importance import split_probability
-from prunus.utils._testing import brute_importances
+from prunus.tree._testing import brute_importances
 from prunus.voting import PACBayesForestClassifier
 
 

@@ -4,14 +4,24 @@ sub-additive penalties)."""
 
 from ._classes import CARTClassifier
 from ._cp_table import CPTable, cp_table, plot_cv
-from .path import CostComplexityPath, cost_complexity_path, node_labels
+from .path import (
+    CostComplexityPath,
+    SquaredErrorPath,
+    cost_complexity_path,
+    node_labels,
+    node_values,
+    squared_error_path,
+)
 
 __all__ = [
     "CARTClassifier",
     "CPTable",
     "CostComplexityPath",
+    "SquaredErrorPath",
     "cost_complexity_path",
     "cp_table",
     "node_labels",
+    "node_values",
     "plot_cv",
+    "squared_error_path",
 ]

@@ -8,25 +8,25 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
 from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit, refuse_dask
 from . import selection as sel
 from ._cp_table import cp_table
 from ._reselect import reselect
+from ._sampled import fit_cart_sampled
 
 _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 
-@dask_dispatch(sampled_fit="fit_cart")
 class CARTClassifier(ClassifierMixin, BaseEstimator):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
@@ -81,11 +81,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
-        from L2 = every other row (``None``: L1 and L2 are halves). Needed to
-        fit on a dask array or DataFrame, whose L2 is counted block by block
-        on the workers (:mod:`prunus.distributed`). With it the hold-out test
-        rows are drawn row by row with probability ``test_size``, and "cv" /
-        "cv-1se" need a dask collection: their folds are whole row blocks.
+        from L2 = every other row (``None``: L1 and L2 are halves). With it
+        the hold-out test rows are drawn row by row with probability
+        ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
+        collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
+        which fits on data no single process holds).
     class_weight : dict, "balanced" or None, default=None
         Weight of each class, multiplying ``sample_weight`` (scikit-learn's
         meaning): ``{label: weight}``, or "balanced", ``n_samples / (n_classes
@@ -121,7 +121,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     split_ : SampledSplit
         With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
     cv_block_folds_ : ndarray of int
-        With ``grow_size`` and CV on a dask collection: the fold of every row block.
+        With ``grow_size`` and CV on a dask collection (the Dask estimator):
+        the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     selection_ : str
@@ -145,6 +146,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
         ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
     """
+
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
@@ -243,16 +247,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
-        y_enc = y_enc.astype(np.int64)
-        # Rejects negative, NaN and infinite weights, naming sample_weight.
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
         weight = weight * class_weight_factors(self.class_weight, self.classes_, y_enc)
+        if self.grow_size is not None:
+            given = None if sample_weight is None and self.class_weight is None else weight
+            return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         n = X.shape[0]
         self._check_params(n)
         params = check_growth_params(
@@ -289,6 +288,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
                 test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _select_from_counts(self, path, n_prune, test_counts=None):
         """k-hat of every selection but CV: from the path, the pruning sample's
@@ -414,6 +418,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
+        refuse_dask(self, X, method="predict")
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):

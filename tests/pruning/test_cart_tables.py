@@ -232,6 +232,7 @@ def test_select_holdout_rule_and_errors():
         dict(selection="cv-1se", cv=4, method="M1"),
         dict(selection="slope"),
         dict(criterion="entropy", selection="alpha", alpha=0.01),
+        dict(method="M1", grow_size=200, selection="slope"),
     ],
 )
 def test_class_weight_equals_sample_weight_per_class(params):

@@ -248,9 +248,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
-        weight = weight * class_weight_factors(self.class_weight, self.classes_, y_enc)
+        # getattr: the Dask subclass has no class_weight parameter.
+        class_weight = getattr(self, "class_weight", None)
+        weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
         if self.grow_size is not None:
-            given = None if sample_weight is None and self.class_weight is None else weight
+            given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         n = X.shape[0]
         self._check_params(n)

@@ -266,3 +266,17 @@ def test_class_weight_balanced_and_its_effect():
         CARTClassifier(class_weight="uniform").fit(X, y)
     with pytest.raises(ValueError, match="class_weight"):
         CARTClassifier(class_weight={0: -1.0}).fit(X, y)
+
+
+def test_dask_input_refuses_class_weight():
+    da = pytest.importorskip("dask.array")
+    from prunus.distributed import DaskCARTClassifier
+
+    X, y = _problem()
+    est = DaskCARTClassifier(method="M1", grow_size=100, class_weight={0: 2.0}, random_state=0)
+    with pytest.raises(ValueError, match="class_weight"):
+        est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    # In memory the same estimator honours it.
+    local = est.fit(X, y)
+    ref = CARTClassifier(method="M1", grow_size=100, random_state=0).fit(X, y, sample_weight=np.where(y == 0, 2.0, 1.0))
+    assert local.pruned_tree_ == ref.pruned_tree_

@@ -42,6 +42,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
         missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: no limit).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -78,6 +79,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split, M1's halves, the CV folds and the builder's
+        tie-breaking: a fixed value gives the same fit every time.
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
@@ -145,10 +148,15 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         rpart's ``printcp`` table of the path, the root first: ``cp``,
         ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
         ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
+
+    See Also
+    --------
+    prunus.distributed.DaskCARTClassifier : The same fit on dask arrays and DataFrames.
+    prunus.pruning.cost_complexity_path : The pruning path of any tree and sample.
     """
 
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskCARTClassifier"
+    _dask_counterpart: str | None = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
@@ -238,7 +246,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
             selection criterion (multiplied by ``class_weight``).
@@ -246,6 +256,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The majority class of the pruning sample in each row's leaf.
+        cost_complexity_path : The pruning path of any tree.
         """
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
         # getattr: the Dask subclass has no class_weight parameter.
@@ -428,23 +443,120 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def summary(self, decimals=3):
+        """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
+
+        Counts are those of the pruning sample (``pruned_counts_``), the
+        predicted class is the estimator's own label of the node, and the
+        names come from the fit (``feature_names_in_`` when X had column
+        names, ``classes_``). See :func:`prunus.tree.export_summary`.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+
+    def plot(self, ax=None, decimals=2):
+        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+        Returns the matplotlib Axes.
+        """
+        from ..tree import node_summaries
+
+        check_is_fitted(self, "pruned_tree_")
+        args = self._summary_args()
+        labels = node_summaries(self.pruned_tree_, **{k: v for k, v in args.items() if k != "feature_names"})
+        return self.pruned_tree_.plot(feature_names=args["feature_names"], node_labels=labels, ax=ax, decimals=decimals)
+
+    def _summary_args(self):
+        names = getattr(self, "feature_names_in_", None)
+        return dict(
+            node_counts=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            class_names=[str(c) for c in self.classes_],
+            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+        )
+
     def apply(self, X):
-        """Leaf of the selected tree reached by each row."""
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits."""
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.decision_path(X)
 
     def predict_proba(self, X):
-        """Class frequencies of the pruning sample in the leaf of each row."""
+        """Class frequencies of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
     def predict(self, X):
-        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
 

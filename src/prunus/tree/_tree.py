@@ -358,6 +358,22 @@ class Tree:
 
         return export_text(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
 
+    def export_summary(
+        self, node_counts=None, node_moments=None, feature_names=None, class_names=None, node_labels=None, decimals=3
+    ):
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        from .export import export_summary
+
+        return export_summary(
+            self,
+            node_counts=node_counts,
+            node_moments=node_moments,
+            feature_names=feature_names,
+            class_names=class_names,
+            node_labels=node_labels,
+            decimals=decimals,
+        )
+
     def to_dot(self, feature_names=None, node_labels=None, decimals=3):
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
         from .export import to_dot
@@ -385,6 +401,11 @@ class Tree:
 
 def check_X_missing(X) -> np.ndarray:
     """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    if sparse.issparse(X):
+        raise TypeError(
+            f"X is a scipy sparse matrix ({X.format}); the CART builder and Tree routing take dense arrays "
+            "(NaN is a missing value, not an implicit zero): pass X.toarray()."
+        )
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")

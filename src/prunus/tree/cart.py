@@ -8,14 +8,15 @@ growths and no further sort, and X is never copied per fold.
 """
 
 import math
-import numbers
 from collections import namedtuple
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._compiled import njit
-from ._criterion import REGRESSION_CRITERIA, criterion_code
+from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
+from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
 from ._tree import Tree, _check_weight, check_X_missing
@@ -33,54 +34,35 @@ GrowthParams.__doc__ = (
 SPLITTERS = ("best", "random")
 
 
+#: Accepted values of every field of :class:`GrowthParams` (the vocabulary of the estimators' constraints).
+GROWTH_CONSTRAINTS = {
+    "criterion": [StrOptions(set(CRITERIA))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    "min_impurity_decrease": [Interval(Real, 0.0, math.inf, closed="left")],
+    "max_features": [
+        StrOptions({"sqrt", "log2"}),
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "splitter": [StrOptions(set(SPLITTERS))],
+}
+
+
 def check_growth_params(params):
-    """Validate :class:`GrowthParams`; every error names its argument."""
-    criterion_code(params.criterion)
-    if params.splitter not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {SPLITTERS}, got {params.splitter!r}.")
-    _check_int_or_none(params.max_depth, "max_depth", 1)
-    _check_count_or_fraction(params.min_samples_split, "min_samples_split", 2, closed=True)
-    _check_count_or_fraction(params.min_samples_leaf, "min_samples_leaf", 1, closed=False)
-    d = params.min_impurity_decrease
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not d >= 0 or not math.isfinite(d):
-        raise ValueError(f"min_impurity_decrease must be a finite number >= 0, got {d!r}.")
-    _check_int_or_none(params.max_leaf_nodes, "max_leaf_nodes", 2)
-    mf = params.max_features
-    if mf is None or mf in ("sqrt", "log2"):
-        return params
-    if isinstance(mf, str) or isinstance(mf, bool) or not isinstance(mf, numbers.Real):
-        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {mf!r}.")
-    if isinstance(mf, numbers.Integral):
-        if mf < 1:
-            raise ValueError(f"max_features must be >= 1 when an int, got {mf!r}.")
-    elif not 0.0 < mf <= 1.0:
-        raise ValueError(f"max_features must lie in (0, 1] when a float, got {mf!r}.")
+    """Validate :class:`GrowthParams` against :data:`GROWTH_CONSTRAINTS`; every error names its argument."""
+    validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
     return params
-
-
-def _check_int_or_none(value, name, low):
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be None or an int >= {low}, got {value!r}.")
-
-
-def _check_count_or_fraction(value, name, low, closed):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be an int >= {low} or a float fraction, got {value!r}.")
-    if isinstance(value, numbers.Integral):
-        if value < low:
-            raise ValueError(f"{name} must be >= {low} when an int, got {value!r}.")
-    elif not (0.0 < value <= 1.0 if closed else 0.0 < value < 1.0):
-        interval = "(0, 1]" if closed else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval} when a float, got {value!r}.")
 
 
 def _settings(params, n_rows, n_features, n_classes, seed):
     """Numbers for the kernels: fractions resolved against the growth's rows."""
 
     def count(value, low):
-        if isinstance(value, numbers.Integral):
+        if isinstance(value, Integral):
             return int(value)
         return max(low, int(math.ceil(value * n_rows)))
 
@@ -91,7 +73,7 @@ def _settings(params, n_rows, n_features, n_classes, seed):
         max_features = max(1, int(math.sqrt(n_features)))
     elif mf == "log2":
         max_features = max(1, int(math.log2(n_features)))
-    elif isinstance(mf, numbers.Integral):
+    elif isinstance(mf, Integral):
         max_features = min(int(mf), n_features)
     else:
         max_features = max(1, int(mf * n_features))
@@ -185,6 +167,8 @@ def encode_labels(y, n_rows, n_classes=None):
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(f"y must be a 1-D array of {n_rows} labels, got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; class labels must be finite (NaN is not a class).")
     if y.dtype.kind in "iub" and (y.size == 0 or y.min() >= 0):
         codes = y.astype(np.int64)
         k = int(codes.max()) + 1 if codes.size else 0

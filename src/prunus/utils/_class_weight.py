@@ -5,8 +5,9 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.class_weight import compute_class_weight
+
+from ._param_validation import StrOptions
 
 #: The constraint of every estimator's ``class_weight`` parameter.
 CLASS_WEIGHT = [dict, StrOptions({"balanced"}), None]

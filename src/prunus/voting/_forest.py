@@ -223,7 +223,16 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         (the plain forest, which the out-of-bag search chooses on most data)
         that probability is 1 and these are the grown trees' importances; a
         split the vote hardly uses adds little.
+
+    See Also
+    --------
+    PACBayesTreeClassifier : One tree voting over its subtrees.
     """
+
+    # Fitted state that a warm start reads (annotations only).
+    classes_: np.ndarray
+    _forest: list
+    _n_fit_rows: int
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -333,24 +342,37 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights, multiplied by the number of times each
             row is drawn into a tree's sample.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         warm = self.warm_start and hasattr(self, "_forest")
-        previous = (self.classes_, self._forest, self._n_fit_rows) if warm else None
+        # A warm start keeps the trees, which refer to the previous classes and rows.
+        old_classes: np.ndarray = self.classes_ if warm else np.empty(0)
+        old: list = self._forest if warm else []
+        old_rows: int = self._n_fit_rows if warm else 0
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
         classes = self.classes_
         fixed = self._check_params()
         sw = sw * class_weight_factors(self.class_weight, classes, y_codes)
-        if previous is not None and (classes.shape[0] != previous[0].shape[0] or np.any(classes != previous[0])):
-            self.classes_ = previous[0]
+        if warm and (classes.shape[0] != old_classes.shape[0] or np.any(classes != old_classes)):
+            self.classes_ = old_classes
             raise ValueError("warm_start: y has other classes than the previous fit.")
-        old = previous[1] if previous is not None else []
-        if old and X.shape[0] != previous[2]:
+        if old and X.shape[0] != old_rows:
             raise ValueError(
-                f"warm_start: X has {X.shape[0]} rows, the previous fit had {previous[2]}; "
+                f"warm_start: X has {X.shape[0]} rows, the previous fit had {old_rows}; "
                 "the out-of-bag rows of the kept trees refer to the same X."
             )
         if self.n_estimators < len(old):
@@ -478,7 +500,22 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------- predict
     def predict_proba(self, X):
-        """Mean over the trees of each tree's PAC-Bayes vote shares."""
+        """Mean over the trees of each tree's PAC-Bayes vote shares.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
@@ -497,6 +534,21 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return np.sum(parts, axis=0) / len(trees)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -123,3 +123,20 @@ def test_split_probability_by_enumerating_subtrees(seed, n_splits):
             else:
                 internal[node] += prob
     np.testing.assert_allclose(split_probability(tree, leaf), internal, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_regression_importances_equal_scikit_learn(seed):
+    # The hook a least-squares tree uses: node moments give variance and weight.
+    from sklearn.tree import DecisionTreeRegressor
+
+    from prunus.tree._importance import regression_importances
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 4))
+    y = X[:, 0] ** 2 + np.sin(2 * X[:, 2]) + 0.2 * rng.normal(size=300)
+    w = rng.integers(1, 3, size=300).astype(float)
+    sk = DecisionTreeRegressor(max_depth=5, random_state=0).fit(X, y, sample_weight=w)
+    tree = Tree.from_sklearn(sk)
+    moments = tree.node_moments(X, y, w)
+    np.testing.assert_allclose(regression_importances(tree, moments), sk.feature_importances_, atol=1e-10)

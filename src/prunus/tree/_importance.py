@@ -147,6 +147,32 @@ def classification_importances(tree: Tree, counts, criterion="gini", *, split_we
     )
 
 
+def regression_importances(tree: Tree, moments, *, split_weight=None, normalize=True):
+    """:func:`feature_importances` of a least-squares tree from its node moments.
+
+    Parameters
+    ----------
+    tree : Tree
+    moments : array-like, shape (n_nodes, 3)
+        Weight, mean and within sum of squares per node
+        (:meth:`Tree.node_moments`); the impurity of a node is its weighted
+        variance, the sum of squares over the weight (scikit-learn's
+        ``squared_error``), so ``W_t i(t)`` is the node's sum of squares.
+    split_weight, normalize
+        As in :func:`feature_importances`.
+
+    Returns
+    -------
+    importances : ndarray, shape (tree.n_features,)
+    """
+    moments = np.asarray(moments, dtype=np.float64)
+    if moments.ndim != 2 or moments.shape != (tree.n_nodes, 3):
+        raise ValueError(f"moments must have shape (n_nodes={tree.n_nodes}, 3), got {moments.shape}.")
+    weight, sum_squares = moments[:, 0], moments[:, 2]
+    variance = np.divide(sum_squares, weight, out=np.zeros_like(weight), where=weight > 0)
+    return feature_importances(tree, variance, weight, split_weight=split_weight, normalize=normalize)
+
+
 def split_probability(tree: Tree, leaf_probability) -> np.ndarray:
     """Probability that each node is an internal node of a random subtree.
 

@@ -13,6 +13,9 @@ leaves as pure as the data allows), Gini growth, no competitor or surrogate
 splits (so the importance is of primary splits only) and fixed folds
 ``(i - 1) %% 10 + 1``, given to prunus as the same ``(train, test)`` pairs.
 
+A second fit adds rpart's loss matrix ``matrix(c(0, 4, 1, 0), 2)`` (a present
+case called absent costs 4).
+
 Run: ``python benchmarks/rpart_cptable_fixture.py`` (needs ``Rscript``).
 """
 
@@ -42,6 +45,10 @@ imp <- fit$variable.importance
 write.csv(data.frame(variable = names(imp), importance = format(imp, digits = 17)),
           file.path(out, "importance.csv"), row.names = FALSE)
 sink(file.path(out, "printcp.txt")); printcp(fit); sink()
+loss <- matrix(c(0, 4, 1, 0), 2)  # rows: true class, columns: predicted; present -> absent costs 4
+fitl <- rpart(Kyphosis ~ Age + Number + Start, data = kyphosis, method = "class",
+              parms = list(split = "gini", loss = loss), control = ctrl)
+write.csv(format(as.data.frame(fitl$cptable), digits = 17), file.path(out, "cptable_loss.csv"), row.names = FALSE)
 writeLines(c(as.character(packageVersion("rpart")), R.version.string), file.path(out, "versions.txt"))
 """
 
@@ -58,6 +65,7 @@ def main():
         subprocess.run(["Rscript", str(script), tmp], check=True)
         data = _csv(Path(tmp) / "data.csv")
         cptable = _csv(Path(tmp) / "cptable.csv")
+        cptable_loss = _csv(Path(tmp) / "cptable_loss.csv")
         importance = _csv(Path(tmp) / "importance.csv")
         printcp = (Path(tmp) / "printcp.txt").read_text()
         rpart_version, r_version = (Path(tmp) / "versions.txt").read_text().splitlines()[:2]
@@ -78,6 +86,14 @@ def main():
             "xstd": [float(r["xstd"]) for r in cptable],
         },
         "variable_importance": {r["variable"]: float(r["importance"]) for r in importance},
+        "loss_matrix": [[0.0, 1.0], [4.0, 0.0]],
+        "cptable_loss": {
+            "cp": [float(r["CP"]) for r in cptable_loss],
+            "nsplit": [int(float(r["nsplit"])) for r in cptable_loss],
+            "rel_error": [float(r["rel error"]) for r in cptable_loss],
+            "xerror": [float(r["xerror"]) for r in cptable_loss],
+            "xstd": [float(r["xstd"]) for r in cptable_loss],
+        },
         "printcp": printcp.splitlines(),
     }
     OUT.write_text(json.dumps(fixture, indent=1) + "\n")

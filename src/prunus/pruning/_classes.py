@@ -22,6 +22,7 @@ from . import selection as sel
 from ._cp_table import cp_table
 from ._reselect import reselect
 from ._sampled import fit_cart_sampled
+from .path import check_loss_matrix
 
 _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
@@ -96,6 +97,14 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         the weight of every row everywhere: growth, the pruning risks (R(T)
         becomes the weighted misclassification), leaf labels, the hold-out
         and CV risks and every selection rule.
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        rpart's ``parms = list(loss = ...)``: ``loss_matrix[i, j]`` is the cost
+        of predicting class ``classes_[j]`` for a row of class
+        ``classes_[i]`` (zero diagonal). T_max is grown with each row's
+        weight multiplied by its class's row sum (rpart's altered priors);
+        leaves predict the class of least expected loss; R(T), the path,
+        the hold-out and CV risks (and the CV standard error, rpart's) and
+        every selection rule use the expected loss. None: 0-1 loss.
 
     Attributes
     ----------
@@ -177,6 +186,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
         "class_weight": CLASS_WEIGHT,
+        "loss_matrix": ["array-like", None],
     }
 
     def __init__(
@@ -196,6 +206,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         grow_size=None,
         class_weight=None,
+        loss_matrix=None,
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -212,6 +223,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.grow_size = grow_size
         self.class_weight = class_weight
+        self.loss_matrix = loss_matrix
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -266,6 +278,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         # getattr: the Dask subclass has no class_weight parameter.
         class_weight = getattr(self, "class_weight", None)
         weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
+        loss = getattr(self, "loss_matrix", None)
+        if loss is not None:
+            loss = check_loss_matrix(loss, self.classes_.shape[0])
+            if self.grow_size is not None:
+                raise ValueError("loss_matrix is not supported with grow_size: fit in memory without grow_size.")
         if self.grow_size is not None:
             given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
@@ -292,10 +309,10 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         n_growths = (self._n_folds(X, y_enc) + 1) if cv else 1
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng)
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
             bar.update()
             if cv:
-                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update)
+                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
         self.pruning_indices_ = prune_rows
         n_prune = prune_rows.shape[0]
 
@@ -339,13 +356,17 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self._leaf_proba = _node_proba(self.pruned_tree_, self.pruned_counts_)
         return self
 
-    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress):
+    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
         folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
         betas = sel.cv_temperatures(path.alphas)
+        if loss is not None:
+            # A fold's root collapses below its R(root), at most the largest loss.
+            betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
+        squares: list = []
         wrong, held_out = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress, loss, squares
         )
-        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0])
+        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if squares else None)
         self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 

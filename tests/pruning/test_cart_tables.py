@@ -276,6 +276,9 @@ def test_dask_input_refuses_class_weight():
     est = DaskCARTClassifier(method="M1", grow_size=100, class_weight={0: 2.0}, random_state=0)
     with pytest.raises(ValueError, match="class_weight"):
         est.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
+    lossy = DaskCARTClassifier(method="M1", grow_size=100, loss_matrix=1 - np.eye(2), random_state=0)
+    with pytest.raises(ValueError, match="loss_matrix"):
+        lossy.fit(da.from_array(X, chunks=100), da.from_array(y, chunks=100))
     # In memory the same estimator honours it.
     local = est.fit(X, y)
     ref = CARTClassifier(method="M1", grow_size=100, random_state=0).fit(X, y, sample_weight=np.where(y == 0, 2.0, 1.0))

@@ -134,3 +134,12 @@ def test_bad_loss_matrix():
             CARTClassifier(loss_matrix=bad).fit(data.X, data.y)
     with pytest.raises(ValueError, match="grow_size"):
         CARTClassifier(method="M1", grow_size=30, loss_matrix=1 - np.eye(2)).fit(data.X, data.y)
+
+
+def test_cp_table_root_error_is_the_root_loss():
+    X = np.array(FIXTURE["X"])
+    y = np.array(FIXTURE["y"])  # 64 absent, 17 present
+    est = CARTClassifier(selection="alpha", alpha=0.0, loss_matrix=[[0, 2], [4, 0]]).fit(X, y)
+    # Calling every row absent costs 17 * 4 = 68; present, 64 * 2 = 128.
+    assert (est.cv_table_.root_error, est.cv_table_.root_weight) == (68.0, 81.0)
+    assert est.path_.risks[-1] == pytest.approx(68 / 81)

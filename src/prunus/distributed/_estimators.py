@@ -151,6 +151,8 @@ class _DaskClassifierMixin:
                 "class_weight is not supported on dask input yet: multiply sample_weight by the weight of "
                 "each row's class instead."
             )
+        if getattr(self, "loss_matrix", None) is not None:
+            raise ValueError("loss_matrix is not supported on dask input: fit in memory.")
         if self.grow_size is None:
             raise ValueError(
                 "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
@@ -285,6 +287,8 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     class_weight : dict, "balanced" or None, default=None
         As the core estimator's, on in-memory input only (dask input refuses
         it: give the product in ``sample_weight``).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        As the core estimator's, on in-memory input only.
 
     Attributes
     ----------

@@ -151,7 +151,8 @@ def cp_table(path, cv_results=None) -> CPTable:
     """
     counts = np.asarray(path.counts, dtype=np.float64)
     root_weight = float(counts[0].sum())
-    root_error = root_weight - float(counts[0, path.label[0]])
+    # The root's loss as a leaf: misclassified weight, or expected loss under the path's matrix.
+    root_error = float(path.misclassified(counts, path.alphas[-1:])[0])
     root_risk = float(path.risks[-1])
     # A pure root (R(root) = 0) has a one-row path; rpart divides by it anyway.
     scale = root_risk if root_risk > 0 else 1.0

@@ -14,7 +14,8 @@ splits (so the importance is of primary splits only) and fixed folds
 ``(i - 1) %% 10 + 1``, given to prunus as the same ``(train, test)`` pairs.
 
 A second fit adds rpart's loss matrix ``matrix(c(0, 4, 1, 0), 2)`` (a present
-case called absent costs 4).
+case called absent costs 4), a third the priors ``c(0.5, 0.5)`` (in prunus:
+``class_weight="balanced"``, i.e. prior over class frequency).
 
 Run: ``python benchmarks/rpart_cptable_fixture.py`` (needs ``Rscript``).
 """
@@ -49,6 +50,9 @@ loss <- matrix(c(0, 4, 1, 0), 2)  # rows: true class, columns: predicted; presen
 fitl <- rpart(Kyphosis ~ Age + Number + Start, data = kyphosis, method = "class",
               parms = list(split = "gini", loss = loss), control = ctrl)
 write.csv(format(as.data.frame(fitl$cptable), digits = 17), file.path(out, "cptable_loss.csv"), row.names = FALSE)
+fitp <- rpart(Kyphosis ~ Age + Number + Start, data = kyphosis, method = "class",
+              parms = list(split = "gini", prior = c(0.5, 0.5)), control = ctrl)
+write.csv(format(as.data.frame(fitp$cptable), digits = 17), file.path(out, "cptable_prior.csv"), row.names = FALSE)
 writeLines(c(as.character(packageVersion("rpart")), R.version.string), file.path(out, "versions.txt"))
 """
 
@@ -56,6 +60,16 @@ writeLines(c(as.character(packageVersion("rpart")), R.version.string), file.path
 def _csv(path):
     with open(path, newline="") as fh:
         return list(csv.DictReader(io.StringIO(fh.read())))
+
+
+def _columns(rows):
+    return {
+        "cp": [float(r["CP"]) for r in rows],
+        "nsplit": [int(float(r["nsplit"])) for r in rows],
+        "rel_error": [float(r["rel error"]) for r in rows],
+        "xerror": [float(r["xerror"]) for r in rows],
+        "xstd": [float(r["xstd"]) for r in rows],
+    }
 
 
 def main():
@@ -66,6 +80,7 @@ def main():
         data = _csv(Path(tmp) / "data.csv")
         cptable = _csv(Path(tmp) / "cptable.csv")
         cptable_loss = _csv(Path(tmp) / "cptable_loss.csv")
+        cptable_prior = _csv(Path(tmp) / "cptable_prior.csv")
         importance = _csv(Path(tmp) / "importance.csv")
         printcp = (Path(tmp) / "printcp.txt").read_text()
         rpart_version, r_version = (Path(tmp) / "versions.txt").read_text().splitlines()[:2]
@@ -78,22 +93,12 @@ def main():
         "X": [[float(row[f]) for f in ("Age", "Number", "Start")] for row in data],
         "y": [row["Kyphosis"] for row in data],
         "folds": [(i % 10) + 1 for i in range(len(data))],
-        "cptable": {
-            "cp": [float(r["CP"]) for r in cptable],
-            "nsplit": [int(float(r["nsplit"])) for r in cptable],
-            "rel_error": [float(r["rel error"]) for r in cptable],
-            "xerror": [float(r["xerror"]) for r in cptable],
-            "xstd": [float(r["xstd"]) for r in cptable],
-        },
+        "cptable": _columns(cptable),
         "variable_importance": {r["variable"]: float(r["importance"]) for r in importance},
         "loss_matrix": [[0.0, 1.0], [4.0, 0.0]],
-        "cptable_loss": {
-            "cp": [float(r["CP"]) for r in cptable_loss],
-            "nsplit": [int(float(r["nsplit"])) for r in cptable_loss],
-            "rel_error": [float(r["rel error"]) for r in cptable_loss],
-            "xerror": [float(r["xerror"]) for r in cptable_loss],
-            "xstd": [float(r["xstd"]) for r in cptable_loss],
-        },
+        "cptable_loss": _columns(cptable_loss),
+        "prior": [0.5, 0.5],
+        "cptable_prior": _columns(cptable_prior),
         "printcp": printcp.splitlines(),
     }
     OUT.write_text(json.dumps(fixture, indent=1) + "\n")

@@ -143,3 +143,18 @@ def test_cp_table_root_error_is_the_root_loss():
     # Calling every row absent costs 17 * 4 = 68; present, 64 * 2 = 128.
     assert (est.cv_table_.root_error, est.cv_table_.root_weight) == (68.0, 81.0)
     assert est.path_.risks[-1] == pytest.approx(68 / 81)
+
+
+def test_rpart_priors_are_class_weights():
+    # rpart's parms = list(prior = p) weighs class k by p_k / (share of class k) in growth and
+    # risk: class_weight={k: p_k / share_k} ("balanced" for equal priors). Its first six subtrees,
+    # cp and rel error equal rpart's; rpart then lists a non-Breiman 7-split tree again.
+    X = np.array(FIXTURE["X"])
+    y = np.array(FIXTURE["y"])
+    want = FIXTURE["cptable_prior"]
+    assert FIXTURE["prior"] == [0.5, 0.5]
+    est = CARTClassifier(selection="alpha", alpha=0.0, class_weight="balanced", random_state=0).fit(X, y)
+    table = est.cv_table_
+    assert table.nsplit[:6].tolist() == want["nsplit"][:6]
+    np.testing.assert_allclose(table.rel_error[:6], want["rel_error"][:6], rtol=1e-12)
+    np.testing.assert_allclose(table.cp[:5], want["cp"][:5], rtol=1e-12)

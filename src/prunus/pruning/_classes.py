@@ -96,7 +96,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         * count of the class)`` on the whole training sample. The product is
         the weight of every row everywhere: growth, the pruning risks (R(T)
         becomes the weighted misclassification), leaf labels, the hold-out
-        and CV risks and every selection rule.
+        and CV risks and every selection rule. rpart's priors ``p`` are
+        ``class_weight={k: p_k / share of class k}`` (equal priors:
+        "balanced"): the same growth and risks (checked on kyphosis).
     loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         rpart's ``parms = list(loss = ...)``: ``loss_matrix[i, j]`` is the cost
         of predicting class ``classes_[j]`` for a row of class

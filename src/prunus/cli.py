@@ -85,6 +85,10 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    # Every argument is checked before any work (and before connecting to a cluster).
+    args.out_dir = _check_out(args.out)
+    if args.data is not None:
+        _check_data(args.data, args.paper)
     if args.scheduler is None:
         return _reproduce(args)
     import joblib
@@ -106,32 +110,56 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
-    if args.data and args.paper != "boosting":
-        print(
-            "prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
-            file=sys.stderr,
-        )
-        return 2
     papers = [args.paper] if args.paper else list(PAPERS)
-    out = _check_out(args.out)  # before any computation
+    out = args.out_dir if getattr(args, "out_dir", None) is not None else _check_out(args.out)
     reports = []
+    times = {}
     for paper in papers:
         start = time.perf_counter()
         target = out / paper if len(papers) > 1 or args.paper is None else out
         print(f"[prunus] reproducing {paper} ({mode}) -> {target}", flush=True)
         extra = {"data": args.data} if getattr(args, "data", None) else {}
         path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress, **extra)
-        print(f"[prunus] {paper}: wrote {path} in {time.perf_counter() - start:.1f} s", flush=True)
+        times[paper] = time.perf_counter() - start
+        print(f"[prunus] {paper}: wrote {path} in {times[paper]:.1f} s", flush=True)
         reports.append((paper, path))
     if len(reports) > 1:
         index = out / "report.md"
-        lines = ["# prunus reproductions\n"]
-        # relpath of resolved paths: a runner may return an absolute path while
-        # --out is relative (Path.relative_to would raise after all the work).
-        lines += [f"- [{p}]({Path(os.path.relpath(Path(r).resolve(), out.resolve())).as_posix()})" for p, r in reports]
-        index.write_text("\n".join(lines) + "\n")
+        index.write_text(_index_page(out, mode, reports, times))
         print(f"[prunus] index: {index}")
     return 0
+
+
+def _index_page(out: Path, mode: str, reports: list, times: dict) -> str:
+    """The page a reader opens first: each paper's headline claims, the paper's number, ours, and links."""
+    import json
+
+    from .experiments._report import CLAIMS
+
+    lines = [
+        "# prunus: the four papers reproduced\n",
+        f"Mode `{mode}`. Each row is a headline claim of a paper: what the paper reports, what this run "
+        "measured, and whether the claim holds here; the linked reports hold the tables, figures and settings.\n",
+        "| paper | claim | paper's number | here | holds here |",
+        "|---|---|---|---|---|",
+    ]
+    links = []
+    for paper, report in reports:
+        # relpath of resolved paths: a runner may return an absolute path while
+        # --out is relative (Path.relative_to would raise after all the work).
+        rel = Path(os.path.relpath(Path(report).resolve(), out.resolve())).as_posix()
+        claims_file = Path(report).parent / CLAIMS
+        data = json.loads(claims_file.read_text()) if claims_file.is_file() else {"title": paper, "claims": []}
+        title = PAPER_TITLES.get(paper, data.get("title", paper))
+        for claim in data["claims"]:
+            lines.append(
+                f"| [{paper}]({rel}) | {claim['claim']} | {claim['paper']} | {claim['ours']} | {claim['holds']} |"
+            )
+        if not data["claims"]:
+            lines.append(f"| [{paper}]({rel}) | the report states no headline claim | see the report | | |")
+        links.append(f"- [{paper}]({rel}): {title} ({times[paper]:.0f} s)")
+    lines += ["", "## Reports", "", *links, ""]
+    return "\n".join(lines)
 
 
 class UsageError(Exception):
@@ -165,6 +193,38 @@ def _check_out(value: str) -> Path:
     except OSError as exc:
         raise UsageError(f"argument --out: cannot write in {out}: {exc.strerror or exc}") from None
     return out
+
+
+def _check_data(value: str, paper: str | None) -> Path:
+    """``--data`` as a readable LIBSVM-format file of the boosting paper; a :class:`UsageError` otherwise.
+
+    Only the file's first example line is read: a file that is not LIBSVM text
+    is refused here, before any computation.
+    """
+    if paper != "boosting":
+        raise UsageError("argument --data: for the boosting paper only (prunus reproduce boosting --data PATH)")
+    path = Path(value)
+    if not path.exists():
+        raise UsageError(f"argument --data: {path}: no such file")
+    if not path.is_file():
+        raise UsageError(f"argument --data: {path}: not a file")
+    try:
+        with path.open("rb") as handle:
+            first = next((line for line in handle if line.strip() and not line.lstrip().startswith(b"#")), b"")
+    except OSError as exc:
+        raise UsageError(f"argument --data: cannot read {path}: {exc.strerror or exc}") from None
+    fields = first.split(b"#", 1)[0].split()
+    if not fields or not _is_number(fields[0]) or not all(b":" in f for f in fields[1:]):
+        raise UsageError(f"argument --data: {path}: not a LIBSVM-format file (each line: label index:value ...)")
+    return path
+
+
+def _is_number(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
 
 
 #: Paper titles shown by ``prunus reproduce --help``.

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from prunus.utils._testing import counts_from_leaves, enumerate_subtrees, random_tree
+from prunus.tree._testing import counts_from_leaves, enumerate_subtrees, random_tree
 
 __all__ = ["all_pruned_subtrees", "counts_from_leaves", "exact_node_risk", "random_tree", "smallest_minimiser"]
 
@@ -18,13 +18,15 @@ def all_pruned_subtrees(tree):
     return [frozenset(leaves) for leaves in enumerate_subtrees(tree)]
 
 
-def smallest_minimiser(tree, counts, alpha, subtrees=None):
+def smallest_minimiser(tree, counts, alpha, subtrees=None, risk=None):
     """T_alpha by exhaustive search: argmin R(T) + alpha |T|, smallest on ties.
 
-    ``alpha`` is a Fraction in unnormalised units (weight per leaf).
+    ``alpha`` is a Fraction in unnormalised units (weight per leaf). ``risk``
+    (exact unnormalised node risks) replaces the misclassification risks of
+    ``counts`` when given.
     """
     subtrees = all_pruned_subtrees(tree) if subtrees is None else subtrees
-    risk = [exact_node_risk(row) for row in counts]
+    risk = [exact_node_risk(row) for row in counts] if risk is None else risk
     best = None
     for leaves in subtrees:
         crit = sum(risk[t] for t in leaves) + alpha * len(leaves)
@@ -34,10 +36,11 @@ def smallest_minimiser(tree, counts, alpha, subtrees=None):
     return best[1]
 
 
-def breiman_weakest_link_alphas(tree, counts):
-    """Exact alpha_k by the textbook weakest-link loop of Table 1 (Fractions, unnormalised)."""
-    risk = [exact_node_risk(row) for row in counts]
-    leaves = smallest_minimiser(tree, counts, Fraction(0))
+def breiman_weakest_link_alphas(tree, counts, risk=None):
+    """Exact alpha_k by the textbook weakest-link loop of Table 1 (Fractions,
+    unnormalised); ``risk`` as in :func:`smallest_minimiser`."""
+    risk = [exact_node_risk(row) for row in counts] if risk is None else risk
+    leaves = smallest_minimiser(tree, counts, Fraction(0), risk=risk)
     alphas = [Fraction(0)]
     while len(leaves) > 1:
         internal = set()

@@ -14,11 +14,11 @@ from scipy import sparse
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit
 from ._binning import fit_binning
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
@@ -147,6 +147,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     weight_order_bound_ : ndarray of int64 or None
         LB_wo per round when ``track_bounds``.
     classes_, n_classes_, n_features_in_, bin_thresholds_
+
+    See Also
+    --------
+    exact_lower_bound : The least weighted error any tree of the same depth can reach.
     """
 
     _parameter_constraints = {
@@ -230,12 +234,18 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             stored entries rather than in rows x features. The ensemble and
             the assessment counts equal those of the dense matrix.
         y : array-like of shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like of shape (n_samples,), optional
             Initial boosting weights (non-negative, not all zero).
 
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The class of every row.
+        staged_predict : The class after every round.
         """
         return self._fit(X, y, sample_weight)
 
@@ -249,15 +259,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ``SparseBins`` of ``Binning.transform_sparse`` (which ``split_node``
         also takes; the integer programs of ``stump_lower_bounds`` need dense codes).
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        X, y_codes, w = open_classifier_fit(
+            self, X, y, sample_weight, ensure_min_samples=2, accept_sparse=("csr", "csc")
+        )
         self.n_classes_ = K = len(self.classes_)
-        if K < 2:
-            raise ValueError("y must contain samples of at least 2 classes; got 1 class.")
-        y_codes = y_codes.astype(np.int64)
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must not sum to zero.")
         # Zero-weight examples keep zero weight in every round, so they carry
@@ -397,6 +402,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns ``sum_t alpha_t c_t(x, k) / sum_t alpha_t`` per class with
         ``c_t = 1`` if ``h_t(x) = k`` else ``-1 / (K - 1)``; for two classes
         the score of class 1 minus that of class 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Weighted votes of the ensemble (one column for two classes).
+
+        See Also
+        --------
+        predict : The class of the largest score.
         """
         pred = self._tree_predictions(X)
         return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_), self.estimator_weights_.sum())
@@ -418,6 +437,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(np.argmax(dec, axis=1))
 
     def predict(self, X):
+        """Class of every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         return self._decision_to_label(self.decision_function(X))
 
     def staged_predict(self, X):
@@ -441,7 +476,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return softmax(dec, axis=1)
 
     def predict_proba(self, X):
-        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule)."""
+        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         return self._proba(self.decision_function(X), self.n_classes_)
 
     def staged_predict_proba(self, X):

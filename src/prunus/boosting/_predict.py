@@ -3,7 +3,8 @@
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 Ensemble = namedtuple("Ensemble", ["offsets", "left", "right", "feature", "threshold", "labels"])
 Ensemble.__doc__ = """The trees of a boosted ensemble, concatenated into flat arrays (``stack_trees``).

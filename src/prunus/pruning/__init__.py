@@ -3,6 +3,21 @@ the selection rules of Gey's paper (hold-out M1/M2, CV, 1-SE, slope heuristic,
 sub-additive penalties)."""
 
 from ._classes import CARTClassifier
-from .path import CostComplexityPath, cost_complexity_path, node_labels
+from .path import (
+    CostComplexityPath,
+    SquaredErrorPath,
+    cost_complexity_path,
+    node_labels,
+    node_values,
+    squared_error_path,
+)
 
-__all__ = ["CARTClassifier", "CostComplexityPath", "cost_complexity_path", "node_labels"]
+__all__ = [
+    "CARTClassifier",
+    "CostComplexityPath",
+    "SquaredErrorPath",
+    "cost_complexity_path",
+    "node_labels",
+    "node_values",
+    "squared_error_path",
+]

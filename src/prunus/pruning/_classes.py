@@ -8,21 +8,21 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
-from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..tree.sample import InMemorySample
+from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit, refuse_dask
 from . import selection as sel
+from ._sampled import fit_cart_sampled
 
 _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 
-@dask_dispatch(sampled_fit="fit_cart")
 class CARTClassifier(ClassifierMixin, BaseEstimator):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
@@ -38,6 +38,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
         missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: no limit).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -74,14 +75,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split, M1's halves, the CV folds and the builder's
+        tie-breaking: a fixed value gives the same fit every time.
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
-        from L2 = every other row (``None``: L1 and L2 are halves). Needed to
-        fit on a dask array or DataFrame, whose L2 is counted block by block
-        on the workers (:mod:`prunus.distributed`). With it the hold-out test
-        rows are drawn row by row with probability ``test_size``, and "cv" /
-        "cv-1se" need a dask collection: their folds are whole row blocks.
+        from L2 = every other row (``None``: L1 and L2 are halves). With it
+        the hold-out test rows are drawn row by row with probability
+        ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
+        collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
+        which fits on data no single process holds).
 
     Attributes
     ----------
@@ -110,10 +113,19 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     split_ : SampledSplit
         With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
     cv_block_folds_ : ndarray of int
-        With ``grow_size`` and CV on a dask collection: the fold of every row block.
+        With ``grow_size`` and CV on a dask collection (the Dask estimator):
+        the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+
+    See Also
+    --------
+    prunus.distributed.DaskCARTClassifier : The same fit on dask arrays and DataFrames.
+    prunus.pruning.cost_complexity_path : The pruning path of any tree and sample.
     """
+
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart: str | None = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
@@ -200,7 +212,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
             selection criterion.
@@ -208,16 +222,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The majority class of the pruning sample in each row's leaf.
+        cost_complexity_path : The pruning path of any tree.
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
-        y_enc = y_enc.astype(np.int64)
-        # Rejects negative, NaN and infinite weights, naming sample_weight.
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        if self.grow_size is not None:
+            given = None if sample_weight is None else weight
+            return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         n = X.shape[0]
         self._check_params(n)
         params = check_growth_params(
@@ -254,6 +268,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
                 test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _select_from_counts(self, path, n_prune, test_counts=None):
         """k-hat of every selection but CV: from the path, the pruning sample's
@@ -328,6 +347,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
+        refuse_dask(self, X, method="predict")
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):
@@ -335,23 +355,120 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
+    def summary(self, decimals=3):
+        """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
+
+        Counts are those of the pruning sample (``pruned_counts_``), the
+        predicted class is the estimator's own label of the node, and the
+        names come from the fit (``feature_names_in_`` when X had column
+        names, ``classes_``). See :func:`prunus.tree.export_summary`.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+
+    def plot(self, ax=None, decimals=2):
+        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+        Returns the matplotlib Axes.
+        """
+        from ..tree import node_summaries
+
+        check_is_fitted(self, "pruned_tree_")
+        args = self._summary_args()
+        labels = node_summaries(self.pruned_tree_, **{k: v for k, v in args.items() if k != "feature_names"})
+        return self.pruned_tree_.plot(feature_names=args["feature_names"], node_labels=labels, ax=ax, decimals=decimals)
+
+    def _summary_args(self):
+        names = getattr(self, "feature_names_in_", None)
+        return dict(
+            node_counts=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            class_names=[str(c) for c in self.classes_],
+            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+        )
+
     def apply(self, X):
-        """Leaf of the selected tree reached by each row."""
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits."""
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.decision_path(X)
 
     def predict_proba(self, X):
-        """Class frequencies of the pruning sample in the leaf of each row."""
+        """Class frequencies of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
     def predict(self, X):
-        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
 

@@ -1,9 +1,13 @@
-"""Breiman's minimal cost-complexity pruning sequence on misclassification cost.
+"""Breiman's minimal cost-complexity pruning sequence, on misclassification
+cost or on squared error.
 
 Implements the pruning algorithm of Table 1 in S. Gey, *Risk bounds for CART
 classifiers under a margin condition*, for any :class:`~prunus.tree.Tree` and any
 per-node class counts (so T_max can be grown on one sample and pruned with
-another: method M1 of section 3.1).
+another: method M1 of section 3.1); and the same algorithm on the
+within-leaf squared error of a regression tree (Breiman et al., chapter 8;
+Gey & Nedelec, *Model selection for CART regression trees*) from any per-node
+(weight, mean, within sum of squares) of a sample.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import numpy as np
 
 from ..tree import Tree
 from ..tree._kernels import fill_from_parent
+from ..tree.cart import N_MOMENTS
 from ..utils._param_validation import check_index
-from ._path_kernels import collapse_temperatures, effective_temperatures
+from ._path_kernels import collapse_temperatures, effective_temperatures, path_error_sums
 
 
 def node_labels(tree: Tree, counts: np.ndarray) -> np.ndarray:
@@ -139,6 +144,14 @@ class CostComplexityPath:
         out[order] = np.cumsum(diff[:-1], axis=0)
         return out
 
+    def _held_out_rows(self, X, y, weight, rows, alphas):
+        """Loss of the rows ``rows`` of checked arrays (``y`` class codes) at
+        each temperature: (misclassified weight, the same again as the sum of
+        the squared 0/1 errors, their total weight)."""
+        counts = self.tree._node_counts_rows(X, y, weight, rows, self.counts.shape[1])
+        wrong = self.misclassified(counts, alphas)
+        return wrong, wrong, float(counts[0].sum())
+
     def misclassified(self, counts, alphas=None):
         """Misclassified weight of another sample (per-node ``counts``) by each T_alpha.
 
@@ -153,6 +166,146 @@ class CostComplexityPath:
         rows = np.arange(self.tree.n_nodes)
         wrong = counts.sum(axis=1) - counts[rows, self.label]
         return self.sum_over_leaves(wrong, alphas)
+
+
+class SquaredErrorPath(CostComplexityPath):
+    """The pruning sequence of a regression tree on squared error.
+
+    Not built directly: see :func:`squared_error_path`. The attributes are
+    those of :class:`CostComplexityPath` with R(T) the within-leaf weighted
+    squared error over the total weight; ``counts`` holds the per-node
+    (weight, mean, within sum of squares) of the pruning sample (also as
+    ``moments``) and ``value`` replaces ``label``.
+
+    Attributes
+    ----------
+    value : ndarray, shape (n_nodes,)
+        Weighted mean of y at every node on the pruning sample (a node
+        without weight takes its parent's): the prediction of T_k's leaves.
+    """
+
+    def __init__(self, tree, moments, alphas, n_leaves, risks, collapse_alpha, value):
+        super().__init__(tree, moments, alphas, n_leaves, risks, collapse_alpha, None)
+        self.value = value
+
+    @property
+    def moments(self):
+        """Per-node (weight, mean, within sum of squares) of the pruning sample."""
+        return self.counts
+
+    def __repr__(self):
+        return f"SquaredErrorPath(K={len(self)}, n_leaves={self.n_leaves[0]}..{self.n_leaves[-1]})"
+
+    def _held_out_rows(self, X, y, weight, rows, alphas):
+        """(weighted squared error, weighted sum of the squared errors' squares,
+        total weight) of the rows ``rows`` of checked arrays at each temperature."""
+        leaves = self.tree._apply_rows(X, rows)
+        sq, fourth = path_error_sums(leaves, y[rows], weight[rows], self.tree.parent, self.value)
+        sums = self.sum_over_leaves(np.stack([sq, fourth], axis=1), alphas)
+        return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[rows].sum())
+
+    def squared_error(self, X, y, sample_weight=None, alphas=None):
+        """Weighted squared error of a sample by each T_alpha (leaves predict
+        the pruning sample's means, ``value``).
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like, shape (n_samples,)
+        sample_weight : array-like, shape (n_samples,), optional
+        alphas : array-like, optional
+            Temperatures; defaults to the path's ``alphas``.
+
+        Returns
+        -------
+        ndarray, shape (len(alphas),)
+        """
+        from ..tree._tree import _check_weight
+        from ..tree.cart import check_target
+
+        X = self.tree._check_X(X)
+        y = check_target(y, X.shape[0])
+        weight = _check_weight(sample_weight, X.shape[0])
+        sse, _, _ = self._held_out_rows(X, y, weight, np.arange(X.shape[0]), alphas)
+        return sse
+
+
+def node_values(tree: Tree, moments: np.ndarray) -> np.ndarray:
+    """Mean of every node; a node that received no weight takes its parent's."""
+    value = np.asarray(moments, dtype=np.float64)[:, 1:2].copy()
+    return fill_from_parent(value, moments[:, 0] <= 0, tree.parent)[:, 0]
+
+
+def _check_moments(tree, moments):
+    moments = np.asarray(moments, dtype=np.float64)
+    if moments.ndim != 2 or moments.shape != (tree.n_nodes, N_MOMENTS):
+        raise ValueError(
+            f"moments must have shape (n_nodes={tree.n_nodes}, 3): weight, mean and within sum of squares "
+            f"per node; got {moments.shape}."
+        )
+    if not np.isfinite(moments).all():
+        raise ValueError("moments must be finite.")
+    if np.any(moments[:, 0] < 0) or np.any(moments[:, 2] < 0):
+        raise ValueError("moments must hold non-negative weights and sums of squares.")
+    if moments[0, 0] <= 0:
+        raise ValueError("moments must hold a positive total weight at the root.")
+    return np.ascontiguousarray(moments)
+
+
+def _weakest_links(tree, node_risk, weight):
+    """(alphas, collapse_alpha) of the sequence for unnormalised node risks."""
+    beta = collapse_temperatures(tree.children_left, tree.children_right, node_risk, weight)
+    collapse = effective_temperatures(beta, tree.parent)
+    collapse[tree.is_leaf] = np.inf
+    alphas = np.unique(np.concatenate([[0.0], collapse[~tree.is_leaf]]))
+    return alphas, collapse
+
+
+def _fill_sizes(path, node_risk, weight):
+    path.n_leaves = np.rint(path.sum_over_leaves(np.ones(path.tree.n_nodes))).astype(np.int64)
+    path.risks = path.sum_over_leaves(node_risk) / weight
+    return path
+
+
+def squared_error_path(tree: Tree, moments) -> SquaredErrorPath:
+    """Breiman's pruning sequence on squared error (regression trees).
+
+    The algorithm of :func:`cost_complexity_path` with the risk of a node as a
+    leaf its within sum of squares: R(T) is the weighted squared error of the
+    sample when every leaf predicts its mean, over the total weight, and T_k
+    minimises R(T) + alpha |T| on [alpha_k, alpha_{k+1}) (Breiman et al.,
+    *Classification and Regression Trees*, chapter 8; the penalty shape
+    |T|/n of Gey & Nedelec, *Model selection for CART regression trees*).
+
+    Parameters
+    ----------
+    tree : Tree
+        T_max.
+    moments : array-like, shape (n_nodes, 3)
+        Weight, weighted mean and weighted sum of squared deviations from
+        that mean of the pruning sample per node, e.g.
+        ``tree.node_moments(X, y, sample_weight)``.
+
+    Returns
+    -------
+    SquaredErrorPath
+
+    Notes
+    -----
+    Weakest links tied in exact arithmetic are pruned in one step when their
+    rounded temperatures are equal: always for identical branches, and
+    exactly whenever the sums of squares and their differences are exact in
+    float64 (e.g. dyadic y with power-of-two weights per node). Otherwise a
+    tie may be broken into two steps a few ulps apart.
+    """
+    if not isinstance(tree, Tree):
+        raise TypeError(f"tree must be a prunus Tree, got {type(tree).__name__}.")
+    moments = _check_moments(tree, moments)
+    node_risk = moments[:, 2].copy()
+    weight = moments[0, 0]
+    alphas, collapse = _weakest_links(tree, node_risk, weight)
+    path = SquaredErrorPath(tree, moments, alphas, None, None, collapse, node_values(tree, moments))
+    return _fill_sizes(path, node_risk, weight)
 
 
 def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
@@ -188,11 +341,6 @@ def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
     total = counts.sum(axis=1)
     node_risk = total - counts[np.arange(tree.n_nodes), label]
     weight = total[0]
-    beta = collapse_temperatures(tree.children_left, tree.children_right, node_risk, weight)
-    collapse = effective_temperatures(beta, tree.parent)
-    collapse[tree.is_leaf] = np.inf
-    alphas = np.unique(np.concatenate([[0.0], collapse[~tree.is_leaf]]))
+    alphas, collapse = _weakest_links(tree, node_risk, weight)
     path = CostComplexityPath(tree, counts, alphas, None, None, collapse, label)
-    path.n_leaves = np.rint(path.sum_over_leaves(np.ones(tree.n_nodes))).astype(np.int64)
-    path.risks = path.sum_over_leaves(node_risk) / weight
-    return path
+    return _fill_sizes(path, node_risk, weight)

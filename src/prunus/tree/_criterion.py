@@ -8,21 +8,35 @@ impurity ``W_L i(L) + W_R i(R)`` (Breiman et al.'s impurity decrease, section
 * Gini, ``i(t) = 1 - sum_k p_k^2``:     proxy ``sum_k L_k^2 / W_L + sum_k R_k^2 / W_R``
 * entropy, ``i(t) = -sum_k p_k log p_k``: proxy ``sum_k L_k log L_k - W_L log W_L + (same for R)``
 * misclassification, ``i(t) = 1 - max_k p_k``: proxy ``max_k L_k + max_k R_k``
+* squared error (regression), ``i(t)`` the weighted variance of y in t: proxy
+  ``S_L^2 / W_L + S_R^2 / W_R`` with ``S`` the weighted sums of ``y - mean(t)``
+  (Breiman et al.'s least-squares criterion, chapter 8). Centring at the
+  node's own mean keeps the proxy exact to rounding when the mean is large
+  against the spread, where raw sums of y and y^2 lose every digit.
 
-The same expression on the node's own counts is its *node term*; the weighted
+The same expression on the node's own counts is its *node term* (0 for the
+centred squared error); the weighted
 impurity decrease of a split is ``proxy - node term`` (entropy in bits, as in
 scikit-learn, so that ``min_impurity_decrease`` means the same in both).
 """
 
 import math
 
-from numba import njit
+from .._compiled import njit
 
 GINI = 0
 ENTROPY = 1
 MISCLASSIFICATION = 2
+SQUARED_ERROR = 3
 
-CRITERIA = {"gini": GINI, "entropy": ENTROPY, "log_loss": ENTROPY, "misclassification": MISCLASSIFICATION}
+CLASSIFICATION_CRITERIA = {
+    "gini": GINI,
+    "entropy": ENTROPY,
+    "log_loss": ENTROPY,
+    "misclassification": MISCLASSIFICATION,
+}
+REGRESSION_CRITERIA = {"squared_error": SQUARED_ERROR}
+CRITERIA = {**CLASSIFICATION_CRITERIA, **REGRESSION_CRITERIA}
 
 _LN2 = math.log(2.0)
 
@@ -58,7 +72,10 @@ def proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion):
 
 @njit(cache=True, nogil=True)
 def node_term(counts, criterion):
-    """The proxy's expression on one node's class weights ``counts``."""
+    """The proxy's expression on one node's class weights ``counts`` (0 for
+    the squared error, whose proxy is centred at the node's mean)."""
+    if criterion == SQUARED_ERROR:
+        return 0.0
     total = 0.0
     acc = 0.0
     for k in range(counts.shape[0]):
@@ -101,6 +118,13 @@ def split_proxy(left, missing, add_missing, total, criterion):
     if criterion != MISCLASSIFICATION:
         return proxy_from_sums(acc_l, sum_l, acc_r, sum_r, criterion)
     return acc_l + acc_r
+
+
+@njit(cache=True, nogil=True, inline="always")
+def squared_error_proxy(weight_left, sum_left, weight_right, sum_right):
+    """``S_L^2 / W_L + S_R^2 / W_R``: the between-children sum of squares of
+    a split when the sums are of deviations from the node's mean."""
+    return sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
 
 
 @njit(cache=True, nogil=True)

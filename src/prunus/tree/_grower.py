@@ -8,10 +8,10 @@ its parent (depth-first growth numbers them in preorder, left child first).
 import math
 
 import numpy as np
-from numba import njit
 
-from ._criterion import impurity_decrease, node_term
-from ._splitter import NO_FEATURE, find_best_split, node_class_weights, partition, partition_rows, route_rows
+from .._compiled import njit
+from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
+from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -72,13 +72,18 @@ def _trimmed(nodes, n_nodes):
 
 @njit(cache=True, nogil=True)
 def _is_leaf(settings, counts, n_rows, depth):
-    """Stopping rules that need no split search: pure, at ``max_depth``, or
-    too few rows to split."""
-    n_present = 0
-    for k in range(counts.shape[0]):
-        n_present += counts[k] > 0.0
+    """Stopping rules that need no split search: pure (one class, or for the
+    squared error every y equal: a zero sum of squares), at ``max_depth``,
+    or too few rows to split."""
+    if settings.criterion == SQUARED_ERROR:
+        pure = counts[2] <= 0.0
+    else:
+        n_present = 0
+        for k in range(counts.shape[0]):
+            n_present += counts[k] > 0.0
+        pure = n_present <= 1
     return (
-        n_present <= 1
+        pure
         or (settings.max_depth >= 0 and depth >= settings.max_depth)
         or n_rows < settings.min_samples_split
         or n_rows < 2 * settings.min_samples_leaf
@@ -121,6 +126,12 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
 
 
 @njit(cache=True, nogil=True)
+def _weight(settings, counts):
+    """Total weight of a node from its statistics."""
+    return counts[0] if settings.criterion == SQUARED_ERROR else counts.sum()
+
+
+@njit(cache=True, nogil=True)
 def _seed(settings, n_features):
     if settings.max_features < n_features or settings.random_thresholds:
         np.random.seed(settings.seed)
@@ -141,7 +152,9 @@ def grow_depth_first(data, work, settings):
     weights and the features not constant in them.
 
     Returns (children_left, children_right, feature, threshold,
-    missing_go_to_left, counts) with counts the class weights per node.
+    missing_go_to_left, counts) with counts the statistics of every node:
+    class weights, or for the squared error (weight, mean, within sum of
+    squares).
     """
     n_features, n_rows = work.index.shape
     n_classes = settings.n_classes
@@ -152,8 +165,8 @@ def grow_depth_first(data, work, settings):
     pending_counts = np.empty((16, n_classes))
     pending_features[0] = np.arange(n_features)
     pending_n_features[0] = n_features
-    node_class_weights(data, work, 0, n_rows, pending_counts[0])
-    root_weight = pending_counts[0].sum()
+    node_statistics(data, work, settings, 0, n_rows, pending_counts[0])
+    root_weight = _weight(settings, pending_counts[0])
     features = np.empty(n_features, dtype=np.int64)
     child_features = np.empty((2, n_features), dtype=np.int64)
     child_counts = np.empty((2, n_classes))
@@ -181,7 +194,7 @@ def grow_depth_first(data, work, settings):
         )
         if f == NO_FEATURE:
             continue
-        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node])
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
@@ -235,8 +248,8 @@ def grow_best_first(data, work, settings):
     node_features = np.empty((capacity, n_features), dtype=np.int64)
     node_n_features = np.zeros(capacity, dtype=np.int64)
     node_features[0] = np.arange(n_features)
-    node_class_weights(data, work, 0, n_rows, counts[0])
-    root_weight = counts[0].sum()
+    node_statistics(data, work, settings, 0, n_rows, counts[0])
+    root_weight = _weight(settings, counts[0])
     child_counts = np.empty((2, settings.n_classes))
     child_features = np.empty((2, n_features), dtype=np.int64)
     # frontier entries: (decrease, node, start, end, depth, feature, threshold, missing_left)
@@ -259,7 +272,7 @@ def grow_best_first(data, work, settings):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
-        n_left, m = route_rows(data, work, (start, end), (f, t, m), child_counts)
+        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node])
         n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t

@@ -6,7 +6,8 @@ children before parents (bottom-up) and a forward loop visits parents first.
 """
 
 import numpy as np
-from numba import njit, prange
+
+from .._compiled import njit, prange
 
 
 @njit(cache=True, inline="always")
@@ -75,6 +76,64 @@ def scatter_counts(leaves, y, weight, n_nodes, n_classes):
     for i in range(leaves.shape[0]):
         counts[leaves[i], y[i]] += weight[i]
     return counts
+
+
+@njit(cache=True, nogil=True)
+def scatter_moments(leaves, y, weight, n_nodes):
+    """(weight, mean, within sum of squares) of ``y`` per node, from the rows
+    of each leaf only (other nodes get zeros; a node without weight has mean
+    0). Two passes: the deviations are taken from the leaf's mean and
+    corrected by their rounded sum, so a large mean costs no precision; a
+    leaf whose values are all equal gets that value and exactly 0."""
+    out = np.zeros((n_nodes, 3))
+    sums = np.zeros(n_nodes)
+    low = np.full(n_nodes, np.inf)
+    high = np.full(n_nodes, -np.inf)
+    for i in range(leaves.shape[0]):
+        t = leaves[i]
+        out[t, 0] += weight[i]
+        sums[t] += weight[i] * y[i]
+        if weight[i] > 0.0:
+            low[t] = min(low[t], y[i])
+            high[t] = max(high[t], y[i])
+    for t in range(n_nodes):
+        if out[t, 0] > 0.0:
+            out[t, 1] = sums[t] / out[t, 0]
+    sums[:] = 0.0
+    for i in range(leaves.shape[0]):
+        t = leaves[i]
+        d = y[i] - out[t, 1]
+        sums[t] += weight[i] * d
+        out[t, 2] += weight[i] * d * d
+    for t in range(n_nodes):
+        if out[t, 0] <= 0.0:
+            continue
+        if low[t] == high[t]:
+            out[t, 1] = low[t]
+            out[t, 2] = 0.0
+        else:
+            out[t, 2] = max(out[t, 2] - sums[t] * sums[t] / out[t, 0], 0.0)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def leaf_moments_to_node_moments(moments, parent):
+    """Merge every node's (weight, mean, within sum of squares) into its
+    parent's, children first (in place), by the pairwise update of Chan,
+    Golub & LeVeque: the sum of squares gains ``delta^2 W_a W_b / W`` with
+    ``delta`` the difference of the means, never a difference of raw sums."""
+    for node in range(moments.shape[0] - 1, 0, -1):
+        p = parent[node]
+        w_b = moments[node, 0]
+        if w_b <= 0.0:
+            continue
+        w_a = moments[p, 0]
+        w = w_a + w_b
+        delta = moments[node, 1] - moments[p, 1]
+        moments[p, 1] += delta * (w_b / w)
+        moments[p, 2] += moments[node, 2] + delta * delta * (w_a * w_b / w)
+        moments[p, 0] = w
+    return moments
 
 
 @njit(cache=True)

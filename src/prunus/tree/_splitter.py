@@ -20,15 +20,25 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
-from ._criterion import MISCLASSIFICATION, proxy_from_sums, split_proxy, term, term_change
+from .._compiled import njit
+from ._criterion import (
+    MISCLASSIFICATION,
+    SQUARED_ERROR,
+    proxy_from_sums,
+    split_proxy,
+    squared_error_proxy,
+    term,
+    term_change,
+)
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
-# (rows of weight 0 are absent), and whether every present row weighs 1
-# (then the weights are not read).
-GrowthData = namedtuple("GrowthData", "columns y weight unit_weight")
+# (rows of weight 0 are absent), whether every present row weighs 1 (then
+# the weights are not read), and the float64 target of a regression (n,).
+# A classification has an empty ``target``, a regression an empty ``y``: both
+# tasks share one compiled builder and branch on the criterion.
+GrowthData = namedtuple("GrowthData", "columns y weight unit_weight target", defaults=(np.empty(0),))
 
 # Scratch arrays of one growth. ``index[f, :]`` holds the active rows sorted
 # by feature f (values are read from ``columns``: a partition then moves 4
@@ -36,7 +46,9 @@ GrowthData = namedtuple("GrowthData", "columns y weight unit_weight")
 # during a partition; ``goes_left`` flags rows by row id; ``left`` /
 # ``missing`` / ``total`` are class-weight vectors of the candidate being
 # scored; ``node_rows[start:end]`` holds the node's rows in ascending order
-# (kept by every partition).
+# (kept by every partition). A regression's node statistics (its "class
+# weights") are the three numbers (weight, mean, within sum of squares); in
+# a split search ``total`` holds (weight, mean, sum of y - mean) instead.
 Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total node_rows")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
@@ -90,6 +102,76 @@ def node_class_weights(data, work, start, end, out):
     """Class weights of the rows in a segment (read from feature 0's order,
     valid at the root and wherever every feature is partitioned)."""
     return segment_class_weights(data, work.index[0], start, end, out)
+
+
+@njit(cache=True, nogil=True)
+def node_statistics(data, work, settings, start, end, out):
+    """Statistics of the rows ``node_rows[start:end]``: class weights, or for
+    the squared error (weight, mean, within sum of squares)."""
+    if settings.criterion != SQUARED_ERROR:
+        return node_class_weights(data, work, start, end, out)
+    weight = 0.0
+    total = 0.0
+    for i in range(start, end):
+        row = work.node_rows[i]
+        weight += data.weight[row]
+        total += data.weight[row] * data.target[row]
+    stats = np.empty((1, 3))
+    side_moments(data, work.node_rows, (start, end), work.goes_left, False, total / weight, stats)
+    out[:] = stats[0]
+    return out
+
+
+@njit(cache=True, nogil=True)
+def side_moments(data, rows, segment, goes_left, by_side, shift, out):
+    """(weight, mean, within sum of squares) of the rows ``rows[start:end]``,
+    into ``out[0]``, or with ``by_side`` of those flagged in ``goes_left``
+    into ``out[0]`` and of the others into ``out[1]``.
+
+    Two passes: the mean from the sums of ``y - shift`` (``shift`` is close to
+    the mean, e.g. the parent's), then the squares of the deviations from it,
+    corrected by their rounded sum (the corrected two-pass algorithm of Chan,
+    Golub & LeVeque). A side whose values are all equal gets that value as
+    its mean and exactly 0 as its sum of squares: it is pure.
+    """
+    start, end = segment
+    target = data.target
+    weight = data.weight
+    n_sides = out.shape[0]
+    low = np.full(n_sides, np.inf)
+    high = np.full(n_sides, -np.inf)
+    sums = np.zeros(n_sides)
+    out[:] = 0.0
+    for i in range(start, end):
+        row = rows[i]
+        side = 0 if not by_side or goes_left[row] else 1
+        v = target[row]
+        w = weight[row]
+        out[side, 0] += w
+        sums[side] += w * (v - shift)
+        low[side] = min(low[side], v)
+        high[side] = max(high[side], v)
+    for side in range(n_sides):
+        if out[side, 0] > 0.0:
+            out[side, 1] = shift + sums[side] / out[side, 0]
+    squares = np.zeros(n_sides)
+    sums[:] = 0.0
+    for i in range(start, end):
+        row = rows[i]
+        side = 0 if not by_side or goes_left[row] else 1
+        d = target[row] - out[side, 1]
+        w = weight[row]
+        sums[side] += w * d
+        squares[side] += w * d * d
+    for side in range(n_sides):
+        if out[side, 0] <= 0.0:
+            continue
+        if low[side] == high[side]:
+            out[side, 1] = low[side]
+            out[side, 2] = 0.0
+        else:
+            out[side, 2] = max(squares[side] - sums[side] * sums[side] / out[side, 0], 0.0)
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -157,10 +239,12 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
 
 
 @njit(cache=True, nogil=True)
-def _scan_general(data, work, settings, feature, start, present_end, end, best, tol):
-    """Any criterion, with missing values at ``[present_end, end)``: each
-    threshold with the missing rows right, then left, then the split of
-    present (left) from missing (right) values, threshold +inf."""
+def _scan_general(data, work, settings, feature, segment, best, tol):
+    """Any classification criterion, with missing values at ``[present_end,
+    end)``: each threshold with the missing rows right, then left, then the
+    split of present (left) from missing (right) values, threshold +inf;
+    ``segment = (start, present_end, end)``."""
+    start, present_end, end = segment
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
@@ -230,6 +314,73 @@ def _scan_general(data, work, settings, feature, start, present_end, end, best, 
 
 
 @njit(cache=True, nogil=True)
+def _segment_sums(data, index, start, end, mean):
+    """Weight and weighted sum of ``y - mean`` of the rows ``index[start:end]``."""
+    w_sum = 0.0
+    s_sum = 0.0
+    for i in range(start, end):
+        row = index[i]
+        w = data.weight[row]
+        w_sum += w
+        s_sum += w * (data.target[row] - mean)
+    return w_sum, s_sum
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _regression_proxy(work, w_left, s_left):
+    """Proxy of the split whose left child has weight ``w_left`` and sum of
+    deviations ``s_left``; -inf when rounding leaves a side without weight."""
+    w_right = work.total[0] - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -np.inf
+    return squared_error_proxy(w_left, s_left, w_right, work.total[2] - s_left)
+
+
+@njit(cache=True, nogil=True)
+def _scan_squared_error(data, work, settings, feature, segment, best, tol):
+    """Squared error, with missing values at ``[present_end, end)``: running
+    weighted sums of the deviations from the node's mean (``work.total[1]``),
+    O(1) per row; candidates as in :func:`_scan_general`."""
+    start, present_end, end = segment
+    min_leaf = settings.min_samples_leaf
+    index = work.index[feature]
+    column = data.columns[feature]
+    target = data.target
+    weight = data.weight
+    unit_weight = data.unit_weight
+    mean = work.total[1]
+    w_missing, s_missing = _segment_sums(data, index, present_end, end, mean)
+    n_rows = end - start
+    n_missing = end - present_end
+    n_sides = 2 if n_missing > 0 else 1
+    w_left = 0.0
+    s_left = 0.0
+    v = column[index[start]]
+    for i in range(start, present_end - 1):
+        row = index[i]
+        w = 1.0 if unit_weight else weight[row]
+        w_left += w
+        s_left += w * (target[row] - mean)
+        v_next = column[index[i + 1]]
+        if v != v_next:
+            n_left_present = i + 1 - start
+            for side in range(n_sides):
+                n_left = n_left_present + n_missing * side
+                if n_left < min_leaf or n_rows - n_left < min_leaf:
+                    continue
+                proxy = _regression_proxy(work, w_left + w_missing * side, s_left + s_missing * side)
+                best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
+        v = v_next
+    if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
+        row = index[present_end - 1]
+        w = weight[row]
+        proxy = _regression_proxy(work, w_left + w, s_left + w * (target[row] - mean))
+        if _better(proxy, feature, best[0], best[1], tol):
+            best = (proxy, feature, np.inf, False)
+    return best
+
+
+@njit(cache=True, nogil=True)
 def _draw_threshold(data, work, settings, feature, segment, best, tol):
     """One threshold drawn uniformly between the node's smallest and largest
     present value of the feature (the splitter of extremely randomized trees,
@@ -254,15 +405,23 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
             a = mid + 1
         else:
             b = mid
-    segment_class_weights(data, index, start, a, left)
-    segment_class_weights(data, index, present_end, end, missing)
+    regression = settings.criterion == SQUARED_ERROR
+    if regression:
+        w_left, s_left = _segment_sums(data, index, start, a, work.total[1])
+        w_missing, s_missing = _segment_sums(data, index, present_end, end, work.total[1])
+    else:
+        segment_class_weights(data, index, start, a, left)
+        segment_class_weights(data, index, present_end, end, missing)
     n_rows = end - start
     n_missing = end - present_end
     for side in range(2 if n_missing > 0 else 1):
         n_left = a - start + n_missing * side
         if n_left < settings.min_samples_leaf or n_rows - n_left < settings.min_samples_leaf:
             continue
-        proxy = split_proxy(left, missing, side == 1, work.total, settings.criterion)
+        if regression:
+            proxy = _regression_proxy(work, w_left + w_missing * side, s_left + s_missing * side)
+        else:
+            proxy = split_proxy(left, missing, side == 1, work.total, settings.criterion)
         if _better(proxy, feature, best[0], best[1], tol):
             best = (proxy, feature, threshold, side == 1)
     return best
@@ -310,8 +469,16 @@ def find_best_split(data, work, settings, segment, node_counts, features):
     start, end, presorted = segment
     n_active = features.shape[0]
     work.total[:] = node_counts
-    # Equal proxies computed in different orders differ by a few ulps.
-    tol = 1e-12 * node_counts.sum()
+    regression = settings.criterion == SQUARED_ERROR
+    # Equal proxies computed in different orders differ by a few ulps (of
+    # the node's weight, or of its sum of squares, which bounds the proxy).
+    if regression:
+        tol = 1e-12 * node_counts[2]
+        # The rounded sum of the deviations from the node's mean, in place of
+        # its sum of squares: the right side's sum is this minus the left's.
+        work.total[2] = _segment_sums(data, work.node_rows, start, end, node_counts[1])[1]
+    else:
+        tol = 1e-12 * node_counts.sum()
     best = _NONE
     draw = settings.max_features < n_active
     if draw:
@@ -339,20 +506,23 @@ def find_best_split(data, work, settings, segment, node_counts, features):
         n_searched += 1
         if settings.random_thresholds:
             best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
+        elif regression:
+            best = _scan_squared_error(data, work, settings, feature, (start, present_end, end), best, tol)
         elif present_end == end and settings.criterion != MISCLASSIFICATION:
             best = _scan_present(data, work, settings, feature, start, end, best, tol)
         else:
-            best = _scan_general(data, work, settings, feature, start, present_end, end, best, tol)
+            best = _scan_general(data, work, settings, feature, (start, present_end, end), best, tol)
     proxy, feature, threshold, missing_left = best
     return feature, threshold, missing_left, proxy, n_kept
 
 
 @njit(cache=True, nogil=True)
-def route_rows(data, work, segment, split, child_counts):
+def route_rows(data, work, settings, segment, split, child_counts, node_counts):
     """Flag the side of every row of ``segment = (start, end)`` under
     ``split = (feature, threshold, missing_left)`` in ``work.goes_left`` and
-    write the class weights of the children to ``child_counts[0]`` (left)
-    and ``child_counts[1]`` (right).
+    write the statistics of the children (:func:`node_statistics`) to
+    ``child_counts[0]`` (left) and ``child_counts[1]`` (right) from those of
+    the node, ``node_counts`` (the squared error's start from its mean).
 
     Returns the number of rows going left and the side of missing values
     (unchanged when the node has missing values of the split feature;
@@ -364,6 +534,7 @@ def route_rows(data, work, segment, split, child_counts):
     index = work.index[feature]
     column = data.columns[feature]
     goes_left = work.goes_left
+    regression = settings.criterion == SQUARED_ERROR
     child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
@@ -375,7 +546,10 @@ def route_rows(data, work, segment, split, child_counts):
         go = v <= threshold or (is_missing and missing_left)
         goes_left[row] = go
         n_left += go
-        child_counts[0 if go else 1, data.y[row]] += data.weight[row]
+        if not regression:
+            child_counts[0 if go else 1, data.y[row]] += data.weight[row]
+    if regression:
+        side_moments(data, index, (start, end), goes_left, True, node_counts[1], child_counts)
     if not seen_missing:
         missing_left = n_left > end - start - n_left
     return n_left, missing_left

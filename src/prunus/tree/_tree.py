@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ..distributed._detect import any_dask
+from ..utils._validation import is_dask_collection
 from ._kernels import (
     CHILD_ORDER,
     FEATURE_RANGE,
@@ -27,12 +27,24 @@ from ._kernels import (
     decision_path_indices,
     depth_and_parent,
     leaf_counts_to_node_counts,
+    leaf_moments_to_node_moments,
     removed_below,
     scatter_counts,
+    scatter_moments,
     structure_error,
 )
 
 TREE_LEAF = -1
+
+
+def _refuse_dask(method, *arrays):
+    if any(is_dask_collection(a) for a in arrays):
+        raise TypeError(
+            f"Tree.{method} takes in-memory arrays, got a dask collection; "
+            f"use prunus.distributed.{method}(tree, ...), which works block by block."
+        )
+
+
 _PARALLEL_APPLY_MIN_ROWS = 200_000
 
 
@@ -138,13 +150,10 @@ class Tree:
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X``, shape (n_samples,).
 
-        NaN is a missing value and follows ``missing_go_to_left``. A dask
-        ``X`` gives a lazy dask array (see :func:`prunus.distributed.apply`).
+        NaN is a missing value and follows ``missing_go_to_left``. For a
+        dask ``X`` use :func:`prunus.distributed.apply`.
         """
-        if any_dask(X):
-            from ..distributed import apply
-
-            return apply(self, X)
+        _refuse_dask("apply", X)
         X = self._check_X(X)
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
         return kernel(X, *self._routing())
@@ -184,13 +193,10 @@ class Tree:
         counts : ndarray, shape (n_nodes, n_classes)
             ``counts[t, k]`` is the total weight of rows of class ``k`` whose
             path goes through node ``t`` (so the root holds the whole sample).
-            With dask inputs, the sum of the counts of the row blocks (see
-            :func:`prunus.distributed.node_counts`).
+            For dask inputs use :func:`prunus.distributed.node_counts` (the
+            sum of the counts of the row blocks).
         """
-        if any_dask(X, y, sample_weight):
-            from ..distributed import node_counts
-
-            return node_counts(self, X, y, sample_weight, n_classes=n_classes)
+        _refuse_dask("node_counts", X, y, sample_weight)
         leaves = self.apply(X)
         y = np.asarray(y)
         if y.shape != (leaves.shape[0],):
@@ -217,6 +223,45 @@ class Tree:
         leaves = self._apply_rows(X, rows)
         counts = scatter_counts(leaves, y[rows], weight[rows], self.n_nodes, int(n_classes))
         return leaf_counts_to_node_counts(counts, self.parent)
+
+    def node_moments(self, X, y, sample_weight=None) -> np.ndarray:
+        """Weight, mean and within sum of squares of a real target per node.
+
+        The statistics of a regression sample routed down the tree, from
+        which a pruning path on squared error is computed
+        (:func:`prunus.pruning.squared_error_path`) and a tree's leaves get
+        their values.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+        y : array-like of float, shape (n_samples,)
+            Finite real target.
+        sample_weight : array-like, shape (n_samples,), optional
+
+        Returns
+        -------
+        moments : ndarray, shape (n_nodes, 3)
+            For every node t (the root holds the whole sample): the total
+            weight ``W_t`` of the rows whose path goes through t, their
+            weighted mean of y (0 when ``W_t = 0``) and their weighted sum
+            of squared deviations from that mean (``W_t`` times the weighted
+            variance: the squared error of t as a leaf predicting its mean).
+            The weighted sum is ``W_t`` times the mean. The sum of squares is
+            computed from deviations, not as ``sum w y^2 - (sum w y)^2 / W``,
+            which loses every digit when the mean is large against the spread.
+        """
+        from .cart import check_target
+
+        leaves = self.apply(X)
+        y = check_target(y, leaves.shape[0])
+        weight = _check_weight(sample_weight, leaves.shape[0])
+        return leaf_moments_to_node_moments(scatter_moments(leaves, y, weight, self.n_nodes), self.parent)
+
+    def _node_moments_rows(self, X, y, weight, rows) -> np.ndarray:
+        """:meth:`node_moments` of the rows ``rows`` of checked arrays, without copying them."""
+        leaves = self._apply_rows(X, rows)
+        return leaf_moments_to_node_moments(scatter_moments(leaves, y[rows], weight[rows], self.n_nodes), self.parent)
 
     # -------------------------------------------------------------- pruning
     def prune(self, nodes, return_index=False):
@@ -310,6 +355,22 @@ class Tree:
 
         return export_text(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
 
+    def export_summary(
+        self, node_counts=None, node_moments=None, feature_names=None, class_names=None, node_labels=None, decimals=3
+    ):
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        from .export import export_summary
+
+        return export_summary(
+            self,
+            node_counts=node_counts,
+            node_moments=node_moments,
+            feature_names=feature_names,
+            class_names=class_names,
+            node_labels=node_labels,
+            decimals=decimals,
+        )
+
     def to_dot(self, feature_names=None, node_labels=None, decimals=3):
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
         from .export import to_dot
@@ -337,6 +398,11 @@ class Tree:
 
 def check_X_missing(X) -> np.ndarray:
     """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    if sparse.issparse(X):
+        raise TypeError(
+            f"X is a scipy sparse matrix ({X.format}); the CART builder and Tree routing take dense arrays "
+            "(NaN is a missing value, not an implicit zero): pass X.toarray()."
+        )
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")

@@ -8,14 +8,15 @@ growths and no further sort, and X is never copied per fold.
 """
 
 import math
-import numbers
 from collections import namedtuple
+from numbers import Integral, Real
 
 import numpy as np
-from numba import njit
 from sklearn.utils import check_random_state
 
-from ._criterion import criterion_code
+from .._compiled import njit
+from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
+from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
 from ._tree import Tree, _check_weight, check_X_missing
@@ -33,54 +34,35 @@ GrowthParams.__doc__ = (
 SPLITTERS = ("best", "random")
 
 
+#: Accepted values of every field of :class:`GrowthParams` (the vocabulary of the estimators' constraints).
+GROWTH_CONSTRAINTS = {
+    "criterion": [StrOptions(set(CRITERIA))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    "min_impurity_decrease": [Interval(Real, 0.0, math.inf, closed="left")],
+    "max_features": [
+        StrOptions({"sqrt", "log2"}),
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "splitter": [StrOptions(set(SPLITTERS))],
+}
+
+
 def check_growth_params(params):
-    """Validate :class:`GrowthParams`; every error names its argument."""
-    criterion_code(params.criterion)
-    if params.splitter not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {SPLITTERS}, got {params.splitter!r}.")
-    _check_int_or_none(params.max_depth, "max_depth", 1)
-    _check_count_or_fraction(params.min_samples_split, "min_samples_split", 2, closed=True)
-    _check_count_or_fraction(params.min_samples_leaf, "min_samples_leaf", 1, closed=False)
-    d = params.min_impurity_decrease
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not d >= 0 or not math.isfinite(d):
-        raise ValueError(f"min_impurity_decrease must be a finite number >= 0, got {d!r}.")
-    _check_int_or_none(params.max_leaf_nodes, "max_leaf_nodes", 2)
-    mf = params.max_features
-    if mf is None or mf in ("sqrt", "log2"):
-        return params
-    if isinstance(mf, str) or isinstance(mf, bool) or not isinstance(mf, numbers.Real):
-        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {mf!r}.")
-    if isinstance(mf, numbers.Integral):
-        if mf < 1:
-            raise ValueError(f"max_features must be >= 1 when an int, got {mf!r}.")
-    elif not 0.0 < mf <= 1.0:
-        raise ValueError(f"max_features must lie in (0, 1] when a float, got {mf!r}.")
+    """Validate :class:`GrowthParams` against :data:`GROWTH_CONSTRAINTS`; every error names its argument."""
+    validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
     return params
-
-
-def _check_int_or_none(value, name, low):
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be None or an int >= {low}, got {value!r}.")
-
-
-def _check_count_or_fraction(value, name, low, closed):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be an int >= {low} or a float fraction, got {value!r}.")
-    if isinstance(value, numbers.Integral):
-        if value < low:
-            raise ValueError(f"{name} must be >= {low} when an int, got {value!r}.")
-    elif not (0.0 < value <= 1.0 if closed else 0.0 < value < 1.0):
-        interval = "(0, 1]" if closed else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval} when a float, got {value!r}.")
 
 
 def _settings(params, n_rows, n_features, n_classes, seed):
     """Numbers for the kernels: fractions resolved against the growth's rows."""
 
     def count(value, low):
-        if isinstance(value, numbers.Integral):
+        if isinstance(value, Integral):
             return int(value)
         return max(low, int(math.ceil(value * n_rows)))
 
@@ -91,7 +73,7 @@ def _settings(params, n_rows, n_features, n_classes, seed):
         max_features = max(1, int(math.sqrt(n_features)))
     elif mf == "log2":
         max_features = max(1, int(math.log2(n_features)))
-    elif isinstance(mf, numbers.Integral):
+    elif isinstance(mf, Integral):
         max_features = min(int(mf), n_features)
     else:
         max_features = max(1, int(mf * n_features))
@@ -157,6 +139,27 @@ def _workspace_arrays(order, weight, n_classes):
     )
 
 
+#: Statistics per node of a regression growth: weight, mean, within sum of squares.
+N_MOMENTS = 3
+
+
+def check_target(y, n_rows):
+    """A regression target: float64, 1-D, ``n_rows`` finite values (errors name y)."""
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        raise ValueError(
+            f"y must be a 1-D array of {n_rows} numbers, got a column vector of shape {y.shape}; use y.ravel()."
+        )
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(f"y must be a 1-D array of {n_rows} numbers, got shape {y.shape}.")
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"y must hold numbers for a regression, got dtype {y.dtype}.")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; a regression target must be finite.")
+    return y
+
+
 def encode_labels(y, n_rows, n_classes=None):
     """Class codes 0..K-1 of ``y`` and K. Non-negative integers are their own
     codes (so a fold missing a class keeps the global numbering); other labels
@@ -164,6 +167,8 @@ def encode_labels(y, n_rows, n_classes=None):
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(f"y must be a 1-D array of {n_rows} labels, got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; class labels must be finite (NaN is not a class).")
     if y.dtype.kind in "iub" and (y.size == 0 or y.min() >= 0):
         codes = y.astype(np.int64)
         k = int(codes.max()) + 1 if codes.size else 0
@@ -186,9 +191,13 @@ class CARTGrower:
     X : array-like, shape (n_samples, n_features)
         Missing values are NaN; infinity is an error.
     y : array-like, shape (n_samples,)
-        Labels (non-negative integers are used as class codes).
+        Labels (non-negative integers are used as class codes), or with
+        ``regression`` the finite real target.
     n_classes : int, optional
         Number of classes of the counts (default: as many as ``y`` needs).
+    regression : bool, default=False
+        Grow regression trees (criterion ``"squared_error"``); the statistics
+        of a node are then its weight, mean and within sum of squares.
 
     Notes
     -----
@@ -196,15 +205,25 @@ class CARTGrower:
     works on ``4 m d`` bytes for its ``m`` rows of positive weight.
     """
 
-    def __init__(self, X, y, n_classes=None):
+    def __init__(self, X, y, n_classes=None, *, regression=False):
         self.X = check_X_missing(X)
-        self.y, self.n_classes = encode_labels(y, self.X.shape[0], n_classes)
+        self.regression = bool(regression)
+        if self.regression:
+            if n_classes is not None:
+                raise ValueError("n_classes is for classification; a regression grower takes none.")
+            self.y = check_target(y, self.X.shape[0])
+            self.n_classes = N_MOMENTS
+            self._codes = np.empty(0, dtype=np.int32)
+            self._target = self.y
+        else:
+            self.y, self.n_classes = encode_labels(y, self.X.shape[0], n_classes)
+            # The kernels read one class code per row scanned: int32 halves
+            # their cache footprint.
+            self._codes = self.y.astype(np.int32)
+            self._target = np.empty(0)
         self.order = _presort(self.X)
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
-        # The kernels read one class code per row scanned: int32 halves
-        # their cache footprint.
-        self._codes = self.y.astype(np.int32)
 
     @property
     def n_features(self):
@@ -225,15 +244,21 @@ class CARTGrower:
         -------
         tree : Tree
         counts : ndarray, shape (n_nodes, n_classes)
-            Summed weights of each class at each node.
+            Summed weights of each class at each node; for a regression,
+            shape (n_nodes, 3): the weight, mean and within sum of squares of
+            y at each node (as :meth:`Tree.node_moments`).
         """
+        if (params.criterion in REGRESSION_CRITERIA) != self.regression:
+            task = "a regression" if self.regression else "a classification"
+            raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes))
         n_rows = work.index.shape[1]
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-        data = GrowthData(self._columns, self._codes, weight, bool(np.all((weight == 0.0) | (weight == 1.0))))
+        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
+        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target)
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         left, right, feature, threshold, missing_left, counts = grow(data, work, settings)
         tree = Tree(left, right, feature, threshold, self.n_features, missing_go_to_left=missing_left)
@@ -260,7 +285,8 @@ def grow_cart(
     Gey, *Risk bounds for CART classifiers under a margin condition*.
 
     Splits maximise the impurity decrease (Breiman et al., *Classification and
-    Regression Trees*); the tree is grown until its leaves are pure unless a
+    Regression Trees*); the tree is grown until its leaves are pure (one
+    class, or for ``criterion="squared_error"`` one value of y) unless a
     stopping rule binds. Pruning is left to :mod:`prunus.pruning`.
 
     Every threshold lies between two consecutive distinct float64 values of
@@ -277,8 +303,11 @@ def grow_cart(
     X : array-like, shape (n_samples, n_features)
         float64 features; NaN marks a missing value, infinity is an error.
     y : array-like, shape (n_samples,)
-        Labels; non-negative integers are taken as class codes.
-    criterion : {"gini", "entropy", "log_loss", "misclassification"}
+        Labels; non-negative integers are taken as class codes. For
+        ``criterion="squared_error"``, the finite real target.
+    criterion : {"gini", "entropy", "log_loss", "misclassification", "squared_error"}
+        ``"squared_error"`` grows a regression tree: least squares, each
+        split's sums centred at its node's mean.
     max_depth : int or None
     min_samples_leaf : int or float
         Fewest rows in a leaf (a float is a fraction of the rows).
@@ -299,13 +328,15 @@ def grow_cart(
     n_classes : int, optional
         Number of classes of the counts (default: as many as ``y`` needs).
     return_counts : bool
-        Also return the class weights per node.
+        Also return the class weights per node (for a regression the
+        weight, mean and within sum of squares per node).
 
     Returns
     -------
     tree : Tree
-    counts : ndarray, shape (n_nodes, n_classes)
-        Only with ``return_counts``; equal to ``tree.node_counts(X, y, sample_weight)``.
+    counts : ndarray, shape (n_nodes, n_classes) or (n_nodes, 3)
+        Only with ``return_counts``; equal to ``tree.node_counts(X, y, sample_weight)``,
+        for a regression to ``tree.node_moments(X, y, sample_weight)`` up to rounding.
     """
     params = check_growth_params(
         GrowthParams(
@@ -322,7 +353,8 @@ def grow_cart(
     if X.shape[0] == 0:
         raise ValueError("X has no rows: a tree needs at least one sample.")
     weight = _check_weight(sample_weight, X.shape[0])
-    grower = CARTGrower(X, y, n_classes)
+    regression = criterion in REGRESSION_CRITERIA
+    grower = CARTGrower(X, y, n_classes, regression=regression)
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     tree, counts = grower.grow(params, weight, seed)
     return (tree, counts) if return_counts else tree

@@ -37,13 +37,14 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
+from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._validation import open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -156,18 +157,25 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value for CART partitions.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights (class counts are weighted sums).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._missing_values())
-        check_classification_targets(y)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        y_codes = y_codes.astype(np.int64)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes.")
+        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
+        if getattr(self, "grow_size", None) is not None:
+            given = None if sample_weight is None else sw
+            return self._fit_sampled(InMemorySample(X, self.classes_[y_codes], given))
         self.n_classes_ = self.classes_.shape[0]
         self._check_params()
         fixed = self._fixed_lambdas()
@@ -183,6 +191,43 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         self.node_counts_ = full.stats.counts
         self.node_label_ = full.stats.label
         self._fit_final(full, chosen)
+        return self
+
+    def _fit_sampled(self, sample: LabelledSample):
+        """The fit with ``grow_size`` set: T0 and the CV on a sample S0, the node counts from the rest.
+
+        T0 and the lambdas chosen by cross-validation come from S0, the
+        ``grow_size`` rows drawn by ``random_state`` and taken into memory;
+        the node weights (Algorithms 1-2) need only the per-node class counts
+        of every other row, which ``sample`` sums over its row blocks (one
+        block in memory; a cluster's through
+        :class:`prunus.distributed.DaskPACBayesTreeClassifier`).
+        """
+        n = sample.n_samples
+        grow_size = check_grow_size(self.grow_size, n)
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))  # first draw, as in the in-memory fit
+        split = SampledSplit.draw(n, grow_size, 0.0, rng)
+        X0, y0, w0 = take_grow_sample(self, sample, split)
+        w0 = np.ones(X0.shape[0]) if w0 is None else np.asarray(w0, dtype=np.float64)
+        self.n_classes_ = self.classes_.shape[0]
+        self._check_params()
+        fixed = self._fixed_lambdas()
+        free = [name for name in self._lambda_names if fixed[name] is None]
+        if free:
+            chosen, self.cv_results_ = self._search(X0, y0, w0, fixed, free, rng)
+        else:
+            chosen, self.cv_results_ = dict(fixed), None
+        tree = self._build_tree(X0, y0, w0, seed)
+        counts = sample.map_reduce(split_block_counts, CountPlan(tree, split, self.classes_))[0]
+        if not counts[0].sum() > 0:
+            raise ValueError("the rows outside the growing sample have no weight.")
+        stats = NodeStats(tree, counts, self.empty_cells)
+        self.tree_ = tree
+        self.node_counts_ = counts
+        self.node_label_ = stats.label
+        self._fit_final(_Fold(tree, stats, None, None, None), chosen)
+        self.split_ = split
         return self
 
     def _folds(self, X, y):
@@ -213,7 +258,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
         )
         stages, points, errors = [], [], []
-        seen = set()
+        seen: set[tuple] = set()
 
         def run(pts, stage):
             if stage == "extend":  # only the new points of the grown product
@@ -276,16 +321,31 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------- predict
     def _leaves(self, X):
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
         return self.tree_.apply(X)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
 
-@dask_dispatch(sampled_fit="fit_subtree")
 class PACBayesTreeClassifier(_SubtreeClassifier):
     """PAC-Bayes tree: weighted majority vote over all subtrees of T0.
 
@@ -327,6 +387,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         trees (and fixed trees with counts from another sample) have such
         cells.
     cv : int or CV splitter
+        Folds of the cross-validation choosing the lambdas left None.
     n_jobs : int or None
         Folds are processed in parallel threads.
     random_state : int, RandomState or None
@@ -335,8 +396,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         Grow T0 (and choose the lambdas by CV) on a random sample S0 of
         ``grow_size`` rows held in memory, and take the node counts behind the
         weights from every other row (``None``: T0 and counts from all rows).
-        Needed to fit on a dask array or DataFrame, whose other rows are
-        counted block by block on the workers (:mod:`prunus.distributed`).
+        :class:`prunus.distributed.DaskPACBayesTreeClassifier` does the same
+        on a dask array or DataFrame, counting the other rows block by block
+        on the workers.
 
     Attributes
     ----------
@@ -359,9 +421,16 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
         left to choose.
     classes_ : ndarray
+
+    See Also
+    --------
+    PenalizedTreeClassifier : One pruned subtree of the same T0.
+    prunus.distributed.DaskPACBayesTreeClassifier : The same fit on dask arrays and DataFrames.
     """
 
-    _lambda_names = ("lambda1", "lambda2")
+    _lambda_names: tuple[str, ...] = ("lambda1", "lambda2")
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart: str | None = "DaskPACBayesTreeClassifier"
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
@@ -446,13 +515,27 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
 
     def predict_proba(self, X):
-        """Vote mass per class on each row's path divided by the path total."""
+        """Vote mass per class on each row's path divided by the path total.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         votes = path_votes_kernel(leaves, self.tree_.parent, self.node_label_, self.node_weight_, self.n_classes_)
         return votes / votes.sum(axis=1, keepdims=True)
 
 
-@dask_dispatch()
 class PenalizedTreeClassifier(_SubtreeClassifier):
     """One pruned subtree of T0: default penalized pruning or SN-pruning.
 
@@ -487,6 +570,10 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     lam_ : float
     cv_results_ : dict or None
     classes_ : ndarray
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The vote over all subtrees of the same T0.
     """
 
     _lambda_names = ("lam",)
@@ -553,6 +640,20 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         With ``empty_cells="parent"`` a row in an empty cell gets the
         frequencies of its nearest ancestor with data; with ``"class0"`` an
         empty leaf gives one-hot ``node_label_`` (class 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
         """
         leaves = self._leaves(X)
         nodes = self._eff_node[leaves]
@@ -564,7 +665,6 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         return proba
 
 
-@dask_dispatch()
 class HSVoteClassifier(_SubtreeClassifier):
     """HS-vote (Helmbold & Schapire 1997), the paper's reference [5]; binary only.
 
@@ -591,6 +691,10 @@ class HSVoteClassifier(_SubtreeClassifier):
     node_value_ : ndarray, shape (n_nodes,)
         ``eta(A)``, the class-1 frequency (0 for an empty cell).
     log_phi_, log_weight_, log_partition_
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The PAC-Bayes vote over all subtrees.
     """
 
     _lambda_names = ("lam",)
@@ -658,12 +762,42 @@ class HSVoteClassifier(_SubtreeClassifier):
         return hs_eta(fold.stats.counts, fold.tree.parent if self.empty_cells == "parent" else None)
 
     def predict_proba(self, X):
-        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate."""
+        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         p = np.clip(path_mean_kernel(leaves, self.tree_.parent, self.node_value_, self.node_weight_), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie)."""
+        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[(proba[:, 1] > 0.5).astype(np.int64)]

@@ -28,18 +28,13 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
-from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit, refuse_dask
 from ._forest_kernels import _add_votes, _leaf_shares, add_path_votes
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -124,7 +119,6 @@ class _ForestTree:
         _add_votes(total, rows, leaves, *shares)
 
 
-@dask_dispatch()
 class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     """Random forest of CART trees, each predicting by its PAC-Bayes vote over all subtrees.
 
@@ -211,7 +205,16 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     oob_decision_function_ : ndarray, shape (n_samples, n_classes)
         Out-of-bag class probabilities (NaN for a row in every tree's sample).
     classes_, n_classes_, n_features_in_
+
+    See Also
+    --------
+    PACBayesTreeClassifier : One tree voting over its subtrees.
     """
+
+    # Fitted state that a warm start reads (annotations only).
+    classes_: np.ndarray
+    _forest: list
+    _n_fit_rows: int
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -318,27 +321,36 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights, multiplied by the number of times each
             row is drawn into a tree's sample.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        classes, y_codes = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at least 2 classes.")
+        warm = self.warm_start and hasattr(self, "_forest")
+        # A warm start keeps the trees, which refer to the previous classes and rows.
+        old_classes: np.ndarray = self.classes_ if warm else np.empty(0)
+        old: list = self._forest if warm else []
+        old_rows: int = self._n_fit_rows if warm else 0
+        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
+        classes = self.classes_
         fixed = self._check_params()
-        y_codes = y_codes.astype(np.int64)
-        keep = self.warm_start and hasattr(self, "_forest")
-        if keep and (classes.shape[0] != self.n_classes_ or np.any(classes != self.classes_)):
+        if warm and (classes.shape[0] != old_classes.shape[0] or np.any(classes != old_classes)):
+            self.classes_ = old_classes
             raise ValueError("warm_start: y has other classes than the previous fit.")
-        old = self._forest if keep else []
-        if old and X.shape[0] != self._n_fit_rows:
+        if old and X.shape[0] != old_rows:
             raise ValueError(
-                f"warm_start: X has {X.shape[0]} rows, the previous fit had {self._n_fit_rows}; "
+                f"warm_start: X has {X.shape[0]} rows, the previous fit had {old_rows}; "
                 "the out-of-bag rows of the kept trees refer to the same X."
             )
         if self.n_estimators < len(old):
@@ -452,8 +464,24 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
 
     # ---------------------------------------------------------- predict
     def predict_proba(self, X):
-        """Mean over the trees of each tree's PAC-Bayes vote shares."""
+        """Mean over the trees of each tree's PAC-Bayes vote shares.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
 
         rows = np.arange(X.shape[0])
@@ -470,6 +498,21 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return np.sum(parts, axis=0) / len(trees)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

@@ -1,0 +1,177 @@
+"""The opening of every classifier's ``fit``: parameters, X / y / sample_weight, labels.
+
+:func:`open_classifier_fit` is the one way a prunus classifier starts a fit:
+it forgets the previous fit, checks the hyper-parameters against their
+declared constraints, refuses dask collections (the Dask estimators of
+:mod:`prunus.distributed` take those), checks ``X``, ``y`` and
+``sample_weight`` with scikit-learn's public validation, encodes the labels
+and refuses a single class, all before any long work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
+
+from ._param_validation import validate_fit
+
+__all__ = [
+    "check_classes",
+    "check_sample_weight",
+    "encode_labels",
+    "is_dask_collection",
+    "open_classifier_fit",
+    "refuse_dask",
+    "reset_fitted",
+]
+
+
+def is_dask_collection(obj: object) -> bool:
+    """True for a dask array, DataFrame, Series or delayed object.
+
+    Recognised by the ``__dask_graph__`` method of dask's collection
+    protocol, so neither dask nor :mod:`prunus.distributed` is imported.
+    """
+    return callable(getattr(type(obj), "__dask_graph__", None))
+
+
+def refuse_dask(estimator: Any, *arrays: Any, method: str = "fit") -> None:
+    """Raise a ``TypeError`` naming the Dask counterpart when an input is a dask collection.
+
+    A core estimator would otherwise load every row into one process. The
+    counterpart is the class attribute ``_dask_counterpart`` (a class name of
+    :mod:`prunus.distributed`), when there is one.
+    """
+    for obj in arrays:
+        if is_dask_collection(obj):
+            name = type(estimator).__name__
+            counterpart = getattr(estimator, "_dask_counterpart", None)
+            if counterpart:
+                hint = f"use prunus.distributed.{counterpart} for dask input"
+            else:
+                hint = (
+                    "fit it on an in-memory sample, or use prunus.distributed.DaskCARTClassifier or "
+                    "prunus.distributed.DaskPACBayesTreeClassifier, which grow on a sample and count the rest"
+                )
+            raise TypeError(f"{name}.{method} takes in-memory arrays, got a dask {type(obj).__name__}; {hint}.")
+
+
+def reset_fitted(estimator: Any) -> None:
+    """Forget every fitted attribute (a name ending in ``_``, as scikit-learn's convention).
+
+    Called first in ``fit``, so that nothing of a previous fit with other
+    settings (a split, a CV table, a best index) survives a refit. Private
+    state (a leading ``_``) is either rewritten by every fit or not ours
+    (scikit-learn keeps callback state there), so it is left alone.
+    """
+    for name in list(vars(estimator)):
+        if name.endswith("_") and not name.startswith("_"):
+            delattr(estimator, name)
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
+    """Row weights as float64: ones for None; a number for every row, finite and non-negative.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sample_weight`` and what is wrong (shape, NaN / infinity, a negative weight).
+    """
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    try:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must hold numbers: {exc}") from None
+    if weight.ndim == 0:
+        weight = np.full(n_samples, float(weight))
+    if weight.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {weight.shape}.")
+    if not np.isfinite(weight).all():
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if (weight < 0).any():
+        raise ValueError("sample_weight has negative values; weights must be non-negative.")
+    if n_samples and not weight.sum() > 0:
+        raise ValueError("sample_weight is zero for every row: weights must contain at least one non-zero number.")
+    return weight
+
+
+def check_classes(classes: np.ndarray) -> np.ndarray:
+    """The sorted distinct labels of a classifier's ``y``; a ``ValueError`` when there is only one."""
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y has only one class ({classes[0]!r}); a classifier needs samples of at least 2 classes."
+            if classes.shape[0]
+            else "y is empty; a classifier needs samples of at least 2 classes."
+        )
+    return classes
+
+
+def encode_labels(estimator: Any, y: np.ndarray) -> np.ndarray:
+    """Set ``estimator.classes_`` (sorted labels) and return the int64 code of every row."""
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    estimator.classes_ = check_classes(classes)
+    return codes.astype(np.int64)
+
+
+def open_classifier_fit(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    sample_weight: Any = None,
+    *,
+    ensure_all_finite: bool | str = True,
+    accept_sparse: bool | tuple[str, ...] = False,
+    ensure_min_samples: int = 1,
+    reset: bool = True,
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The opening of a classifier's ``fit``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Declares ``_parameter_constraints``; gets ``classes_``,
+        ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame).
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+        Training features, checked and converted to float64.
+    y : array-like, shape (n_samples,)
+        Class labels.
+    sample_weight : array-like, shape (n_samples,), or None
+        Non-negative finite row weights (None: all ones).
+    ensure_all_finite : bool or "allow-nan", default=True
+        "allow-nan" where NaN is a missing value (CART trees).
+    accept_sparse : bool or tuple of str, default=False
+        Sparse formats taken as they are.
+    ensure_min_samples : int, default=1
+        Fewest rows accepted.
+    reset : bool, default=True
+        Forget the previous fit first (False for a warm start).
+
+    Returns
+    -------
+    X : ndarray or sparse matrix, shape (n_samples, n_features)
+        float64 features.
+    codes : ndarray of int64, shape (n_samples,)
+        Class code of every row (its index in ``estimator.classes_``).
+    sample_weight : ndarray of float64, shape (n_samples,)
+        The weights.
+    """
+    if reset:
+        reset_fitted(estimator)
+    validate_fit(estimator, y)
+    refuse_dask(estimator, X, y, sample_weight)
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        dtype=np.float64,
+        ensure_all_finite=ensure_all_finite,
+        accept_sparse=accept_sparse,
+        ensure_min_samples=ensure_min_samples,
+    )
+    weight = check_sample_weight(sample_weight, X.shape[0])
+    return X, encode_labels(estimator, y), weight

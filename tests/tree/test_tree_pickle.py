@@ -64,3 +64,11 @@ def test_future_version_fails_naming_it(monkeypatch):
         data = pickle.dumps(tree)
     with pytest.raises(ValueError, match="invalid format version"):
         pickle.loads(data)
+
+
+def test_pickle_from_before_categorical_splits_is_all_numeric(monkeypatch):
+    tree = _tree()
+    data = _pickle_as_before(tree, monkeypatch, drop=("n_categories", "is_categorical", "category_bits"))
+    loaded = pickle.loads(data)
+    assert loaded == tree and not loaded.is_categorical.any() and not loaded.n_categories.any()
+    assert np.array_equal(loaded.apply(X), tree.apply(X))

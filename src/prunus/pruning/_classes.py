@@ -10,8 +10,10 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
 from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
+from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
@@ -107,6 +109,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         leaves predict the class of least expected loss; R(T), the path,
         the hold-out and CV risks (and the CV standard error, rpart's) and
         every selection rule use the expected loss. None: 0-1 loss.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels (``colour in {red,
+        blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
+        ``category`` and string / object columns of a DataFrame (and the
+        string columns of a numpy array of objects); None: none. Indices,
+        column names or a boolean mask select columns; a selected numeric
+        column must hold level codes 0, 1, ... (NaN missing). The levels seen
+        at fit are kept in ``categories_``; at predict a level not seen at fit
+        goes where each split sends missing values. See the user guide,
+        section "Categorical predictors".
 
     Attributes
     ----------
@@ -159,6 +171,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         rpart's ``printcp`` table of the path, the root first: ``cp``,
         ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
         ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        For each categorical feature its levels, in code order (the level
+        codes of the tree's splits); None for a numeric feature.
 
     See Also
     --------
@@ -189,6 +206,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
         "class_weight": CLASS_WEIGHT,
         "loss_matrix": ["array-like", None],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -209,6 +227,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         grow_size=None,
         class_weight=None,
         loss_matrix=None,
+        categorical_features="from_dtype",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -226,6 +245,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.grow_size = grow_size
         self.class_weight = class_weight
         self.loss_matrix = loss_matrix
+        self.categorical_features = categorical_features
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -276,6 +296,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
+        X = open_table(self, X)
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
         # getattr: the Dask subclass has no class_weight parameter.
         class_weight = getattr(self, "class_weight", None)
@@ -285,6 +306,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             loss = check_loss_matrix(loss, self.classes_.shape[0])
             if self.grow_size is not None:
                 raise ValueError("loss_matrix is not supported with grow_size: fit in memory without grow_size.")
+        close_table(self, X.shape[1])
         if self.grow_size is not None:
             given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
@@ -299,7 +321,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y_enc, n_classes)
+        grower = CARTGrower(X, y_enc, n_classes, n_categories=n_categories_of(self))
 
         self.cv_results_ = None
         self.test_risk_ = None
@@ -459,6 +481,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
         refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):
@@ -491,8 +516,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self, "pruned_tree_")
         args = self._summary_args()
-        labels = node_summaries(self.pruned_tree_, **{k: v for k, v in args.items() if k != "feature_names"})
-        return self.pruned_tree_.plot(feature_names=args["feature_names"], node_labels=labels, ax=ax, decimals=decimals)
+        labels = node_summaries(
+            self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
+        )
+        return self.pruned_tree_.plot(
+            feature_names=args["feature_names"],
+            node_labels=labels,
+            ax=ax,
+            decimals=decimals,
+            categories=args["categories"],
+        )
 
     def _summary_args(self):
         names = getattr(self, "feature_names_in_", None)
@@ -501,6 +534,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             feature_names=None if names is None else list(names),
             class_names=[str(c) for c in self.classes_],
             node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+            categories=getattr(self, "categories_", None),
         )
 
     def apply(self, X):

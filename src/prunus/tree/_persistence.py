@@ -11,15 +11,21 @@ from __future__ import annotations
 import numpy as np
 
 #: Format of the state a Tree pickles today.
-#: 0: before versions (arrays of the split; ``missing_go_to_left`` since missing values were supported).
-#: 1: the same arrays and a ``_format_version``.
+#: 0: before versions (arrays of the split; ``missing_go_to_left`` since missing values were
+#:    supported; ``n_categories``, ``is_categorical``, ``category_bits`` since categorical splits).
+#: 1: those arrays, all present, and a ``_format_version``.
 TREE_FORMAT_VERSION = 1
 _KEY = "_format_version"
 
 
 def _from_0(state):
-    # Trees pickled before missing values were supported route NaN right.
-    state.setdefault("missing_go_to_left", np.zeros(state["children_left"].shape, dtype=np.bool_))
+    # Trees pickled before missing values were supported route NaN right;
+    # before categorical splits, every feature was numeric.
+    n_nodes = state["children_left"].shape[0]
+    state.setdefault("missing_go_to_left", np.zeros(n_nodes, dtype=np.bool_))
+    state.setdefault("n_categories", np.zeros(state["n_features"], dtype=np.int64))
+    state.setdefault("is_categorical", np.zeros(n_nodes, dtype=np.bool_))
+    state.setdefault("category_bits", np.zeros((n_nodes, 0), dtype=np.uint64))
     return state
 
 

@@ -22,7 +22,7 @@ from ..utils._validation import open_classifier_fit
 from ._binning import fit_binning
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
-from ._predict import ensemble_labels, ensemble_labels_csr, stack_trees, vote
+from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
 
@@ -147,6 +147,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     weight_order_bound_ : ndarray of int64 or None
         LB_wo per round when ``track_bounds``.
     classes_, n_classes_, n_features_in_, bin_thresholds_
+
+    See Also
+    --------
+    exact_lower_bound : The least weighted error any tree of the same depth can reach.
     """
 
     _parameter_constraints = {
@@ -230,12 +234,18 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             stored entries rather than in rows x features. The ensemble and
             the assessment counts equal those of the dense matrix.
         y : array-like of shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like of shape (n_samples,), optional
             Initial boosting weights (non-negative, not all zero).
 
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The class of every row.
+        staged_predict : The class after every round.
         """
         return self._fit(X, y, sample_weight)
 
@@ -369,8 +379,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             if not X.has_canonical_format:
                 X = X.copy()
                 X.sum_duplicates()
-            return ensemble_labels_csr(X.indptr, X.indices, X.data, X.shape[0], *self._stacked)
-        return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
+            return ensemble_labels_csr(CSRRows(X.indptr, X.indices, X.data, X.shape[0]), self._stacked)
+        return ensemble_labels(np.ascontiguousarray(X), self._stacked)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -392,6 +402,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns ``sum_t alpha_t c_t(x, k) / sum_t alpha_t`` per class with
         ``c_t = 1`` if ``h_t(x) = k`` else ``-1 / (K - 1)``; for two classes
         the score of class 1 minus that of class 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Weighted votes of the ensemble (one column for two classes).
+
+        See Also
+        --------
+        predict : The class of the largest score.
         """
         pred = self._tree_predictions(X)
         return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_), self.estimator_weights_.sum())
@@ -413,6 +437,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(np.argmax(dec, axis=1))
 
     def predict(self, X):
+        """Class of every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         return self._decision_to_label(self.decision_function(X))
 
     def staged_predict(self, X):
@@ -436,7 +476,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return softmax(dec, axis=1)
 
     def predict_proba(self, X):
-        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule)."""
+        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         return self._proba(self.decision_function(X), self.n_classes_)
 
     def staged_predict_proba(self, X):

@@ -10,7 +10,9 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
 from ..tree._kernels import fill_from_parent
+from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
@@ -38,6 +40,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
         missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: no limit).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -74,6 +77,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split, M1's halves, the CV folds and the builder's
+        tie-breaking: a fixed value gives the same fit every time.
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
@@ -82,6 +87,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
         collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
         which fits on data no single process holds).
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels (``colour in {red,
+        blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
+        ``category`` and string / object columns of a DataFrame (and the
+        string columns of a numpy array of objects); None: none. Indices,
+        column names or a boolean mask select columns; a selected numeric
+        column must hold level codes 0, 1, ... (NaN missing). The levels seen
+        at fit are kept in ``categories_``; at predict a level not seen at fit
+        goes where each split sends missing values. See the user guide,
+        section "Categorical predictors".
 
     Attributes
     ----------
@@ -114,10 +129,20 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        For each categorical feature its levels, in code order (the level
+        codes of the tree's splits); None for a numeric feature.
+
+    See Also
+    --------
+    prunus.distributed.DaskCARTClassifier : The same fit on dask arrays and DataFrames.
+    prunus.pruning.cost_complexity_path : The pruning path of any tree and sample.
     """
 
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskCARTClassifier"
+    _dask_counterpart: str | None = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
@@ -137,6 +162,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -155,6 +181,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         verbose=0,
         random_state=None,
         grow_size=None,
+        categorical_features="from_dtype",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -170,6 +197,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.grow_size = grow_size
+        self.categorical_features = categorical_features
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -204,7 +232,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
             selection criterion.
@@ -212,8 +242,15 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The majority class of the pruning sample in each row's leaf.
+        cost_complexity_path : The pruning path of any tree.
         """
+        X = open_table(self, X)
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        close_table(self, X.shape[1])
         if self.grow_size is not None:
             given = None if sample_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
@@ -228,7 +265,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y_enc, n_classes)
+        grower = CARTGrower(X, y_enc, n_classes, n_categories=n_categories_of(self))
 
         self.cv_results_ = None
         self.test_risk_ = None
@@ -333,6 +370,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
         refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):
@@ -365,8 +405,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
         check_is_fitted(self, "pruned_tree_")
         args = self._summary_args()
-        labels = node_summaries(self.pruned_tree_, **{k: v for k, v in args.items() if k != "feature_names"})
-        return self.pruned_tree_.plot(feature_names=args["feature_names"], node_labels=labels, ax=ax, decimals=decimals)
+        labels = node_summaries(
+            self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
+        )
+        return self.pruned_tree_.plot(
+            feature_names=args["feature_names"],
+            node_labels=labels,
+            ax=ax,
+            decimals=decimals,
+            categories=args["categories"],
+        )
 
     def _summary_args(self):
         names = getattr(self, "feature_names_in_", None)
@@ -375,25 +423,86 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             feature_names=None if names is None else list(names),
             class_names=[str(c) for c in self.classes_],
             node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+            categories=getattr(self, "categories_", None),
         )
 
     def apply(self, X):
-        """Leaf of the selected tree reached by each row."""
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits."""
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.decision_path(X)
 
     def predict_proba(self, X):
-        """Class frequencies of the pruning sample in the leaf of each row."""
+        """Class frequencies of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
     def predict(self, X):
-        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
 

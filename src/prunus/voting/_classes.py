@@ -157,9 +157,20 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value for CART partitions.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights (class counts are weighted sums).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
         if getattr(self, "grow_size", None) is not None:
@@ -247,7 +258,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
         )
         stages, points, errors = [], [], []
-        seen = set()
+        seen: set[tuple] = set()
 
         def run(pts, stage):
             if stage == "extend":  # only the new points of the grown product
@@ -315,7 +326,22 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.apply(X)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -361,6 +387,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         trees (and fixed trees with counts from another sample) have such
         cells.
     cv : int or CV splitter
+        Folds of the cross-validation choosing the lambdas left None.
     n_jobs : int or None
         Folds are processed in parallel threads.
     random_state : int, RandomState or None
@@ -394,11 +421,16 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
         left to choose.
     classes_ : ndarray
+
+    See Also
+    --------
+    PenalizedTreeClassifier : One pruned subtree of the same T0.
+    prunus.distributed.DaskPACBayesTreeClassifier : The same fit on dask arrays and DataFrames.
     """
 
-    _lambda_names = ("lambda1", "lambda2")
+    _lambda_names: tuple[str, ...] = ("lambda1", "lambda2")
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskPACBayesTreeClassifier"
+    _dask_counterpart: str | None = "DaskPACBayesTreeClassifier"
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
@@ -483,7 +515,22 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
 
     def predict_proba(self, X):
-        """Vote mass per class on each row's path divided by the path total."""
+        """Vote mass per class on each row's path divided by the path total.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         votes = path_votes_kernel(leaves, self.tree_.parent, self.node_label_, self.node_weight_, self.n_classes_)
         return votes / votes.sum(axis=1, keepdims=True)
@@ -523,6 +570,10 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     lam_ : float
     cv_results_ : dict or None
     classes_ : ndarray
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The vote over all subtrees of the same T0.
     """
 
     _lambda_names = ("lam",)
@@ -589,6 +640,20 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         With ``empty_cells="parent"`` a row in an empty cell gets the
         frequencies of its nearest ancestor with data; with ``"class0"`` an
         empty leaf gives one-hot ``node_label_`` (class 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
         """
         leaves = self._leaves(X)
         nodes = self._eff_node[leaves]
@@ -626,6 +691,10 @@ class HSVoteClassifier(_SubtreeClassifier):
     node_value_ : ndarray, shape (n_nodes,)
         ``eta(A)``, the class-1 frequency (0 for an empty cell).
     log_phi_, log_weight_, log_partition_
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The PAC-Bayes vote over all subtrees.
     """
 
     _lambda_names = ("lam",)
@@ -693,12 +762,42 @@ class HSVoteClassifier(_SubtreeClassifier):
         return hs_eta(fold.stats.counts, fold.tree.parent if self.empty_cells == "parent" else None)
 
     def predict_proba(self, X):
-        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate."""
+        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         p = np.clip(path_mean_kernel(leaves, self.tree_.parent, self.node_value_, self.node_weight_), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie)."""
+        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[(proba[:, 1] > 0.5).astype(np.int64)]

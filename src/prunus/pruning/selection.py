@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-from .path import cost_complexity_path
+from .path import cost_complexity_path, squared_error_path
 
-#: Any temperature above 1 prunes to the root: alpha_k <= R(root) <= 1.
+#: Any temperature above 1 prunes a classification tree to the root:
+#: alpha_k <= R(root) <= 1 (see :func:`root_temperature` for regression).
 ROOT_TEMPERATURE = 2.0
 
 
@@ -24,36 +25,53 @@ def _last_argmin(values):
 
 
 def select_holdout(path, test_counts):
-    """k-hat of eq. (10): the T_k with the least misclassified test weight.
+    """k-hat of eq. (10): the T_k with the least test loss (misclassified
+    weight, or squared error for a :class:`SquaredErrorPath`).
 
     Parameters
     ----------
     path : CostComplexityPath
-    test_counts : ndarray, shape (n_nodes, n_classes)
-        Class weights of the test sample per node of T_max.
+    test_counts : ndarray, shape (n_nodes, n_classes) or (n_nodes, 3)
+        Class weights (or moments) of the test sample per node of T_max.
 
     Returns
     -------
     k : int
     test_risk : ndarray, shape (K,)
-        P_{n_t}(f_{T_k}) for every k.
+        P_{n_t}(f_{T_k}) for every k (the test mean squared error for a regression).
     """
-    wrong = path.misclassified(test_counts)
-    total = float(np.asarray(test_counts)[0].sum())
+    wrong = path.held_out_loss(test_counts)
+    total = path.sample_weight_of(test_counts)
     risk = wrong / total if total > 0 else wrong
     return _last_argmin(risk), risk
 
 
-def cv_temperatures(alphas):
+def root_temperature(grower):
+    """A temperature that prunes any tree of the grower's sample to its root.
+
+    :data:`ROOT_TEMPERATURE` for classification. For a regression, alpha_k
+    <= R(root), the weighted variance of y on any subsample, which is at
+    most the squared range of y: twice that.
+    """
+    if not grower.regression or grower.y.shape[0] == 0:
+        return ROOT_TEMPERATURE
+    spread = float(grower.y.max() - grower.y.min())
+    if spread == 0.0:
+        return ROOT_TEMPERATURE
+    return min(2.0 * spread * spread, np.finfo(np.float64).max)
+
+
+def cv_temperatures(alphas, root=ROOT_TEMPERATURE):
     """rpart's evaluation points: geometric means of consecutive alphas.
 
     T_k is optimal on [alpha_k, alpha_{k+1}); its representative temperature
-    is sqrt(alpha_k alpha_{k+1}), and the root's is :data:`ROOT_TEMPERATURE`.
+    is sqrt(alpha_k alpha_{k+1}), and the root's is ``root``, a temperature
+    above every alpha of every fold (:func:`root_temperature`).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     betas = np.empty_like(alphas)
     betas[:-1] = np.sqrt(alphas[:-1] * alphas[1:])
-    betas[-1] = ROOT_TEMPERATURE
+    betas[-1] = root
     return betas
 
 
@@ -96,23 +114,28 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
     grow_weight[grow_rows] = weight[grow_rows]
     tree, counts = grower.grow(params, grow_weight, grow_seed)
     if method == "M1":
-        counts = _counts(grower, tree, weight, prune_rows)
-    return cost_complexity_path(tree, counts), prune_rows
+        counts = node_statistics(grower, tree, weight, prune_rows)
+    prune = squared_error_path if grower.regression else cost_complexity_path
+    return prune(tree, counts), prune_rows
 
 
-def _counts(grower, tree, weight, rows):
+def node_statistics(grower, tree, weight, rows):
+    """Per-node statistics of the rows ``rows`` of the grower's sample: class
+    weights, or for a regression (weight, mean, within sum of squares)."""
+    if grower.regression:
+        return tree._node_moments_rows(grower.X, grower.y, weight, rows)
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_misclassified(grower, weight, fold, method, params, grow_seed, seed, betas):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas):
     train, test = fold
     path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed))
-    test_counts = _counts(grower, path.tree, weight, test)
-    return path.misclassified(test_counts, betas), float(test_counts[0].sum())
+    return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 
-def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None):
-    """Held-out misclassified weight of every fold's pruned trees at ``betas``.
+def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, squares=False):
+    """Held-out loss (misclassified weight, or squared error for a
+    regression grower) of every fold's pruned trees at ``betas``.
 
     One tree and one path per fold, each evaluated at every temperature from
     the counts of the fold's held-out part: no refit per alpha. Every fold
@@ -124,16 +147,20 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
     ----------
     progress : callable, optional
         Called once per finished fold (e.g. a progress bar's ``update``).
+    squares : bool
+        Also return the weighted sums of the squared per-row losses.
 
     Returns
     -------
     wrong : ndarray, shape (n_folds, len(betas))
     weight : ndarray, shape (n_folds,)
         Held-out weight of each fold.
+    squares : ndarray, shape (n_folds, len(betas))
+        Only with ``squares``.
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
     tasks = (
-        delayed(_fold_misclassified)(grower, weight, fold, method, params, grow_seed, seed, betas)
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas)
         for fold, seed in zip(folds, seeds)
     )
     results = []
@@ -142,20 +169,29 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
         if progress is not None:
             progress()
     wrong = np.array([r[0] for r in results])
-    held_out = np.array([r[1] for r in results])
+    held_out = np.array([r[2] for r in results])
+    if squares:
+        return wrong, held_out, np.array([r[1] for r in results])
     return wrong, held_out
 
 
-def cv_summary(wrong, weight, n_samples):
+def cv_summary(wrong, weight, n_samples, squares=None):
     """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
-    the pooled held-out risk.
+    the pooled held-out risk; given the weighted sums of the squared per-row
+    losses (``squares``, as for the squared error), rpart's per-row one,
+    sqrt(sum w (e - mean)^2) / sum w with e the held-out losses of the rows.
     """
-    mean = wrong.sum(axis=0) / weight.sum()
+    total = weight.sum()
+    mean = wrong.sum(axis=0) / total
     per_fold = wrong / np.where(weight > 0, weight, 1.0)[:, None]
     std = per_fold.std(axis=0)
-    se = np.sqrt(mean * (1.0 - mean) / n_samples)
+    if squares is None:
+        se = np.sqrt(mean * (1.0 - mean) / n_samples)
+    else:
+        spread = squares.sum(axis=0) - total * mean * mean
+        se = np.sqrt(np.maximum(spread, 0.0)) / total
     return mean, std, se
 
 

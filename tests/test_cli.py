@@ -387,3 +387,53 @@ def test_version_is_written_once():
     assert "version" not in meta["project"] and "version" in meta["project"]["dynamic"]
     assert meta["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "prunus.__version__"}
     assert importlib.metadata.version("prunus") == prunus.__version__
+
+
+@pytest.fixture
+def fake_boosting(monkeypatch):
+    """A registered fake ``boosting`` paper whose ``run`` records that it ran."""
+    calls = []
+    module = types.ModuleType("prunus_test_fake_boosting")
+
+    def run(mode="quick", out=None, progress=True, data=None):
+        calls.append(data)
+        Path(out).mkdir(parents=True, exist_ok=True)
+        path = Path(out) / "report.md"
+        path.write_text("# boosting\n")
+        return path
+
+    module.run = run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(prunus.experiments, "PAPERS", {"boosting": module.__name__, "lm": module.__name__})
+    return calls
+
+
+@pytest.mark.parametrize(
+    "case, paper, message",
+    [
+        ("missing", "boosting", "no such file"),
+        ("directory", "boosting", "not a file"),
+        ("not libsvm", "boosting", "not a LIBSVM-format file"),
+        ("libsvm", "lm", "for the boosting paper only"),
+    ],
+)
+def test_reproduce_checks_data_before_any_work(fake_boosting, capsys, tmp_path, case, paper, message):
+    path = {
+        "missing": tmp_path / "nonexistent.svm",
+        "directory": tmp_path,
+        "not libsvm": tmp_path / "table.csv",
+        "libsvm": tmp_path / "a1a.svm",
+    }[case]
+    (tmp_path / "table.csv").write_text("a,b,c\n1,2,3\n")
+    (tmp_path / "a1a.svm").write_text("+1 3:1 7:0.5\n-1 2:1\n")
+    assert cli.main(["reproduce", paper, "--data", str(path), "--out", str(tmp_path / "out")]) == 2
+    out, err = capsys.readouterr()
+    assert fake_boosting == [] and "reproducing" not in out
+    assert err.count("\n") == 1 and err.startswith("prunus: error: argument --data: ") and message in err
+
+
+def test_reproduce_passes_a_libsvm_file_through(fake_boosting, tmp_path):
+    path = tmp_path / "a1a.svm"
+    path.write_text("# a comment line\n+1 3:1 7:0.5 # trailing comment\n-1 2:1\n")
+    assert cli.main(["reproduce", "boosting", "--data", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert fake_boosting == [str(path)]

@@ -1,6 +1,9 @@
 """Every Python example of the README runs alone, as a reader would paste it.
 
-Each ```python block is run in a fresh interpreter in an empty directory. A
+Each ```python block is saved as a file and run with ``python example.py`` in
+a fresh interpreter in an empty directory, as a user would run it (a block that
+starts local Dask workers must then guard its work with
+``if __name__ == "__main__":``, since the workers re-import the file). A
 block is left out only when the README says why, in an HTML comment on the
 line before it: ``<!-- not run by tests/test_readme.py: REASON -->``.
 """
@@ -46,8 +49,10 @@ _RUN = [(line, code) for line, code, skipped in _blocks() if not skipped]
 @pytest.mark.parametrize("line, code", _RUN, ids=[f"line{line}" for line, _ in _RUN])
 def test_readme_example_runs_alone(line, code, tmp_path):
     _needs(code)
+    script = tmp_path / "example.py"
+    script.write_text(code)
     result = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=_env()
+        [sys.executable, script.name], cwd=tmp_path, capture_output=True, text=True, timeout=600, env=_env()
     )
     assert result.returncode == 0, f"README.md line {line}:\n{result.stderr[-3000:]}"
     assert result.stdout.strip(), f"README.md line {line} prints nothing"

@@ -85,6 +85,10 @@ def _cmd_data_fetch(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
+    # Every argument is checked before any work (and before connecting to a cluster).
+    args.out_dir = _check_out(args.out)
+    if args.data is not None:
+        _check_data(args.data, args.paper)
     if args.scheduler is None:
         return _reproduce(args)
     import joblib
@@ -106,14 +110,8 @@ def _reproduce(args: argparse.Namespace) -> int:
     from .experiments import PAPERS, get_runner
 
     mode = "full" if args.full else "quick"
-    if args.data and args.paper != "boosting":
-        print(
-            "prunus reproduce: --data PATH is for the boosting paper (prunus reproduce boosting --data PATH)",
-            file=sys.stderr,
-        )
-        return 2
     papers = [args.paper] if args.paper else list(PAPERS)
-    out = _check_out(args.out)  # before any computation
+    out = args.out_dir if getattr(args, "out_dir", None) is not None else _check_out(args.out)
     reports = []
     for paper in papers:
         start = time.perf_counter()
@@ -165,6 +163,38 @@ def _check_out(value: str) -> Path:
     except OSError as exc:
         raise UsageError(f"argument --out: cannot write in {out}: {exc.strerror or exc}") from None
     return out
+
+
+def _check_data(value: str, paper: str | None) -> Path:
+    """``--data`` as a readable LIBSVM-format file of the boosting paper; a :class:`UsageError` otherwise.
+
+    Only the file's first example line is read: a file that is not LIBSVM text
+    is refused here, before any computation.
+    """
+    if paper != "boosting":
+        raise UsageError("argument --data: for the boosting paper only (prunus reproduce boosting --data PATH)")
+    path = Path(value)
+    if not path.exists():
+        raise UsageError(f"argument --data: {path}: no such file")
+    if not path.is_file():
+        raise UsageError(f"argument --data: {path}: not a file")
+    try:
+        with path.open("rb") as handle:
+            first = next((line for line in handle if line.strip() and not line.lstrip().startswith(b"#")), b"")
+    except OSError as exc:
+        raise UsageError(f"argument --data: cannot read {path}: {exc.strerror or exc}") from None
+    fields = first.split(b"#", 1)[0].split()
+    if not fields or not _is_number(fields[0]) or not all(b":" in f for f in fields[1:]):
+        raise UsageError(f"argument --data: {path}: not a LIBSVM-format file (each line: label index:value ...)")
+    return path
+
+
+def _is_number(field: bytes) -> bool:
+    try:
+        float(field)
+    except ValueError:
+        return False
+    return True
 
 
 #: Paper titles shown by ``prunus reproduce --help``.

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus import CARTClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier
+from prunus import CARTClassifier, PenalizedTreeClassifier
 from prunus import distributed as pdist
+from prunus.distributed import DaskCARTClassifier, DaskPACBayesTreeClassifier
 from prunus.tree import grow_cart
 
 from .conftest import labelled
@@ -36,7 +37,7 @@ def brute_counts(tree, X, y, w, n_classes):
 def test_import_prunus_never_imports_dask():
     code = (
         "import sys, prunus, prunus.distributed, prunus.pruning, prunus.voting, prunus.tree\n"
-        "prunus.CARTClassifier(); prunus.PACBayesTreeClassifier()\n"
+        "prunus.CARTClassifier(); prunus.PACBayesTreeClassifier(); prunus.distributed.DaskCARTClassifier()\n"
         "assert 'dask' not in sys.modules, 'dask imported'\n"
         "assert 'distributed' not in sys.modules, 'distributed imported'\n"
     )
@@ -97,7 +98,7 @@ def test_dataframe_input(client):
     np.testing.assert_array_equal(pdist.node_counts(tree, ddf, ys), expected)
     np.testing.assert_array_equal(pdist.node_counts(tree, ddf, y), expected)  # labels in memory
     np.testing.assert_array_equal(pdist.apply(tree, ddf).compute(), tree.apply(X))
-    est = CARTClassifier(selection="alpha", alpha=0.01, random_state=0).fit(X, y)
+    est = DaskCARTClassifier(selection="alpha", alpha=0.01, random_state=0).fit(X, y)
     assert est.score(ddf, ys) == pytest.approx(est.score(X, y), abs=1e-12)  # partitions of unknown length
     np.testing.assert_array_equal(est.predict(ddf).compute(), est.predict(X))
     bad = ddf.assign(e=ddf["a"].astype(str))
@@ -111,9 +112,8 @@ def test_predictions_equal(client):
     Xd = da.from_array(X, chunks=(250, 4))
     w = np.random.RandomState(0).randint(1, 4, size=len(y)).astype(float)
     for est in (
-        CARTClassifier(random_state=0),
-        PACBayesTreeClassifier(partition="kd", lambda1=1.0, lambda2=1.0, random_state=0),
-        PenalizedTreeClassifier(partition="cart", lam=1.0, random_state=0),
+        DaskCARTClassifier(method="M2", random_state=0),
+        DaskPACBayesTreeClassifier(partition="kd", lambda1=1.0, lambda2=1.0, random_state=0),
     ):
         est.fit(X, labels)
         pred = est.predict(Xd)
@@ -126,6 +126,16 @@ def test_predictions_equal(client):
         assert est.score(Xd, da.from_array(labels, chunks=500), da.from_array(w, chunks=100)) == pytest.approx(
             est.score(X, labels, w), abs=1e-12
         )
+    # Any fitted estimator, or a Tree with one value per node, through prunus.distributed.predict.
+    penalized = PenalizedTreeClassifier(partition="cart", lam=1.0, random_state=0).fit(X, labels)
+    np.testing.assert_array_equal(pdist.predict(penalized, Xd).compute(), penalized.predict(X))
+    np.testing.assert_array_equal(
+        pdist.predict(penalized, Xd, method="predict_proba").compute(), penalized.predict_proba(X)
+    )
+    values = np.arange(penalized.tree_.n_nodes) * 10
+    np.testing.assert_array_equal(
+        pdist.predict(penalized.tree_, Xd, values).compute(), values[penalized.tree_.apply(X)]
+    )
 
 
 def test_bad_input_is_refused_before_or_during_compute(client):
@@ -148,7 +158,7 @@ def test_bad_input_is_refused_before_or_during_compute(client):
         pdist.node_counts(tree, da.from_array(X, chunks=100), y, -np.ones(len(y)))
     with pytest.raises(ValueError, match="split_every"):
         pdist.node_counts(tree, da.from_array(X, chunks=100), y, split_every=1)
-    est = CARTClassifier(random_state=0).fit(X, y)
+    est = DaskCARTClassifier(method="M2", random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(da.from_array(X[:, :2], chunks=100))
 
@@ -172,11 +182,13 @@ def test_counts_property(n, block, split_every, seed):
     np.testing.assert_array_equal(got, tree.node_counts(X, y, w, n_classes=3))
 
 
-def test_tree_methods_take_dask_input(client):
+def test_tree_methods_refuse_dask_input_naming_the_functions():
     X, y = labelled(n=900)
     tree = grow_cart(X[::2], y[::2], random_state=0)
     Xd = da.from_array(X, chunks=200)
-    np.testing.assert_array_equal(tree.node_counts(Xd, da.from_array(y, chunks=200)), tree.node_counts(X, y))
-    leaves = tree.apply(Xd)
-    assert isinstance(leaves, da.Array)
-    np.testing.assert_array_equal(leaves.compute(), tree.apply(X))
+    with pytest.raises(TypeError, match=r"prunus\.distributed\.node_counts"):
+        tree.node_counts(Xd, da.from_array(y, chunks=200))
+    with pytest.raises(TypeError, match=r"prunus\.distributed\.apply"):
+        tree.apply(Xd)
+    with pytest.raises(TypeError, match="DaskCARTClassifier"):
+        CARTClassifier(random_state=0).fit(X, y).predict(Xd)

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prunus import CARTClassifier, PACBayesTreeClassifier
+from prunus import CARTClassifier, HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier
+from prunus.distributed import DaskCARTClassifier, DaskPACBayesTreeClassifier
 from prunus.pruning import cost_complexity_path
 from prunus.pruning.selection import cv_temperatures, select_holdout
 from prunus.tree import grow_cart
@@ -33,7 +34,7 @@ def test_cart_m1_dask_equals_in_memory(client, selection):
     w = np.random.RandomState(3).randint(1, 4, size=len(y)).astype(float)
     params = dict(method="M1", grow_size=800, selection=selection, alpha=0.002, random_state=7)
     ref = CARTClassifier(**params).fit(X, y, sample_weight=w)
-    got = CARTClassifier(**params).fit(
+    got = DaskCARTClassifier(**params).fit(
         da.from_array(X, chunks=(400, 2)), da.from_array(y, chunks=700), da.from_array(w, chunks=500)
     )
     _same_cart(ref, got)
@@ -50,7 +51,7 @@ def test_cart_m1_dataframe_and_labels(client):
     params = dict(method="M1", grow_size=500, random_state=0)
     ref = CARTClassifier(**params).fit(X, labels)
     ddf = dd.from_pandas(pd.DataFrame(X, columns=["f0", "f1", "f2", "f3"]), npartitions=5)
-    got = CARTClassifier(**params).fit(ddf, dd.from_pandas(pd.Series(labels), npartitions=5))
+    got = DaskCARTClassifier(**params).fit(ddf, dd.from_pandas(pd.Series(labels), npartitions=5))
     _same_cart(ref, got)
     np.testing.assert_array_equal(got.predict(X), ref.predict(X))
 
@@ -58,7 +59,7 @@ def test_cart_m1_dataframe_and_labels(client):
 def test_cart_m1_equals_reference_built_by_hand(client):
     """Gey's M1 with hold-out selection, assembled from the public pieces on the recorded split."""
     X, y = labelled(n=2500, n_classes=2, seed=4)
-    est = CARTClassifier(method="M1", grow_size=600, test_size=0.2, random_state=11)
+    est = DaskCARTClassifier(method="M1", grow_size=600, test_size=0.2, random_state=11)
     est.fit(da.from_array(X, chunks=300), da.from_array(y, chunks=300))
     grow, test, prune = est.split_.masks()
     assert grow.sum() == 600 and not (grow & test).any() and (grow | test | prune).all()
@@ -76,21 +77,28 @@ def test_cart_m1_equals_reference_built_by_hand(client):
 def test_split_does_not_depend_on_chunks(client):
     X, y = labelled(n=1500)
     fits = [
-        CARTClassifier(method="M1", grow_size=300, random_state=2).fit(da.from_array(X, chunks=c), y)
+        DaskCARTClassifier(method="M1", grow_size=300, random_state=2).fit(da.from_array(X, chunks=c), y)
         for c in (100, 701, 1500)
     ]
     for other in fits[1:]:
         _same_cart(fits[0], other)
 
 
-def test_fitted_on_dask_is_an_ordinary_estimator(client):
+def test_to_local_is_an_ordinary_estimator(client):
     X, y = labelled(n=2000)
-    est = CARTClassifier(method="M1", grow_size=500, random_state=0).fit(da.from_array(X, chunks=500), y)
-    clone = pickle.loads(pickle.dumps(est))
+    est = DaskCARTClassifier(method="M1", grow_size=500, random_state=0).fit(da.from_array(X, chunks=500), y)
+    local = est.to_local()
+    assert type(local) is CARTClassifier
+    assert local.get_params() == {**est.get_params(), "method": "M1"}
+    clone = pickle.loads(pickle.dumps(local))
     pred = clone.predict(X)
     assert isinstance(pred, np.ndarray)
     np.testing.assert_array_equal(pred, est.predict(X))
-    np.testing.assert_array_equal(clone.predict(da.from_array(X, chunks=700)).compute(), pred)
+    lazy = est.predict(da.from_array(X, chunks=700))
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(), pred)
+    with pytest.raises(TypeError, match="DaskCARTClassifier"):
+        clone.predict(da.from_array(X, chunks=700))
 
 
 @pytest.mark.parametrize("partition", ["cart", "kd", "dyadic"])
@@ -99,7 +107,7 @@ def test_pacbayes_dask_equals_in_memory_and_reference(client, partition):
     lam = dict(lambda1=None, lambda2=None) if partition == "cart" else dict(lambda1=2.0, lambda2=0.5)
     params = dict(partition=partition, max_depth=5, grow_size=600, random_state=3, **lam)
     ref = PACBayesTreeClassifier(**params).fit(X, y)
-    got = PACBayesTreeClassifier(**params).fit(da.from_array(X, chunks=(333, 4)), da.from_array(y, chunks=333))
+    got = DaskPACBayesTreeClassifier(**params).fit(da.from_array(X, chunks=(333, 4)), da.from_array(y, chunks=333))
     assert got.tree_ == ref.tree_
     assert (got.lambda1_, got.lambda2_) == (ref.lambda1_, ref.lambda2_)
     np.testing.assert_array_equal(got.node_counts_, ref.node_counts_)
@@ -111,44 +119,47 @@ def test_pacbayes_dask_equals_in_memory_and_reference(client, partition):
     np.testing.assert_array_equal(got.node_counts_, counts)
     weights = pac_bayes_weights(got.tree_, NodeStats(got.tree_, counts, got.empty_cells), got.lambda1_, got.lambda2_)
     np.testing.assert_allclose(got.node_weight_, weights["node_weight"], rtol=1e-12)
-    np.testing.assert_array_equal(pickle.loads(pickle.dumps(got)).predict(X), ref.predict(X))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(got.to_local())).predict(X), ref.predict(X))
 
 
 def test_bad_sampled_fits(client):
     X, y = labelled(n=600)
     Xd = da.from_array(X, chunks=200)
     with pytest.raises(ValueError, match="grow_size is required"):
-        CARTClassifier(method="M1").fit(Xd, y)
+        DaskCARTClassifier(method="M1").fit(Xd, y)
     with pytest.raises(ValueError, match="method='M1'"):
-        CARTClassifier(grow_size=100).fit(Xd, y)
+        DaskCARTClassifier(method="M2", grow_size=100).fit(Xd, y)
     with pytest.raises(ValueError, match="at least cv=5 row blocks"):
-        CARTClassifier(method="M1", selection="cv", cv=5, grow_size=100).fit(Xd, y)
+        DaskCARTClassifier(method="M1", selection="cv", cv=5, grow_size=100).fit(Xd, y)
     with pytest.raises(ValueError, match="needs a dask collection"):
         CARTClassifier(method="M1", selection="cv", grow_size=100).fit(X, y)
     with pytest.raises(ValueError, match="grow_size"):
-        CARTClassifier(method="M1", grow_size=600).fit(Xd, y)
+        DaskCARTClassifier(method="M1", grow_size=600).fit(Xd, y)
     with pytest.raises(ValueError, match="grow_size"):
-        PACBayesTreeClassifier(grow_size=1.5).fit(Xd, y)
+        DaskPACBayesTreeClassifier(grow_size=1.5).fit(Xd, y)
     with pytest.raises(ValueError, match="one class"):
-        CARTClassifier(method="M1", grow_size=100).fit(Xd, np.zeros(600, dtype=int))
+        DaskCARTClassifier(method="M1", grow_size=100).fit(Xd, np.zeros(600, dtype=int))
     with pytest.raises(ValueError, match="rows"):
-        CARTClassifier(method="M1", grow_size=100).fit(Xd, y[:-1])
+        DaskCARTClassifier(method="M1", grow_size=100).fit(Xd, y[:-1])
 
 
-def test_other_estimators_refuse_a_dask_fit():
-    from prunus import HSVoteClassifier, PenalizedTreeClassifier
-
+def test_core_estimators_refuse_dask_input_naming_the_counterpart():
     X, y = labelled(n=100, n_classes=2)
+    Xd = da.from_array(X, chunks=50)
+    with pytest.raises(TypeError, match="prunus.distributed.DaskCARTClassifier"):
+        CARTClassifier(method="M1", grow_size=50).fit(Xd, y)
+    with pytest.raises(TypeError, match="prunus.distributed.DaskPACBayesTreeClassifier"):
+        PACBayesTreeClassifier(grow_size=50).fit(X, da.from_array(y, chunks=50))
     for est in (PenalizedTreeClassifier(), HSVoteClassifier()):
-        with pytest.raises(TypeError, match="cannot be fit on a dask collection"):
-            est.fit(da.from_array(X, chunks=50), y)
+        with pytest.raises(TypeError, match="takes in-memory arrays"):
+            est.fit(Xd, y)
 
 
 @pytest.mark.parametrize("selection", ["cv", "cv-1se"])
 def test_cart_m1_cv_by_blocks_equals_reference(client, selection):
     """Folds are whole blocks; each fold's tree is grown on L1 outside it, pruned with L2 outside it."""
     X, y = labelled(n=2400, n_classes=2, seed=5)
-    est = CARTClassifier(method="M1", grow_size=600, selection=selection, cv=3, random_state=4)
+    est = DaskCARTClassifier(method="M1", grow_size=600, selection=selection, cv=3, random_state=4)
     est.fit(da.from_array(X, chunks=(200, 4)), da.from_array(y, chunks=200))
     assert sorted(np.bincount(est.cv_block_folds_)) == [4, 4, 4]
     grow, _, prune = est.split_.masks()

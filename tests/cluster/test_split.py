@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus.distributed import SampledSplit
+from prunus.tree.sample import SampledSplit
 
 
 @settings(max_examples=50, deadline=None)

@@ -289,7 +289,12 @@ def _pinned_case(log_variant, exchange, min_count):
 )
 def test_reassign_tree_is_pinned(args, digest):
     """The tree Algorithm 2 builds from fixed statistics (a digest of its leaves) does not
-    change when the kernels are made faster."""
+    change when the kernels are made faster.
+
+    The digest is of integer leaves. The statistics are rounded to one decimal,
+    so the last bits of the Dirichlet draws (which go through ``log``) cannot
+    reach them, and the kernel's scores use basic arithmetic in a fixed order:
+    the same on every x86-64 machine."""
     import hashlib
 
     leaf = _pinned_case(*args).astype(np.int64)

@@ -2,7 +2,7 @@
 
 from fractions import Fraction
 
-from prunus.utils._testing import counts_from_leaves, enumerate_subtrees, random_tree
+from prunus.tree._testing import counts_from_leaves, enumerate_subtrees, random_tree
 
 __all__ = ["all_pruned_subtrees", "counts_from_leaves", "exact_node_risk", "random_tree", "smallest_minimiser"]
 

@@ -14,37 +14,6 @@ from prunus.pruning import selection as sel
 from prunus.pruning import squared_error_path
 from prunus.tree import grow_cart
 from prunus.tree.cart import CARTGrower, GrowthParams
-from prunus.utils._testing import sklearn_check_params
-
-_RANDOM_SPLIT = (
-    "the hold-out test sample (and M1's halves) are drawn at random among rows, so a weight of 2 "
-    "cannot equal a repeated row"
-)
-
-
-def _expected_failures(est):
-    if est.selection == "holdout" or est.method == "M1":
-        return {"check_sample_weight_equivalence_on_dense_data": _RANDOM_SPLIT}
-    return {}
-
-
-@pytest.mark.parametrize(
-    "estimator, check",
-    sklearn_check_params(
-        [
-            CARTRegressor(random_state=0),
-            CARTRegressor(method="M1", random_state=0),
-            CARTRegressor(selection="cv", cv=3, random_state=0),
-            CARTRegressor(selection="cv-1se", cv=3, random_state=0),
-            CARTRegressor(selection="slope", random_state=0),
-            CARTRegressor(selection="penalty", penalty_c=0.5, random_state=0),
-            CARTRegressor(selection="alpha", alpha=0.01, random_state=0),
-        ],
-        _expected_failures,
-    ),
-)
-def test_sklearn_compatible(estimator, check):
-    check(estimator)
 
 
 def _data(seed, n=300, d=4, nan_rate=0.1):
@@ -135,49 +104,6 @@ def test_cv_standard_error_is_rparts_per_row_one():
     want_se = np.sqrt((w[:, None] * (errors - want_mean) ** 2).sum(axis=0)) / w.sum()
     np.testing.assert_allclose(mean, want_mean, rtol=1e-9)
     np.testing.assert_allclose(se, want_se, rtol=1e-6)
-
-
-@pytest.mark.parametrize("method", ["M2", "M1"])
-@pytest.mark.parametrize("seed", [0, 1])
-def test_cv_on_shared_order_equals_folds_grown_from_scratch(method, seed):
-    X, y, w = _data(seed)
-    grower = CARTGrower(X, y, regression=True)
-    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None)
-    folds = [(np.setdiff1d(np.arange(len(y)), test), test) for test in np.array_split(np.arange(len(y)), 5)]
-    full, _ = sel.build_path(grower, np.arange(len(y)), w, method, params, 7, np.random.RandomState(seed))
-    betas = sel.cv_temperatures(full.alphas)
-    shared, held = sel.cv_risks(grower, w, folds, method, params, 7, betas, np.random.RandomState(seed))
-    seeds = np.random.RandomState(seed).randint(2**31 - 1, size=len(folds))
-    for k, ((train, test), fold_seed) in enumerate(zip(folds, seeds)):
-        rng = np.random.RandomState(fold_seed)
-        if method == "M2":
-            grow_rows = prune_rows = train
-        else:
-            perm = rng.permutation(train.shape[0])
-            half = train.shape[0] // 2
-            grow_rows, prune_rows = np.sort(train[perm[:half]]), np.sort(train[perm[half:]])
-        tree = grow_cart(X[grow_rows], y[grow_rows], criterion="squared_error", sample_weight=w[grow_rows])
-        path = squared_error_path(tree, tree.node_moments(X[prune_rows], y[prune_rows], w[prune_rows]))
-        np.testing.assert_allclose(shared[k], path.squared_error(X[test], y[test], w[test], betas), rtol=1e-9)
-        assert held[k] == w[test].sum()
-
-
-def test_threads_equal_sequential():
-    X, y, w = _data(3, n=600)
-    a = CARTRegressor(selection="cv", cv=5, random_state=0).fit(X, y, sample_weight=w)
-    b = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=2).fit(X, y, sample_weight=w)
-    assert a.tree_ == b.tree_ and a.selected_index_ == b.selected_index_
-    for key in ("mean_risk", "std_risk", "se_risk"):
-        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
-
-
-def test_verbose_shows_one_step_per_growth(capsys):
-    X, y, _ = _data(4)
-    CARTRegressor(selection="cv", cv=4, random_state=0, verbose=1).fit(X, y)
-    err = capsys.readouterr().err
-    assert "CART growths" in err and "5/5" in err
-    CARTRegressor(selection="cv", cv=4, random_state=0).fit(X, y)
-    assert capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("selection", ["slope", "penalty"])

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from prunus.pruning.penalized import effective_labels, penalized_prune
 from prunus.tree import Tree
-from prunus.utils._testing import enumerate_subtrees, random_counts, random_tree
+from prunus.tree._testing import enumerate_subtrees, random_counts, random_tree
 
 
 def _criterion(tree, counts, leaves, lam, penalty):

@@ -9,6 +9,11 @@ such a split draws from a list that can still hold features constant there,
 so its draws differ (their distribution does not); trees searching every
 feature did not change. Regenerate them only for a deliberate change of the
 trees, and say why.
+
+Every value digested is exact on any x86-64 machine: children, features and
+missing sides are discrete, thresholds are midpoints of two data values (one
+IEEE operation), and the per-node class weights are sums of integer weights.
+The split comparisons run in numba without fast-math, so in a fixed order.
 """
 
 import hashlib

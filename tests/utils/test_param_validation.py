@@ -5,6 +5,7 @@ import pytest
 from sklearn.utils._param_validation import generate_invalid_param_val, make_constraint
 
 from prunus import CARTClassifier, cost_complexity_path
+from prunus.tree._testing import random_counts, random_tree
 from prunus.utils._param_validation import (
     CV_SPLITS,
     Integral,
@@ -14,7 +15,6 @@ from prunus.utils._param_validation import (
     check_label_types,
     validate_fit,
 )
-from prunus.utils._testing import random_counts, random_tree
 
 
 class _Toy:

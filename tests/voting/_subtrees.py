@@ -1,6 +1,6 @@
 """Brute-force helpers for subtree votes (random trees and subtree enumeration are shared)."""
 
-from prunus.utils._testing import enumerate_subtrees, random_counts, random_tree
+from prunus.tree._testing import enumerate_subtrees, random_counts, random_tree
 
 __all__ = ["enumerate_subtrees", "leaf_on_path", "random_counts", "random_tree"]
 

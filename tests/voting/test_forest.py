@@ -216,8 +216,8 @@ def test_bad_input():
 def test_leaf_shares_match_path_walks(seed):
     """The one-pass sparse shares against a walk up each leaf's path, on trees whose ids
     are not in preorder, with many classes (the share buffer grows) and zero weights."""
+    from prunus.tree._testing import random_tree
     from prunus.tree.dyadic import _preorder
-    from prunus.utils._testing import random_tree
     from prunus.voting._forest_kernels import _leaf_shares
 
     rng = np.random.default_rng(seed)

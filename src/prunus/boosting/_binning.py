@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 from scipy import sparse
+
+from .._compiled import njit
 
 SparseBins = namedtuple("SparseBins", ["indptr", "feat", "bins", "zbin"])
 SparseBins.__doc__ = """Bin codes of a sparse matrix, row by row, without the codes equal to the bin of 0.0.

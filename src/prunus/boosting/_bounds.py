@@ -13,8 +13,8 @@ paper's ``L_m = eps_m / Z_n``) and the entropy criterion ``Z_n * eps_n``
 """
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._records import ERROR
 
 

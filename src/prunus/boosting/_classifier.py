@@ -14,11 +14,11 @@ from scipy import sparse
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit
 from ._binning import fit_binning
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
@@ -249,15 +249,10 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ``SparseBins`` of ``Binning.transform_sparse`` (which ``split_node``
         also takes; the integer programs of ``stump_lower_bounds`` need dense codes).
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2, accept_sparse=("csr", "csc"))
-        check_classification_targets(y)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
+        X, y_codes, w = open_classifier_fit(
+            self, X, y, sample_weight, ensure_min_samples=2, accept_sparse=("csr", "csc")
+        )
         self.n_classes_ = K = len(self.classes_)
-        if K < 2:
-            raise ValueError("y must contain samples of at least 2 classes; got 1 class.")
-        y_codes = y_codes.astype(np.int64)
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
         if w.sum() <= 0:
             raise ValueError("sample_weight must not sum to zero.")
         # Zero-weight examples keep zero weight in every round, so they carry

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ..tree import Tree
 from ._binning import SparseBins
 from ._sparse import apply_sparse_binned, candidate_slots, goes_left, node_of

@@ -9,7 +9,8 @@ weights are put back in id order).
 """
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 
 @njit(cache=True)

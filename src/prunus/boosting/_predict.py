@@ -1,7 +1,8 @@
 """Ensemble prediction: every tree's leaf label for every row in one kernel."""
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 
 def stack_trees(trees, leaf_labels):

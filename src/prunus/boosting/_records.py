@@ -16,7 +16,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 # split strategies (``Settings.strategy``)
 EXHAUSTIVE = 0

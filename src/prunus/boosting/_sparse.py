@@ -16,10 +16,10 @@ assessments as on the dense matrix.
 """
 
 import numpy as np
-from numba import njit
 from numba.core import types
 from numba.extending import overload
 
+from .._compiled import njit
 from ._binning import SparseBins
 from ._records import SparseCodes, make_node
 

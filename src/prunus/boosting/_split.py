@@ -20,8 +20,8 @@ evaluated for one feature).
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
 from ._records import (
     ADAPTIVE_GAP,

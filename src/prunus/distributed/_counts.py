@@ -12,26 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..tree.sample import add_tables
 from ._blocks import aligned, as_matrix, row_blocks
 from ._detect import require_dask
 
 #: Count tables added per reduction task.
 SPLIT_EVERY = 8
-
-
-def add_tables(*tables):
-    """Sum of count tables of shape ``(n_nodes, k_i)``, padded to the widest
-    (a block without the largest class code gives a narrower table)."""
-    width = max(t.shape[1] for t in tables)
-    out = np.zeros((tables[0].shape[0], width), dtype=np.float64)
-    for t in tables:
-        out[:, : t.shape[1]] += t
-    return out
-
-
-def add_records(*records):
-    """Element-wise sum of equal-length tuples of count tables / numbers."""
-    return tuple(add_tables(*parts) if np.ndim(parts[0]) == 2 else sum(parts) for parts in zip(*records))
 
 
 def tree_reduce(parts, combine, split_every=SPLIT_EVERY):

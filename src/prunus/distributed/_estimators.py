@@ -1,52 +1,101 @@
-"""Dask input for the estimators' fit / predict / predict_proba / apply / score.
+"""Dask estimators: the core estimators fitted by M1 at scale, with lazy predictions.
 
-:func:`dask_dispatch` decorates an estimator class: each of those methods,
-given a dask collection, runs the dask version below, and otherwise the
-estimator's own code unchanged. Predictions are ``map_blocks`` of the
-in-memory method over row blocks (lazy dask arrays); ``score`` is computed.
+:class:`DaskCARTClassifier` and :class:`DaskPACBayesTreeClassifier` subclass
+:class:`~prunus.pruning.CARTClassifier` and
+:class:`~prunus.voting.PACBayesTreeClassifier`. Given dask collections,
+``fit`` grows the tree on ``grow_size`` rows drawn into memory and takes
+every other statistic from the per-node counts of the remaining rows, summed
+block by block on the workers: the core estimator's own sampled fit, run on
+a :class:`DaskSample`. ``predict``, ``predict_proba`` and ``apply`` of a dask
+``X`` are lazy dask arrays (``map_blocks`` of the in-memory method), and
+``score`` is computed on the cluster. ``to_local()`` gives the plain core
+estimator. In-memory input is passed to the core estimator unchanged.
 """
 
 from __future__ import annotations
 
-import functools
+from typing import Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..pruning import CARTClassifier
+from ..tree import Tree
+from ..utils._param_validation import validate_fit
+from ..utils._validation import reset_fitted
+from ..voting import PACBayesTreeClassifier
 from ._blocks import as_matrix, as_vector
 from ._detect import any_dask, require_dask
+from ._sample import DaskSample
 
-_ROW_METHODS = ("predict", "predict_proba", "apply")
-
-
-def _block_method(X, est, name):
-    return getattr(est, name)(X)
+__all__ = ["DaskCARTClassifier", "DaskPACBayesTreeClassifier", "predict"]
 
 
-def map_rows(est, X, name):
-    """``est.<name>`` (``predict``, ``predict_proba`` or ``apply``) over the row blocks of a dask ``X``."""
+def _block_method(X, model, name):
+    return getattr(model, name)(X)
+
+
+def _block_values(X, tree, values):
+    return values[tree.apply(X)]
+
+
+def predict(model: Any, X: Any, values: np.ndarray | None = None, *, method: str = "predict") -> Any:
+    """Predictions of a fitted estimator, or node values of a :class:`~prunus.tree.Tree`, over a dask ``X``.
+
+    Parameters
+    ----------
+    model : fitted estimator or Tree
+        An estimator with ``n_features_in_`` and the method ``method``, or a
+        tree whose leaves index ``values``.
+    X : dask array or dask DataFrame of numeric columns, shape (n_samples, n_features)
+        The rows to predict, block by block.
+    values : ndarray, shape (n_nodes,) or (n_nodes, k), optional
+        For a Tree: the value of every node (a leaf's value is predicted).
+    method : {"predict", "predict_proba", "apply"}, default="predict"
+        For an estimator: the method run on every block.
+
+    Returns
+    -------
+    predictions : dask array
+        Lazy; shape (n_samples,) or (n_samples, k).
+
+    See Also
+    --------
+    apply : Leaf ids of a Tree over a dask ``X``.
+    node_counts : Per-node class counts of a dask sample.
+    """
     dask = require_dask()
-    check_is_fitted(est)
-    X = as_matrix(X, est.n_features_in_)
-    est_d = dask.delayed(est)
-    if name == "predict_proba":
-        k = len(est.classes_)
-        return X.map_blocks(
-            _block_method,
-            est_d,
-            name,
-            chunks=(X.chunks[0], (k,)),
-            dtype=np.float64,
-            meta=np.empty((0, 0), dtype=np.float64),
-        )
-    dtype = est.classes_.dtype if name == "predict" else np.int64
-    return X.map_blocks(_block_method, est_d, name, drop_axis=1, dtype=dtype, meta=np.empty((0,), dtype=dtype))
+    if isinstance(model, Tree):
+        if values is None:
+            raise ValueError("predict with a Tree needs values: one value (row) per node of the tree.")
+        values = np.asarray(values)
+        if values.shape[0] != model.n_nodes:
+            raise ValueError(f"values has {values.shape[0]} rows, the tree has {model.n_nodes} nodes.")
+        X = as_matrix(X, model.n_features)
+        if values.ndim == 1:
+            meta = np.empty((0,), dtype=values.dtype)
+            return X.map_blocks(_block_values, dask.delayed(model), values, drop_axis=1, dtype=values.dtype, meta=meta)
+        meta = np.empty((0, 0), dtype=values.dtype)
+        chunks = (X.chunks[0], (values.shape[1],))
+        return X.map_blocks(_block_values, dask.delayed(model), values, chunks=chunks, dtype=values.dtype, meta=meta)
+    if method not in ("predict", "predict_proba", "apply"):
+        raise ValueError(f"method must be 'predict', 'predict_proba' or 'apply', got {method!r}.")
+    check_is_fitted(model)
+    X = as_matrix(X, model.n_features_in_)
+    model_d = dask.delayed(model)
+    if method == "predict_proba":
+        k = len(model.classes_)
+        meta = np.empty((0, 0), dtype=np.float64)
+        return X.map_blocks(_block_method, model_d, method, chunks=(X.chunks[0], (k,)), dtype=np.float64, meta=meta)
+    dtype = model.classes_.dtype if method == "predict" else np.dtype(np.int64)
+    meta = np.empty((0,), dtype=dtype)
+    return X.map_blocks(_block_method, model_d, method, drop_axis=1, dtype=dtype, meta=meta)
 
 
-def score(est, X, y, sample_weight=None):
+def _score(est, X, y, sample_weight=None):
     """Mean accuracy (weighted by ``sample_weight``) of ``est`` on dask data, computed."""
     dask = require_dask()
-    pred = map_rows(est, X, "predict")
+    pred = predict(est, X)
     y, pred = as_vector(y, pred, "y")
     right = (pred == y).astype(np.float64)
     if sample_weight is None:
@@ -60,87 +109,314 @@ def score(est, X, y, sample_weight=None):
     return float(num / den)
 
 
-def _wrap_row_method(name, method):
-    @functools.wraps(method)
-    def wrapper(self, X, *args, **kwargs):
-        if any_dask(X):
-            return map_rows(self, X, name)
-        return method(self, X, *args, **kwargs)
+class _DaskClassifierMixin:
+    """Dask input for ``fit`` / ``predict`` / ``predict_proba`` / ``apply`` / ``score`` of a core classifier.
 
-    return wrapper
+    Before the core class in the bases; the core class's methods run on
+    in-memory input and on every row block.
+    """
 
+    _dask_counterpart = None
+    _local_class: type
 
-def _wrap_score(method):
-    @functools.wraps(method)
-    def wrapper(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None):
+        """Fit on dask collections (M1 at scale) or, unchanged, on in-memory arrays.
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            Numeric features; NaN is a missing value where the core estimator allows it.
+        y : dask array, dask Series or array-like, shape (n_samples,)
+            Class labels.
+        sample_weight : dask array, dask Series or array-like, shape (n_samples,), optional
+            Non-negative row weights.
+
+        Returns
+        -------
+        self : object
+            Fitted; the same fitted attributes as the core estimator.
+
+        See Also
+        --------
+        to_local : The fitted core estimator.
+        """
+        if not any_dask(X, y, sample_weight):
+            return super().fit(X, y, sample_weight=sample_weight)
+        reset_fitted(self)
+        validate_fit(self)
+        if self.grow_size is None:
+            raise ValueError(
+                "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
+                "on which the tree is grown in memory."
+            )
+        return self._fit_sampled(DaskSample(self, X, y, sample_weight))
+
+    def predict(self, X):
+        """Class of every row; a lazy dask array for a dask ``X``.
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        y : dask array or ndarray, shape (n_samples,)
+            Predicted labels.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
+        return predict(self, X) if any_dask(X) else super().predict(X)
+
+    def predict_proba(self, X):
+        """Class probabilities of every row; a lazy dask array for a dask ``X``.
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            The rows to classify.
+
+        Returns
+        -------
+        proba : dask array or ndarray, shape (n_samples, n_classes)
+            Probabilities, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
+        return predict(self, X, method="predict_proba") if any_dask(X) else super().predict_proba(X)
+
+    def score(self, X, y, sample_weight=None):
+        """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            Test rows.
+        y : dask array, dask Series or array-like, shape (n_samples,)
+            True labels.
+        sample_weight : dask array or array-like, shape (n_samples,), optional
+            Row weights.
+
+        Returns
+        -------
+        score : float
+            On dask input, computed block by block on the cluster.
+
+        See Also
+        --------
+        predict : The predicted labels.
+        """
         if any_dask(X, y, sample_weight):
-            return score(self, X, y, sample_weight)
-        return method(self, X, y, sample_weight=sample_weight)
+            return _score(self, X, y, sample_weight)
+        return super().score(X, y, sample_weight=sample_weight)
 
-    wrapper.__doc__ = _SCORE_DOC
-    return wrapper
+    def to_local(self):
+        """The fitted core estimator: same parameters, same fitted attributes.
+
+        Returns
+        -------
+        estimator : CARTClassifier or PACBayesTreeClassifier
+            A plain in-memory estimator (pickled without any Dask class).
+        """
+        check_is_fitted(self)
+        local = self._local_class(**self.get_params(deep=False))
+        params = set(self.get_params(deep=False))
+        for name, value in vars(self).items():
+            if name not in params:
+                setattr(local, name, value)
+        return local
 
 
-_SCORE_DOC = """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
+class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
+    """:class:`~prunus.pruning.CARTClassifier` for dask arrays and DataFrames.
+
+    Gey's method M1 at scale: T_max is grown on ``grow_size`` rows drawn at
+    random into memory (L1); the pruning path, the selection and the leaf
+    labels come from the per-node class counts of every other row (L2, and
+    the hold-out test rows), counted block by block on the workers. With
+    ``selection="cv"`` or ``"cv-1se"`` the folds are whole row blocks. The
+    same ``random_state`` gives the same fit as
+    ``CARTClassifier(method="M1", grow_size=...)`` on the same rows in memory.
+
+    Parameters are those of :class:`~prunus.pruning.CARTClassifier`, with
+    ``method="M1"`` and ``grow_size`` required for dask input.
 
     Parameters
     ----------
-    X : array-like, dask array or dask DataFrame, shape (n_samples, n_features)
-    y : array-like or dask array, shape (n_samples,)
-    sample_weight : array-like or dask array, shape (n_samples,), optional
+    criterion : {"gini", "entropy", "log_loss", "misclassification"}, default="gini"
+        Impurity used to grow T_max.
+    max_depth : int or None, default=None
+        Depth limit of T_max.
+    min_samples_leaf : int or float, default=1
+        Leaf size limit of T_max.
+    method : {"M1"}, default="M1"
+        Only M1 runs at scale.
+    selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
+        Final selection (see the core estimator).
+    test_size : float in (0, 1), default=0.1
+        Probability that a row outside L1 is a hold-out test row.
+    cv : int >= 2, default=10
+        Folds of row blocks for "cv" and "cv-1se".
+    alpha : float >= 0 or None, default=None
+        Temperature for "alpha".
+    kappa : float >= 1, default=1.0
+        Margin exponent of "penalty" and "slope".
+    penalty_c : float >= 0 or None, default=None
+        Constant of "penalty".
+    n_jobs : int or None, default=None
+        Threads for in-memory folds.
+    verbose : int, default=0
+        Progress bars of in-memory fits.
+    random_state : int, RandomState or None, default=None
+        Draws L1, the test rows and the block folds.
+    grow_size : int or None, default=None
+        Rows of L1, held in memory.
 
-    Returns
-    -------
-    score : float
-        On dask input the accuracy is computed block by block on the cluster.
+    Attributes
+    ----------
+    split_ : SampledSplit
+        L1 and the rule drawing the test rows.
+    cv_block_folds_ : ndarray of int
+        With CV: the fold of every row block.
+
+    See Also
+    --------
+    prunus.pruning.CARTClassifier : The in-memory estimator (:meth:`to_local`).
     """
 
+    _local_class = CARTClassifier
 
-def _wrap_fit(method, sampled_fit):
-    @functools.wraps(method)
-    def wrapper(self, X, y, sample_weight=None):
-        if any_dask(X, y, sample_weight) or getattr(self, "grow_size", None) is not None:
-            from . import _fit
+    def __init__(
+        self,
+        criterion="gini",
+        max_depth=None,
+        min_samples_leaf=1,
+        method="M1",
+        selection="holdout",
+        test_size=0.1,
+        cv=10,
+        alpha=None,
+        kappa=1.0,
+        penalty_c=None,
+        n_jobs=None,
+        verbose=0,
+        random_state=None,
+        grow_size=None,
+    ):
+        super().__init__(
+            criterion=criterion,
+            max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf,
+            method=method,
+            selection=selection,
+            test_size=test_size,
+            cv=cv,
+            alpha=alpha,
+            kappa=kappa,
+            penalty_c=penalty_c,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            random_state=random_state,
+            grow_size=grow_size,
+        )
 
-            return getattr(_fit, sampled_fit)(self, X, y, sample_weight)
-        return method(self, X, y, sample_weight=sample_weight)
+    def apply(self, X):
+        """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
 
-    return wrapper
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        leaves : dask array or ndarray of int, shape (n_samples,)
+            Node ids of ``pruned_tree_``.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
+        return predict(self, X, method="apply") if any_dask(X) else super().apply(X)
 
 
-def _refuse_dask_fit(method):
-    @functools.wraps(method)
-    def wrapper(self, X, y, sample_weight=None):
-        if any_dask(X, y, sample_weight):
-            raise TypeError(
-                f"{type(self).__name__} cannot be fit on a dask collection (it would load every row into "
-                "memory); fit it on an in-memory sample, or use CARTClassifier(method='M1') or "
-                "PACBayesTreeClassifier with grow_size."
-            )
-        return method(self, X, y, sample_weight=sample_weight)
+class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
+    """:class:`~prunus.voting.PACBayesTreeClassifier` for dask arrays and DataFrames.
 
-    return wrapper
+    T0 and the lambdas chosen by cross-validation come from a sample S0 of
+    ``grow_size`` rows drawn into memory; the node weights (Algorithms 1-2 of
+    Nguyen & Kpotufe, *PAC-Bayes Tree*) come from the per-node class counts
+    of every other row, counted block by block on the workers.
 
+    Parameters
+    ----------
+    partition : {"dyadic", "kd", "cart"} or Tree, default="dyadic"
+        How T0 is grown, or a fixed tree.
+    max_depth : int or None, default=None
+        Depth of T0.
+    min_samples_leaf : int, default=1
+        For "kd" and "cart".
+    lambda1 : float >= 0 or None, default=None
+        ``None``: chosen by CV on S0.
+    lambda2 : float >= 0 or None, default=None
+        ``None``: chosen by CV on S0.
+    prior : {"practical", "theory"}, default="practical"
+        The posterior's prior.
+    delta : float in (0, 1), default=0.05
+        Confidence level of the theory version.
+    empty_cells : {"parent", "class0"}, default="parent"
+        Cells without data.
+    cv : int or CV splitter, default=2
+        Folds of S0.
+    n_jobs : int or None, default=None
+        Threads for the folds.
+    random_state : int, RandomState or None, default=None
+        Draws S0, the folds and CART tie-breaking.
+    grow_size : int or None, default=None
+        Rows of S0, held in memory; required for dask input.
 
-def dask_dispatch(sampled_fit=None):
-    """Class decorator: dask input for ``predict``, ``predict_proba``, ``apply``, ``score``
-    and, when ``sampled_fit`` names a function of :mod:`prunus.distributed._fit`, ``fit``
-    (also used in memory when the estimator's ``grow_size`` is set); otherwise ``fit``
-    refuses dask input rather than loading it whole."""
+    Attributes
+    ----------
+    split_ : SampledSplit
+        The rows of S0.
 
-    def decorate(cls):
-        for name in _ROW_METHODS:
-            method = getattr(cls, name, None)
-            if method is not None and not getattr(method, "_dask_dispatch", False):
-                wrapped = _wrap_row_method(name, method)
-                wrapped._dask_dispatch = True
-                setattr(cls, name, wrapped)
-        if not getattr(cls.score, "_dask_dispatch", False):
-            cls.score = _wrap_score(cls.score)
-            cls.score._dask_dispatch = True
-        if not getattr(cls.fit, "_dask_dispatch", False):
-            cls.fit = _wrap_fit(cls.fit, sampled_fit) if sampled_fit else _refuse_dask_fit(cls.fit)
-            cls.fit._dask_dispatch = True
-        return cls
+    See Also
+    --------
+    prunus.voting.PACBayesTreeClassifier : The in-memory estimator (:meth:`to_local`).
+    """
 
-    return decorate
+    _local_class = PACBayesTreeClassifier
+
+    def __init__(
+        self,
+        partition="dyadic",
+        max_depth=None,
+        min_samples_leaf=1,
+        lambda1=None,
+        lambda2=None,
+        prior="practical",
+        delta=0.05,
+        empty_cells="parent",
+        cv=2,
+        n_jobs=None,
+        random_state=None,
+        grow_size=None,
+    ):
+        super().__init__(
+            partition=partition,
+            max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf,
+            lambda1=lambda1,
+            lambda2=lambda2,
+            prior=prior,
+            delta=delta,
+            empty_cells=empty_cells,
+            cv=cv,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            grow_size=grow_size,
+        )

@@ -1,101 +1,51 @@
-"""A labelled sample held either in memory or as dask blocks, seen through
-the two operations a sampled fit needs: take a few rows, and count the rest."""
+"""A labelled sample held as dask row blocks: the block-wise :class:`~prunus.tree.sample.LabelledSample`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
-from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from ..tree.sample import add_records, check_block
 from ._blocks import aligned, known_rows, row_blocks, row_offsets
-from ._counts import add_records, tree_reduce
-from ._detect import any_dask, require_dask
-from ._split import SampledSplit
+from ._counts import tree_reduce
+from ._detect import require_dask
 
 
-def encode(y, classes):
-    """Codes of the labels ``y`` in the sorted ``classes`` (ValueError for an unknown one)."""
-    codes = np.searchsorted(classes, y)
-    codes = np.minimum(codes, classes.shape[0] - 1)
-    if codes.size and not np.all(classes[codes] == y):
-        raise ValueError("y holds a label missing from the classes found in y (mixed label types?).")
-    return codes.astype(np.int64)
+class DaskSample:
+    """``X``, ``y`` and ``sample_weight`` of a fit as aligned dask row blocks.
 
-
-@dataclass(frozen=True)
-class CountPlan:
-    """What every block needs to count itself: the tree, the split and the sorted labels."""
-
-    tree: object
-    split: SampledSplit
-    classes: np.ndarray
-
-
-def split_block_counts(plan, X, y, w, start, index=0):
-    """Counts of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
-
-    Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
-    numbers of rows.
-    """
-    X, y, w = check_block(X, y, w)
-    test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
-    codes = encode(y, plan.classes)
-    out = []
-    for mask in (prune, test):
-        wm = None if w is None else w[mask]
-        out.append(plan.tree.node_counts(X[mask], codes[mask], wm, n_classes=plan.classes.shape[0]))
-    out.extend(int(mask.sum()) for mask in (prune, test))
-    return tuple(out)
-
-
-def check_block(X, y, w):
-    """A block's arrays, checked to have the same number of rows."""
-    X = np.asarray(X)
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y has a block of {y.shape[0]} rows paired with a block of {X.shape[0]} rows of X.")
-    if w is not None:
-        w = np.asarray(w, dtype=np.float64)
-        if w.shape != (X.shape[0],):
-            raise ValueError(
-                f"sample_weight has a block of {w.shape[0]} rows paired with a block of {X.shape[0]} rows of X."
-            )
-    return X, y, w
-
-
-class Sample:
-    """``X``, ``y`` and ``sample_weight`` of a fit, in memory or in dask blocks.
-
-    Sets ``n_features_in_`` on ``estimator`` (and ``feature_names_in_`` for
-    in-memory pandas input, through scikit-learn's validation).
+    Implements :class:`~prunus.tree.sample.LabelledSample`: :meth:`take`
+    reads a few rows into memory, :meth:`map_reduce` runs a block function on
+    the workers and sums the results by a tree reduction. Sets
+    ``n_features_in_`` on ``estimator``.
     """
 
-    def __init__(self, estimator, X, y, sample_weight):
-        self.is_dask = any_dask(X, y, sample_weight)
-        if self.is_dask:
-            if y is None:
-                raise ValueError("y is required.")
-            X, y, w = aligned(X, y, sample_weight)
-            X = known_rows(X)
-            y = _follow(y, X, "y")
-            w = None if w is None else _follow(w, X, "sample_weight")
-            if hasattr(estimator, "feature_names_in_"):
-                del estimator.feature_names_in_
-            estimator.n_features_in_ = int(X.shape[1])
-        else:
-            X, y = validate_data(estimator, X, y, dtype=np.float64)
-            w = None if sample_weight is None else _check_sample_weight(sample_weight, X, ensure_non_negative=True)
-        self.X, self.y, self.w = X, y, w
+    def __init__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None):
+        if y is None:
+            raise ValueError("y is required.")
+        X, y, w = aligned(X, y, sample_weight)
+        X = known_rows(X)
+        self.X = X
+        self.y = _follow(y, X, "y")
+        self.w = None if w is None else _follow(w, X, "sample_weight")
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        estimator.n_features_in_ = int(X.shape[1])
         self.n_samples = int(X.shape[0])
+        self.n_blocks = int(X.numblocks[0])
 
-    def take(self, rows):
-        """``(X, y, w, classes)`` in memory: the given rows, and every label of ``y`` sorted."""
-        if not self.is_dask:
-            w = None if self.w is None else self.w[rows]
-            return self.X[rows], self.y[rows], w, np.unique(self.y)
-        # One task per block reads its rows once and returns both its share of
-        # the sample and its labels: blocks are never held for a second consumer.
+    def block_starts(self) -> np.ndarray:
+        """First global row of every block."""
+        return row_offsets(self.X)
+
+    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+        """``(X, y, w, labels)`` in memory: the given rows, and every label of ``y`` sorted.
+
+        One task per block reads its rows once and returns both its share of
+        the sample and its labels: blocks are never held for a second consumer.
+        """
         dask = require_dask()
         rows = np.asarray(rows, dtype=np.int64)
         starts = self.block_starts()
@@ -109,22 +59,8 @@ class Sample:
         (X, y, w, classes) = dask.compute(tree_reduce(parts, _join_taken))[0]
         return np.ascontiguousarray(X), y, w, classes
 
-    def split_counts(self, tree, classes, split):
-        """:func:`split_block_counts` summed over all blocks."""
-        return self.map_reduce(split_block_counts, CountPlan(tree, split, classes))
-
-    @property
-    def n_blocks(self):
-        return self.X.numblocks[0] if self.is_dask else 1
-
-    def block_starts(self):
-        """First global row of every block."""
-        return row_offsets(self.X) if self.is_dask else np.zeros(1, dtype=np.int64)
-
-    def map_reduce(self, fn, plan):
+    def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
         """Sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)`` (tuples of tables / numbers)."""
-        if not self.is_dask:
-            return fn(plan, self.X, self.y, self.w, 0, 0)
         dask = require_dask()
         block = dask.delayed(fn, pure=True)
         plan_d = dask.delayed(plan)  # one copy per worker, not one per task

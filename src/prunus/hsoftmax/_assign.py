@@ -12,7 +12,8 @@ behind at nodes it no longer reaches (they are reset when it moves away).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 
 # --------------------------------------------------------------------- eq. 6

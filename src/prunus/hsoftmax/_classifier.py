@@ -6,17 +6,16 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import (
-    _check_sample_weight,
     check_is_fitted,
     validate_data,
 )
 from torch import nn
 from torch.nn import functional as F
 
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit
 from . import _distributed as ddp
 from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree
@@ -155,17 +154,9 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         the same data and ``random_state`` and trains on its shard of each epoch
         (gradients averaged, tree statistics summed before every re-build).
         """
-        validate_fit(self, y)
+        X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight)
         sizes = self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        self.classes_, codes = np.unique(y, return_inverse=True)
         k = self.classes_.shape[0]
-        if k < 2:
-            raise ValueError(
-                f"TreeSoftmaxClassifier needs samples of at least 2 classes in y; got 1 class ({self.classes_[0]!r})."
-            )
         self.mean_ = X.mean(axis=0)
         scale = X.std(axis=0)
         self.scale_ = np.where(scale > 0, scale, 1.0)

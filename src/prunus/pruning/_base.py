@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import refuse_dask
 from . import selection as sel
 
 METHODS = ("M1", "M2")
@@ -46,6 +47,42 @@ class BaseCART(BaseEstimator):
 
     #: Exponent parameter of the "penalty" shape (|T|/n)^(kappa / (2 kappa - 1)); 1 is linear.
     kappa = 1.0
+    #: Whether ``n_jobs=None`` runs the folds of a large enough fit in threads on every core.
+    _auto_threads = False
+    #: Rows x features from which a fold's growth outweighs starting threads (measured on make_friedman1).
+    _THREADS_FROM_CELLS = 20_000
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        selection="holdout",
+        method="M2",
+        cv=10,
+        test_size=0.1,
+        alpha=None,
+        penalty_c=None,
+        max_depth=None,
+        min_samples_leaf=1,
+        n_jobs=None,
+        verbose=0,
+        random_state=None,
+    ):
+        # Growth of T_max
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        # Pruning and selection
+        self.selection = selection
+        self.method = method
+        self.cv = cv
+        self.test_size = test_size
+        self.alpha = alpha
+        self.penalty_c = penalty_c
+        # Execution
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -145,11 +182,29 @@ class BaseCART(BaseEstimator):
         folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
         betas = sel.cv_temperatures(path.alphas, sel.root_temperature(grower))
         wrong, held_out, squares = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress, squares=True
+            grower,
+            weight,
+            folds,
+            self.method,
+            params,
+            grow_seed,
+            betas,
+            rng,
+            self._n_jobs(grower),
+            progress,
+            squares=True,
         )
         mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares if grower.regression else None)
         self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+
+    def _n_jobs(self, grower):
+        """``n_jobs``, or for ``None`` with ``_auto_threads`` one thread per core
+        when the data is large enough for threads to pay (results are equal)."""
+        if self.n_jobs is not None or not self._auto_threads:
+            return self.n_jobs
+        X = grower.X
+        return -1 if X.shape[0] * X.shape[1] >= self._THREADS_FROM_CELLS else None
 
     def _n_folds(self, X, y):
         if isinstance(self.cv, numbers.Integral):
@@ -190,6 +245,7 @@ class BaseCART(BaseEstimator):
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
+        refuse_dask(self, X, method="predict")
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):

@@ -6,14 +6,15 @@ import warnings
 
 import numpy as np
 from sklearn.base import ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.multiclass import type_of_target
 
-from ..distributed._estimators import dask_dispatch
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import CARTGrower
+from ..tree.sample import InMemorySample
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
+from ._sampled import fit_cart_sampled
 
 #: A numeric target with more distinct values than this, making up more than
 #: a fifth of the rows, is more likely a regression target than classes.
@@ -40,7 +41,6 @@ def check_not_regression_target(y):
             )
 
 
-@dask_dispatch(sampled_fit="fit_cart")
 class CARTClassifier(ClassifierMixin, BaseCART):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
@@ -95,11 +95,11 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
-        from L2 = every other row (``None``: L1 and L2 are halves). Needed to
-        fit on a dask array or DataFrame, whose L2 is counted block by block
-        on the workers (:mod:`prunus.distributed`). With it the hold-out test
-        rows are drawn row by row with probability ``test_size``, and "cv" /
-        "cv-1se" need a dask collection: their folds are whole row blocks.
+        from L2 = every other row (``None``: L1 and L2 are halves). With it
+        the hold-out test rows are drawn row by row with probability
+        ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
+        collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
+        which fits on data no single process holds).
 
     Attributes
     ----------
@@ -128,10 +128,14 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     split_ : SampledSplit
         With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
     cv_block_folds_ : ndarray of int
-        With ``grow_size`` and CV on a dask collection: the fold of every row block.
+        With ``grow_size`` and CV on a dask collection (the Dask estimator):
+        the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     """
+
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
@@ -157,19 +161,21 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         random_state=None,
         grow_size=None,
     ):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.method = method
-        self.selection = selection
-        self.test_size = test_size
-        self.cv = cv
-        self.alpha = alpha
+        super().__init__(
+            criterion=criterion,
+            selection=selection,
+            method=method,
+            cv=cv,
+            test_size=test_size,
+            alpha=alpha,
+            penalty_c=penalty_c,
+            max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            random_state=random_state,
+        )
         self.kappa = kappa
-        self.penalty_c = penalty_c
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
         self.grow_size = grow_size
 
     # --------------------------------------------------------------- fit
@@ -189,18 +195,20 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         self
         """
         validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
+        refuse_dask(self, X, y, sample_weight)
         check_not_regression_target(y)
-        check_classification_targets(y)
-        self.classes_, y_enc = np.unique(y, return_inverse=True)
-        if self.classes_.shape[0] < 2:
-            raise ValueError("y contains only one class; a classifier needs at least 2 classes.")
-        y_enc = y_enc.astype(np.int64)
-        # Rejects negative, NaN and infinite weights, naming sample_weight.
-        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        if self.grow_size is not None:
+            given = None if sample_weight is None else weight
+            return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         # Sorted once; the final tree and every fold grow from this order.
         grower = CARTGrower(X, y_enc, self.classes_.shape[0])
         return self._fit_grower(grower, weight)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _store_leaf_predictions(self, path, index):
         self._leaf_label = path.label[index]

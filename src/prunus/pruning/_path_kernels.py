@@ -23,7 +23,8 @@ pruned in the same step, as Table 1 of the paper requires.
 """
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 
 @njit(cache=True)

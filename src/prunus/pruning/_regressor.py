@@ -8,6 +8,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..tree.cart import CARTGrower
 from ..utils._param_validation import StrOptions, validate_fit
+from ..utils._validation import refuse_dask, reset_fitted
 from ._base import SHARED_CONSTRAINTS, BaseCART
 
 
@@ -72,6 +73,9 @@ class CARTRegressor(RegressorMixin, BaseCART):
     n_jobs : int or None, default=None
         Folds run in parallel with joblib threads (the builder releases the
         GIL, and every fold reuses the order of X sorted once per fit).
+        ``None``: one thread per core when X has at least 20,000 cells (rows
+        times features), where a fold's growth outweighs starting threads,
+        else sequentially; ``1``: always sequentially. Results are the same.
     verbose : int, default=0
         With ``verbose > 0`` a progress bar counts the growths.
     random_state : int, RandomState or None, default=None
@@ -81,13 +85,13 @@ class CARTRegressor(RegressorMixin, BaseCART):
     tree_ : Tree
         T_max.
     path_ : SquaredErrorPath
-        The pruning sequence of T_max.
+        Breiman's sequence T_1 > ... > T_K of T_max on squared error.
     selected_index_ : int
-        k-hat.
+        The index k-hat of the selected subtree in ``path_``.
     alpha_ : float
-        alpha_{k-hat}.
+        Its temperature alpha_{k-hat}.
     pruned_tree_ : Tree
-        T_{k-hat}.
+        The selected subtree T_{k-hat}, whose leaves predict.
     pruned_counts_ : ndarray, shape (n_nodes of ``pruned_tree_``, 3)
         Weight, mean and within sum of squares of the pruning sample in the
         nodes of ``pruned_tree_``.
@@ -110,34 +114,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
     """
 
     _parameter_constraints = {"criterion": [StrOptions({"squared_error"})], **SHARED_CONSTRAINTS}
-
-    def __init__(
-        self,
-        criterion="squared_error",
-        max_depth=None,
-        min_samples_leaf=1,
-        method="M2",
-        selection="holdout",
-        test_size=0.1,
-        cv=10,
-        alpha=None,
-        penalty_c=None,
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-    ):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.method = method
-        self.selection = selection
-        self.test_size = test_size
-        self.cv = cv
-        self.alpha = alpha
-        self.penalty_c = penalty_c
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
+    _auto_threads = True
 
     def fit(self, X, y, sample_weight=None):
         """Grow, prune and select.
@@ -157,7 +134,9 @@ class CARTRegressor(RegressorMixin, BaseCART):
         self : CARTRegressor
             The fitted estimator.
         """
+        reset_fitted(self)
         validate_fit(self)  # the hyper-parameters; y is checked as numbers, not labels
+        refuse_dask(self, X, y, sample_weight)
         _check_regression_y(y)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True)
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)

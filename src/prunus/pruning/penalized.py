@@ -19,7 +19,8 @@ most the best cost of its two branches (ties prune: the smaller tree wins).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 PENALTIES = ("leaves", "sn")
 

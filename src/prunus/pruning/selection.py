@@ -75,6 +75,16 @@ def cv_temperatures(alphas, root=ROOT_TEMPERATURE):
     return betas
 
 
+def learning_parts(rows, method, rng):
+    """(rows to grow on, rows to prune with) of the learning sample ``rows``:
+    both are ``rows`` for M2; for M1 the halves L1, L2 drawn by ``rng`` (sorted)."""
+    if method == "M2":
+        return rows, rows
+    perm = rng.permutation(rows.shape[0])
+    half = rows.shape[0] // 2
+    return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
+
+
 def build_path(grower, rows, weight, method, params, grow_seed, rng):
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
@@ -104,12 +114,7 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
     prune_rows : ndarray of int
         Rows forming the pruning sample (``rows`` for M2, L2 for M1).
     """
-    if method == "M2":
-        grow_rows = prune_rows = rows
-    else:
-        perm = rng.permutation(rows.shape[0])
-        half = rows.shape[0] // 2
-        grow_rows, prune_rows = np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
+    grow_rows, prune_rows = learning_parts(rows, method, rng)
     grow_weight = np.zeros_like(weight)
     grow_weight[grow_rows] = weight[grow_rows]
     tree, counts = grower.grow(params, grow_weight, grow_seed)

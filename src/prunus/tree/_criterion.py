@@ -22,7 +22,7 @@ scikit-learn, so that ``min_impurity_decrease`` means the same in both).
 
 import math
 
-from numba import njit
+from .._compiled import njit
 
 GINI = 0
 ENTROPY = 1

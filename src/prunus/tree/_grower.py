@@ -8,8 +8,8 @@ its parent (depth-first growth numbers them in preorder, left child first).
 import math
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
 from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
 

@@ -20,8 +20,8 @@ import math
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
@@ -31,6 +31,7 @@ from ._criterion import (
     term,
     term_change,
 )
+from ._kernels import finish_moments
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -163,15 +164,7 @@ def side_moments(data, rows, segment, goes_left, by_side, shift, out):
         w = weight[row]
         sums[side] += w * d
         squares[side] += w * d * d
-    for side in range(n_sides):
-        if out[side, 0] <= 0.0:
-            continue
-        if low[side] == high[side]:
-            out[side, 1] = low[side]
-            out[side, 2] = 0.0
-        else:
-            out[side, 2] = max(squares[side] - sums[side] * sums[side] / out[side, 0], 0.0)
-    return out
+    return finish_moments(out, low, high, squares, sums)
 
 
 @njit(cache=True, nogil=True)

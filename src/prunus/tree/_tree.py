@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from ..distributed._detect import any_dask
+from ..utils._validation import is_dask_collection
 from ._kernels import (
     CHILD_ORDER,
     FEATURE_RANGE,
@@ -35,6 +35,16 @@ from ._kernels import (
 )
 
 TREE_LEAF = -1
+
+
+def _refuse_dask(method, *arrays):
+    if any(is_dask_collection(a) for a in arrays):
+        raise TypeError(
+            f"Tree.{method} takes in-memory arrays, got a dask collection; "
+            f"use prunus.distributed.{method}(tree, ...), which works block by block."
+        )
+
+
 _PARALLEL_APPLY_MIN_ROWS = 200_000
 
 
@@ -140,13 +150,10 @@ class Tree:
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X``, shape (n_samples,).
 
-        NaN is a missing value and follows ``missing_go_to_left``. A dask
-        ``X`` gives a lazy dask array (see :func:`prunus.distributed.apply`).
+        NaN is a missing value and follows ``missing_go_to_left``. For a
+        dask ``X`` use :func:`prunus.distributed.apply`.
         """
-        if any_dask(X):
-            from ..distributed import apply
-
-            return apply(self, X)
+        _refuse_dask("apply", X)
         X = self._check_X(X)
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
         return kernel(X, *self._routing())
@@ -186,13 +193,10 @@ class Tree:
         counts : ndarray, shape (n_nodes, n_classes)
             ``counts[t, k]`` is the total weight of rows of class ``k`` whose
             path goes through node ``t`` (so the root holds the whole sample).
-            With dask inputs, the sum of the counts of the row blocks (see
-            :func:`prunus.distributed.node_counts`).
+            For dask inputs use :func:`prunus.distributed.node_counts` (the
+            sum of the counts of the row blocks).
         """
-        if any_dask(X, y, sample_weight):
-            from ..distributed import node_counts
-
-            return node_counts(self, X, y, sample_weight, n_classes=n_classes)
+        _refuse_dask("node_counts", X, y, sample_weight)
         leaves = self.apply(X)
         y = np.asarray(y)
         if y.shape != (leaves.shape[0],):

@@ -12,9 +12,9 @@ import numbers
 from collections import namedtuple
 
 import numpy as np
-from numba import njit
 from sklearn.utils import check_random_state
 
+from .._compiled import njit
 from ._criterion import REGRESSION_CRITERIA, criterion_code
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._kernels import partition_rows
 from ._tree import Tree
 

@@ -46,8 +46,8 @@ leave fewer than ``min_samples_leaf`` rows on a side.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._kernels import partition_rows
 from ._tree import Tree
 from .dyadic import _check_int, _check_X, _grow_float, _grow_int

@@ -37,13 +37,14 @@ from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
+from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._validation import open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -160,14 +161,10 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights (class counts are weighted sums).
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=self._missing_values())
-        check_classification_targets(y)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        y_codes = y_codes.astype(np.int64)
-        if self.classes_.shape[0] < 2:
-            raise ValueError(f"y has only one class ({self.classes_[0]!r}); a classifier needs at least 2 classes.")
+        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
+        if getattr(self, "grow_size", None) is not None:
+            given = None if sample_weight is None else sw
+            return self._fit_sampled(InMemorySample(X, self.classes_[y_codes], given))
         self.n_classes_ = self.classes_.shape[0]
         self._check_params()
         fixed = self._fixed_lambdas()
@@ -183,6 +180,43 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         self.node_counts_ = full.stats.counts
         self.node_label_ = full.stats.label
         self._fit_final(full, chosen)
+        return self
+
+    def _fit_sampled(self, sample: LabelledSample):
+        """The fit with ``grow_size`` set: T0 and the CV on a sample S0, the node counts from the rest.
+
+        T0 and the lambdas chosen by cross-validation come from S0, the
+        ``grow_size`` rows drawn by ``random_state`` and taken into memory;
+        the node weights (Algorithms 1-2) need only the per-node class counts
+        of every other row, which ``sample`` sums over its row blocks (one
+        block in memory; a cluster's through
+        :class:`prunus.distributed.DaskPACBayesTreeClassifier`).
+        """
+        n = sample.n_samples
+        grow_size = check_grow_size(self.grow_size, n)
+        rng = check_random_state(self.random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))  # first draw, as in the in-memory fit
+        split = SampledSplit.draw(n, grow_size, 0.0, rng)
+        X0, y0, w0 = take_grow_sample(self, sample, split)
+        w0 = np.ones(X0.shape[0]) if w0 is None else np.asarray(w0, dtype=np.float64)
+        self.n_classes_ = self.classes_.shape[0]
+        self._check_params()
+        fixed = self._fixed_lambdas()
+        free = [name for name in self._lambda_names if fixed[name] is None]
+        if free:
+            chosen, self.cv_results_ = self._search(X0, y0, w0, fixed, free, rng)
+        else:
+            chosen, self.cv_results_ = dict(fixed), None
+        tree = self._build_tree(X0, y0, w0, seed)
+        counts = sample.map_reduce(split_block_counts, CountPlan(tree, split, self.classes_))[0]
+        if not counts[0].sum() > 0:
+            raise ValueError("the rows outside the growing sample have no weight.")
+        stats = NodeStats(tree, counts, self.empty_cells)
+        self.tree_ = tree
+        self.node_counts_ = counts
+        self.node_label_ = stats.label
+        self._fit_final(_Fold(tree, stats, None, None, None), chosen)
+        self.split_ = split
         return self
 
     def _folds(self, X, y):
@@ -276,6 +310,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------- predict
     def _leaves(self, X):
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
         return self.tree_.apply(X)
 
@@ -285,7 +320,6 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
 
-@dask_dispatch(sampled_fit="fit_subtree")
 class PACBayesTreeClassifier(_SubtreeClassifier):
     """PAC-Bayes tree: weighted majority vote over all subtrees of T0.
 
@@ -335,8 +369,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         Grow T0 (and choose the lambdas by CV) on a random sample S0 of
         ``grow_size`` rows held in memory, and take the node counts behind the
         weights from every other row (``None``: T0 and counts from all rows).
-        Needed to fit on a dask array or DataFrame, whose other rows are
-        counted block by block on the workers (:mod:`prunus.distributed`).
+        :class:`prunus.distributed.DaskPACBayesTreeClassifier` does the same
+        on a dask array or DataFrame, counting the other rows block by block
+        on the workers.
 
     Attributes
     ----------
@@ -362,6 +397,8 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
     """
 
     _lambda_names = ("lambda1", "lambda2")
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart = "DaskPACBayesTreeClassifier"
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
@@ -452,7 +489,6 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         return votes / votes.sum(axis=1, keepdims=True)
 
 
-@dask_dispatch()
 class PenalizedTreeClassifier(_SubtreeClassifier):
     """One pruned subtree of T0: default penalized pruning or SN-pruning.
 
@@ -564,7 +600,6 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         return proba
 
 
-@dask_dispatch()
 class HSVoteClassifier(_SubtreeClassifier):
     """HS-vote (Helmbold & Schapire 1997), the paper's reference [5]; binary only.
 

@@ -28,18 +28,13 @@ import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import (
-    _check_sample_weight,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..distributed._estimators import dask_dispatch
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
-from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._validation import open_classifier_fit, refuse_dask
 from ._forest_kernels import _add_votes, _leaf_shares, add_path_votes
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -124,7 +119,6 @@ class _ForestTree:
         _add_votes(total, rows, leaves, *shares)
 
 
-@dask_dispatch()
 class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     """Random forest of CART trees, each predicting by its PAC-Bayes vote over all subtrees.
 
@@ -323,22 +317,18 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             Non-negative row weights, multiplied by the number of times each
             row is drawn into a tree's sample.
         """
-        validate_fit(self, y)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan")
-        check_classification_targets(y)
-        sw = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
-        classes, y_codes = np.unique(y, return_inverse=True)
-        if classes.shape[0] < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at least 2 classes.")
+        warm = self.warm_start and hasattr(self, "_forest")
+        previous = (self.classes_, self._forest, self._n_fit_rows) if warm else None
+        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
+        classes = self.classes_
         fixed = self._check_params()
-        y_codes = y_codes.astype(np.int64)
-        keep = self.warm_start and hasattr(self, "_forest")
-        if keep and (classes.shape[0] != self.n_classes_ or np.any(classes != self.classes_)):
+        if previous is not None and (classes.shape[0] != previous[0].shape[0] or np.any(classes != previous[0])):
+            self.classes_ = previous[0]
             raise ValueError("warm_start: y has other classes than the previous fit.")
-        old = self._forest if keep else []
-        if old and X.shape[0] != self._n_fit_rows:
+        old = previous[1] if previous is not None else []
+        if old and X.shape[0] != previous[2]:
             raise ValueError(
-                f"warm_start: X has {X.shape[0]} rows, the previous fit had {self._n_fit_rows}; "
+                f"warm_start: X has {X.shape[0]} rows, the previous fit had {previous[2]}; "
                 "the out-of-bag rows of the kept trees refer to the same X."
             )
         if self.n_estimators < len(old):
@@ -454,6 +444,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Mean over the trees of each tree's PAC-Bayes vote shares."""
         check_is_fitted(self)
+        refuse_dask(self, X, method="predict")
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
 
         rows = np.arange(X.shape[0])

@@ -25,8 +25,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from .._compiled import njit
 from ._pacbayes import NodeStats, _check_lambda, log_weights_kernel
 
 

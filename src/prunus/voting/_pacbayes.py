@@ -23,7 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+
+from .._compiled import njit
 
 PRIORS = ("practical", "theory")
 EMPTY_CELLS = ("class0", "parent")

@@ -1,0 +1,149 @@
+"""The opening of every classifier's ``fit``: parameters, X / y / sample_weight, labels.
+
+:func:`open_classifier_fit` is the one way a prunus classifier starts a fit:
+it forgets the previous fit, checks the hyper-parameters against their
+declared constraints, refuses dask collections (the Dask estimators of
+:mod:`prunus.distributed` take those), checks ``X``, ``y`` and
+``sample_weight`` with scikit-learn's public validation, encodes the labels
+and refuses a single class, all before any long work.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ._param_validation import validate_fit
+
+__all__ = [
+    "check_classes",
+    "encode_labels",
+    "is_dask_collection",
+    "open_classifier_fit",
+    "refuse_dask",
+    "reset_fitted",
+]
+
+
+def is_dask_collection(obj: object) -> bool:
+    """True for a dask array, DataFrame, Series or delayed object.
+
+    Recognised by the ``__dask_graph__`` method of dask's collection
+    protocol, so neither dask nor :mod:`prunus.distributed` is imported.
+    """
+    return callable(getattr(type(obj), "__dask_graph__", None))
+
+
+def refuse_dask(estimator: Any, *arrays: Any, method: str = "fit") -> None:
+    """Raise a ``TypeError`` naming the Dask counterpart when an input is a dask collection.
+
+    A core estimator would otherwise load every row into one process. The
+    counterpart is the class attribute ``_dask_counterpart`` (a class name of
+    :mod:`prunus.distributed`), when there is one.
+    """
+    for obj in arrays:
+        if is_dask_collection(obj):
+            name = type(estimator).__name__
+            counterpart = getattr(estimator, "_dask_counterpart", None)
+            if counterpart:
+                hint = f"use prunus.distributed.{counterpart} for dask input"
+            else:
+                hint = (
+                    "fit it on an in-memory sample, or use prunus.distributed.DaskCARTClassifier or "
+                    "prunus.distributed.DaskPACBayesTreeClassifier, which grow on a sample and count the rest"
+                )
+            raise TypeError(f"{name}.{method} takes in-memory arrays, got a dask {type(obj).__name__}; {hint}.")
+
+
+def reset_fitted(estimator: Any) -> None:
+    """Forget every fitted attribute (a name ending in ``_``, as scikit-learn's convention).
+
+    Called first in ``fit``, so that nothing of a previous fit with other
+    settings (a split, a CV table, a best index) survives a refit. Private
+    state (a leading ``_``) is either rewritten by every fit or not ours
+    (scikit-learn keeps callback state there), so it is left alone.
+    """
+    for name in list(vars(estimator)):
+        if name.endswith("_") and not name.startswith("_"):
+            delattr(estimator, name)
+
+
+def check_classes(classes: np.ndarray) -> np.ndarray:
+    """The sorted distinct labels of a classifier's ``y``; a ``ValueError`` when there is only one."""
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y has only one class ({classes[0]!r}); a classifier needs samples of at least 2 classes."
+            if classes.shape[0]
+            else "y is empty; a classifier needs samples of at least 2 classes."
+        )
+    return classes
+
+
+def encode_labels(estimator: Any, y: np.ndarray) -> np.ndarray:
+    """Set ``estimator.classes_`` (sorted labels) and return the int64 code of every row."""
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    estimator.classes_ = check_classes(classes)
+    return codes.astype(np.int64)
+
+
+def open_classifier_fit(
+    estimator: Any,
+    X: Any,
+    y: Any,
+    sample_weight: Any = None,
+    *,
+    ensure_all_finite: bool | str = True,
+    accept_sparse: bool | tuple[str, ...] = False,
+    ensure_min_samples: int = 1,
+    reset: bool = True,
+) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The opening of a classifier's ``fit``.
+
+    Parameters
+    ----------
+    estimator : estimator
+        Declares ``_parameter_constraints``; gets ``classes_``,
+        ``n_features_in_`` (and ``feature_names_in_`` for a DataFrame).
+    X : array-like or sparse matrix, shape (n_samples, n_features)
+        Training features, checked and converted to float64.
+    y : array-like, shape (n_samples,)
+        Class labels.
+    sample_weight : array-like, shape (n_samples,), or None
+        Non-negative finite row weights (None: all ones).
+    ensure_all_finite : bool or "allow-nan", default=True
+        "allow-nan" where NaN is a missing value (CART trees).
+    accept_sparse : bool or tuple of str, default=False
+        Sparse formats taken as they are.
+    ensure_min_samples : int, default=1
+        Fewest rows accepted.
+    reset : bool, default=True
+        Forget the previous fit first (False for a warm start).
+
+    Returns
+    -------
+    X : ndarray or sparse matrix, shape (n_samples, n_features)
+        float64 features.
+    codes : ndarray of int64, shape (n_samples,)
+        Class code of every row (its index in ``estimator.classes_``).
+    sample_weight : ndarray of float64, shape (n_samples,)
+        The weights.
+    """
+    if reset:
+        reset_fitted(estimator)
+    validate_fit(estimator, y)
+    refuse_dask(estimator, X, y, sample_weight)
+    X, y = validate_data(
+        estimator,
+        X,
+        y,
+        dtype=np.float64,
+        ensure_all_finite=ensure_all_finite,
+        accept_sparse=accept_sparse,
+        ensure_min_samples=ensure_min_samples,
+    )
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    return X, encode_labels(estimator, y), weight

@@ -111,9 +111,10 @@ class BaseCART(BaseEstimator):
             raise ValueError("selection='alpha' needs alpha, a finite float >= 0; got None.")
 
     # --------------------------------------------------------------- fit
-    def _fit_grower(self, grower, weight):
+    def _fit_grower(self, grower, weight, loss=None):
         """Grow T_max from ``grower`` (the whole sample, presorted once),
-        prune it and select; ``weight`` are the checked sample weights."""
+        prune it and select; ``weight`` are the checked sample weights and
+        ``loss`` a classifier's loss matrix (None: 0-1 loss)."""
         n = grower.X.shape[0]
         self._check_params(n)
         params = check_growth_params(
@@ -134,10 +135,10 @@ class BaseCART(BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         n_growths = (self._n_folds(grower.X, grower.y) + 1) if cv else 1
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng)
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
             bar.update()
             if cv:
-                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update)
+                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
         self.pruning_indices_ = prune_rows
         n_prune = prune_rows.shape[0]
 
@@ -165,6 +166,7 @@ class BaseCART(BaseEstimator):
         return k
 
     def _store_selection(self, path, k):
+        self.selection_ = self.selection
         self.path_ = path
         self.tree_ = path.tree
         self.selected_index_ = int(k)
@@ -178,23 +180,19 @@ class BaseCART(BaseEstimator):
         """Keep what ``predict`` reads for the nodes ``index`` of T_max kept in T_k-hat."""
         raise NotImplementedError
 
-    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress):
+    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
         folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
         betas = sel.cv_temperatures(path.alphas, sel.root_temperature(grower))
-        wrong, held_out, squares = sel.cv_risks(
-            grower,
-            weight,
-            folds,
-            self.method,
-            params,
-            grow_seed,
-            betas,
-            rng,
-            self._n_jobs(grower),
-            progress,
-            squares=True,
+        if loss is not None:
+            # A fold's root collapses below its R(root), at most the largest loss.
+            betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
+        squares: list = []
+        n_jobs = self._n_jobs(grower)
+        wrong, held_out = sel.cv_risks(
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, n_jobs, progress, loss, squares
         )
-        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares if grower.regression else None)
+        per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
+        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)
         self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 
@@ -254,11 +252,41 @@ class BaseCART(BaseEstimator):
         return tags
 
     def apply(self, X):
-        """Leaf of the selected tree reached by each row."""
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits."""
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
         X = self._check_X(X)
         return self.pruned_tree_.decision_path(X)

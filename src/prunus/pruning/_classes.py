@@ -7,14 +7,22 @@ import warnings
 import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
+from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
+from ._cp_table import cp_table
+from ._reselect import reselect
 from ._sampled import fit_cart_sampled
+from .path import check_loss_matrix
 
 #: A numeric target with more distinct values than this, making up more than
 #: a fifth of the rows, is more likely a regression target than classes.
@@ -56,6 +64,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         Impurity used to grow T_max (by :func:`~prunus.tree.grow_cart`:
         missing values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: no limit).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -92,6 +101,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split, M1's halves, the CV folds and the builder's
+        tie-breaking: a fixed value gives the same fit every time.
     grow_size : int or None, default=None
         For ``method="M1"``: grow T_max on a random sample L1 of
         ``grow_size`` rows, held in memory, and take the pruning statistics
@@ -100,6 +111,33 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
         collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
         which fits on data no single process holds).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning): ``{label: weight}``, or "balanced", ``n_samples / (n_classes
+        * count of the class)`` on the whole training sample. The product is
+        the weight of every row everywhere: growth, the pruning risks (R(T)
+        becomes the weighted misclassification), leaf labels, the hold-out
+        and CV risks and every selection rule. rpart's priors ``p`` are
+        ``class_weight={k: p_k / share of class k}`` (equal priors:
+        "balanced"): the same growth and risks (checked on kyphosis).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        rpart's ``parms = list(loss = ...)``: ``loss_matrix[i, j]`` is the cost
+        of predicting class ``classes_[j]`` for a row of class
+        ``classes_[i]`` (zero diagonal). T_max is grown with each row's
+        weight multiplied by its class's row sum (rpart's altered priors);
+        leaves predict the class of least expected loss; R(T), the path,
+        the hold-out and CV risks (and the CV standard error, rpart's) and
+        every selection rule use the expected loss. None: 0-1 loss.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels (``colour in {red,
+        blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
+        ``category`` and string / object columns of a DataFrame (and the
+        string columns of a numpy array of objects); None: none. Indices,
+        column names or a boolean mask select columns; a selected numeric
+        column must hold level codes 0, 1, ... (NaN missing). The levels seen
+        at fit are kept in ``categories_``; at predict a level not seen at fit
+        goes where each split sends missing values. See the user guide,
+        section "Categorical predictors".
 
     Attributes
     ----------
@@ -132,16 +170,49 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    selection_ : str
+        How ``pruned_tree_`` was chosen: the ``selection`` of the fit, or the
+        rule, "alpha" or "cp" given to :meth:`select`.
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in impurity (scikit-learn's definition) of the splits of
+        the selected tree ``pruned_tree_``, in the impurity ``criterion`` grew
+        the tree with, weighted by the pruning sample's class weights
+        ``pruned_counts_`` (for M1 the half L2 that labels the leaves),
+        normalised to sum to one.
+    variable_importance_ : ndarray, shape (n_features,)
+        rpart's ``variable.importance`` of ``pruned_tree_`` without surrogate
+        splits (prunus has none): for each feature the sum over its splits of
+        ``W_t i(t) - W_L i(L) - W_R i(R)``, rpart's ``improve``, with the
+        weights and impurity of ``feature_importances_`` (entropy in nats, as
+        rpart's "information"); not normalised. rpart also computes it on the
+        pruned tree (``prune.rpart`` recomputes it).
+    cv_table_ : CPTable
+        rpart's ``printcp`` table of the path, the root first: ``cp``,
+        ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
+        ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        For each categorical feature its levels, in code order (the level
+        codes of the tree's splits); None for a numeric feature.
+
+    See Also
+    --------
+    prunus.distributed.DaskCARTClassifier : The same fit on dask arrays and DataFrames.
+    prunus.pruning.cost_complexity_path : The pruning path of any tree and sample.
     """
 
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskCARTClassifier"
+    _dask_counterpart: str | None = "DaskCARTClassifier"
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
         **SHARED_CONSTRAINTS,
         "kappa": [Interval(Real, 1.0, None, closed="left")],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
+        "loss_matrix": ["array-like", None],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -160,6 +231,9 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         verbose=0,
         random_state=None,
         grow_size=None,
+        class_weight=None,
+        loss_matrix=None,
+        categorical_features="from_dtype",
     ):
         super().__init__(
             criterion=criterion,
@@ -177,6 +251,9 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         )
         self.kappa = kappa
         self.grow_size = grow_size
+        self.class_weight = class_weight
+        self.loss_matrix = loss_matrix
+        self.categorical_features = categorical_features
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
@@ -185,25 +262,42 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
-            selection criterion.
+            selection criterion (multiplied by ``class_weight``).
 
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The majority class of the pruning sample in each row's leaf.
+        cost_complexity_path : The pruning path of any tree.
         """
         validate_fit(self, y)
         refuse_dask(self, X, y, sample_weight)
         check_not_regression_target(y)
+        X = open_table(self, X)
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        # getattr: the Dask subclass has no class_weight parameter.
+        class_weight = getattr(self, "class_weight", None)
+        weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
+        loss = getattr(self, "loss_matrix", None)
+        if loss is not None:
+            loss = check_loss_matrix(loss, self.classes_.shape[0])
+            if self.grow_size is not None:
+                raise ValueError("loss_matrix is not supported with grow_size: fit in memory without grow_size.")
+        close_table(self, X.shape[1])
         if self.grow_size is not None:
-            given = None if sample_weight is None else weight
+            given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y_enc, self.classes_.shape[0])
-        return self._fit_grower(grower, weight)
+        grower = CARTGrower(X, y_enc, self.classes_.shape[0], n_categories=n_categories_of(self))
+        return self._fit_grower(grower, weight, loss)
 
     def _fit_sampled(self, sample):
         """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
@@ -217,13 +311,148 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     def _stratify(self, y, n_classes):
         return np.bincount(y, minlength=n_classes).min() >= self.cv
 
+    # ------------------------------------------------- after the fit
+    def select(self, alpha=None, *, cp=None, rule=None):
+        """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
+
+        Exactly one of the arguments chooses the subtree. Returns a **copy** of
+        this estimator that predicts with it; ``self`` is left unchanged, so a
+        fitted model is never silently altered. The copy keeps the parameters
+        of the fit (they say how its tree was grown), its path and CV results,
+        and holds a consistent ``selected_index_``, ``alpha_``,
+        ``pruned_tree_``, ``pruned_counts_``, ``selection_`` and importances.
+        With the path of a fit that grew on all rows (every selection but
+        "holdout"), ``select(alpha=a)`` predicts exactly as a fresh fit with
+        ``selection="alpha", alpha=a`` and the same ``random_state``.
+
+        Parameters
+        ----------
+        alpha : float >= 0, optional
+            T_alpha, in ``ccp_alpha`` units (as ``selection="alpha"``).
+        cp : float >= 0, optional (keyword only)
+            rpart's scaled complexity: the subtree of the last row of
+            :attr:`cv_table_` whose ``cp`` is at most this (a ``cp`` read
+            from the table selects its row).
+        rule : {"cv", "cv-1se", "holdout"}, optional (keyword only)
+            Apply that selection rule to the risks the fit computed: "cv" and
+            "cv-1se" need a cross-validated fit, "holdout" a hold-out one
+            (e.g. from the min-xerror tree to the 1-SE tree).
+
+        Returns
+        -------
+        CARTClassifier
+            A fitted copy.
+        """
+        check_is_fitted(self, "path_")
+        return reselect(self, alpha=alpha, cp=cp, rule=rule)
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion)
+
+    @property
+    def variable_importance_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion, normalize=False)
+
+    @property
+    def cv_table_(self):
+        check_is_fitted(self, "path_")
+        return cp_table(self.path_, self.cv_results_)
+
+    # ----------------------------------------------------------- predict
+    def _check_X(self, X):
+        check_is_fitted(self, "pruned_tree_")
+        refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+
+    def summary(self, decimals=3):
+        """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
+
+        Counts are those of the pruning sample (``pruned_counts_``), the
+        predicted class is the estimator's own label of the node, and the
+        names come from the fit (``feature_names_in_`` when X had column
+        names, ``classes_``). See :func:`prunus.tree.export_summary`.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+
+    def plot(self, ax=None, decimals=2):
+        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+        Returns the matplotlib Axes.
+        """
+        from ..tree import node_summaries
+
+        check_is_fitted(self, "pruned_tree_")
+        args = self._summary_args()
+        labels = node_summaries(
+            self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
+        )
+        return self.pruned_tree_.plot(
+            feature_names=args["feature_names"],
+            node_labels=labels,
+            ax=ax,
+            decimals=decimals,
+            categories=args["categories"],
+        )
+
+    def _summary_args(self):
+        names = getattr(self, "feature_names_in_", None)
+        return dict(
+            node_counts=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            class_names=[str(c) for c in self.classes_],
+            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+            categories=getattr(self, "categories_", None),
+        )
+
     def predict_proba(self, X):
-        """Class frequencies of the pruning sample in the leaf of each row."""
+        """Class frequencies of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
     def predict(self, X):
-        """Majority class of the pruning sample in the leaf (Gey's f-hat_T)."""
+        """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
 

@@ -85,7 +85,7 @@ def learning_parts(rows, method, rng):
     return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
 
 
-def build_path(grower, rows, weight, method, params, grow_seed, rng):
+def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
     M2 grows and prunes on the learning sample ``rows``. M1 splits it in two
@@ -107,6 +107,11 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
         Seed of the builder's feature draws.
     rng : RandomState
         Draws the M1 halves.
+    loss : ndarray, shape (n_classes, n_classes), optional
+        Loss matrix (rows: true class, columns: predicted). T_max is then
+        grown with each row's weight multiplied by its class's row sum of
+        ``loss`` (rpart's altered priors, Breiman et al. section 4.4), and the
+        path is pruned on the expected loss of the unaltered weights.
 
     Returns
     -------
@@ -117,11 +122,14 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
     grow_rows, prune_rows = learning_parts(rows, method, rng)
     grow_weight = np.zeros_like(weight)
     grow_weight[grow_rows] = weight[grow_rows]
+    if loss is not None:
+        grow_weight[grow_rows] *= loss.sum(axis=1)[grower.y[grow_rows]]
     tree, counts = grower.grow(params, grow_weight, grow_seed)
-    if method == "M1":
+    if method == "M1" or loss is not None:
         counts = node_statistics(grower, tree, weight, prune_rows)
-    prune = squared_error_path if grower.regression else cost_complexity_path
-    return prune(tree, counts), prune_rows
+    if grower.regression:
+        return squared_error_path(tree, counts), prune_rows
+    return cost_complexity_path(tree, counts, loss=loss), prune_rows
 
 
 def node_statistics(grower, tree, weight, rows):
@@ -132,15 +140,17 @@ def node_statistics(grower, tree, weight, rows):
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed))
+    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed), loss)
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 
-def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, squares=False):
-    """Held-out loss (misclassified weight, or squared error for a
-    regression grower) of every fold's pruned trees at ``betas``.
+def cv_risks(
+    grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, loss=None, squares=None
+):
+    """Held-out loss (misclassified weight, the loss of a loss matrix, or the
+    squared error for a regression grower) of every fold's pruned trees at ``betas``.
 
     One tree and one path per fold, each evaluated at every temperature from
     the counts of the fold's held-out part: no refit per alpha. Every fold
@@ -152,8 +162,12 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
     ----------
     progress : callable, optional
         Called once per finished fold (e.g. a progress bar's ``update``).
-    squares : bool
-        Also return the weighted sums of the squared per-row losses.
+    loss : ndarray, optional
+        Loss matrix (see :func:`build_path`): ``wrong`` is then the held-out
+        weighted loss.
+    squares : list, optional
+        Receives the held-out weighted sums of the rows' squared losses, shape
+        (n_folds, len(betas)), for :func:`cv_summary`.
 
     Returns
     -------
@@ -165,7 +179,7 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
     tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas)
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)
     )
     results = []
@@ -175,8 +189,8 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
             progress()
     wrong = np.array([r[0] for r in results])
     held_out = np.array([r[2] for r in results])
-    if squares:
-        return wrong, held_out, np.array([r[1] for r in results])
+    if squares is not None:
+        squares.append(np.array([r[1] for r in results]))
     return wrong, held_out
 
 
@@ -184,9 +198,9 @@ def cv_summary(wrong, weight, n_samples, squares=None):
     """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
-    the pooled held-out risk; given the weighted sums of the squared per-row
-    losses (``squares``, as for the squared error), rpart's per-row one,
-    sqrt(sum w (e - mean)^2) / sum w with e the held-out losses of the rows.
+    the pooled held-out risk. Given ``squares``, the held-out weighted sums
+    of the rows' squared losses (a loss matrix, the squared error), rpart's
+    per-row one, sqrt((mean of l^2 - p^2) / n) (the binomial one for 0-1 loss).
     """
     total = weight.sum()
     mean = wrong.sum(axis=0) / total
@@ -195,8 +209,7 @@ def cv_summary(wrong, weight, n_samples, squares=None):
     if squares is None:
         se = np.sqrt(mean * (1.0 - mean) / n_samples)
     else:
-        spread = squares.sum(axis=0) - total * mean * mean
-        se = np.sqrt(np.maximum(spread, 0.0)) / total
+        se = np.sqrt(np.maximum(squares.sum(axis=0) / weight.sum() - mean * mean, 0.0) / n_samples)
     return mean, std, se
 
 

@@ -378,9 +378,15 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         names come from the fit (``feature_names_in_`` when X had column
         names, ``classes_``). See :func:`prunus.tree.export_summary`.
 
+        Parameters
+        ----------
+        decimals : int, default=3
+            Decimals of thresholds and class shares.
+
         Returns
         -------
         str
+            One line per node: ``node) split n loss yval (yprob)``, ``*`` at a leaf.
         """
         check_is_fitted(self, "pruned_tree_")
         return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
@@ -389,7 +395,17 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
 
         See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
-        Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when omitted).
+        decimals : int, default=2
+            Decimals of the thresholds.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
         from ..tree import node_summaries
 

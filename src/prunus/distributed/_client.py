@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 #: Seconds to wait for a scheduler before giving up.
 CONNECT_TIMEOUT = 10.0
 
 
-def connect(scheduler, timeout=None):
+def connect(scheduler: str, timeout: float | None = None) -> Any:
     """A ``distributed.Client`` for ``scheduler``.
 
     Parameters

@@ -16,6 +16,7 @@ re-assigned without the torch extra's runtime.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 from sklearn.utils import check_random_state
@@ -30,13 +31,13 @@ SIZE_CONSTRAINTS = {
 }
 
 
-def check_sizes(caller, **sizes):
+def check_sizes(caller: str, **sizes: Any) -> tuple[int, ...]:
     """The given label-tree sizes as ints, checked against :data:`SIZE_CONSTRAINTS` (errors name them)."""
     validate_params(SIZE_CONSTRAINTS, sizes, caller)
     return tuple(int(v) for v in sizes.values())
 
 
-def default_arity(n_labels, depth):
+def default_arity(n_labels: int, depth: int) -> int:
     """Smallest M with M**depth >= n_labels (25 for 10k labels at depth 3)."""
     n_labels, depth = check_sizes("default_arity", n_labels=n_labels, depth=depth)
     m = max(2, int(np.ceil(n_labels ** (1.0 / depth))) - 1)

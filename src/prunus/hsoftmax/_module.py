@@ -10,7 +10,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..utils._param_validation import Integral, Interval, StrOptions, validate_params
-from ._assign import node_objectives, reassign_kernel
+from ._assign import AssignSettings, AssignStats, node_objectives, reassign_kernel
 from ._huffman import HuffmanTree
 from ._label_tree import LabelTree
 
@@ -454,15 +454,10 @@ class TreeSoftmax(nn.Module):
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
         new_leaf = reassign_kernel(
-            old_nodes,
-            t.path_children,
-            sp,
-            cnt,
+            AssignStats(old_nodes, t.path_children, sp, cnt),
             t.arity,
             t.depth,
-            self.criterion == "loglik",
-            self.exchange,
-            float(min_count),
+            AssignSettings(self.criterion == "loglik", self.exchange, float(min_count)),
         )
         old_leaf = t.leaf_of_label.copy()
         moved = int(np.count_nonzero(new_leaf != old_leaf))

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 
@@ -35,12 +36,12 @@ DYADIC_CONSTRAINTS = {
 }
 
 
-def default_dyadic_depth(n_samples, n_coordinates):
+def default_dyadic_depth(n_samples: int, n_coordinates: int) -> int:
     """``D0 = D * ceil(log2 n)``, the order of Assumption 2 (D0 = O(D log n))."""
     return int(max(1, n_coordinates) * max(1, math.ceil(math.log2(max(n_samples, 2)))))
 
 
-def grow_dyadic(X, max_depth=None, max_nodes=None):
+def grow_dyadic(X: Any, max_depth: int | None = None, max_nodes: int | None = None) -> Tree:
     """Grow the dyadic tree T0 of a sample.
 
     Parameters

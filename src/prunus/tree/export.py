@@ -20,10 +20,26 @@ def _dot_escape(text):
     return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _conditions(tree, node, name, decimals):
+def _level_set(tree, node, codes, categories):
+    names = None if categories is None else categories[tree.feature[node]]
+    return "{" + ", ".join(str(c) if names is None else str(names[c]) for c in codes) + "}"
+
+
+def _conditions(tree, node, name, decimals, categories=None):
     """Texts of the left and right branches of a split. A missing value (NaN)
     goes right unless ``missing_go_to_left`` says left, which is then shown;
-    a threshold of +inf splits present from missing values."""
+    a threshold of +inf splits present from missing values. A categorical
+    split reads ``name in {a, b}`` (its levels, by name when ``categories``
+    gives them, else by code)."""
+    if tree.is_categorical[node]:
+        n_levels = int(tree.n_categories[tree.feature[node]])
+        left = tree.left_categories(node)
+        right = np.setdiff1d(np.arange(n_levels), left)
+        text_left = f"{name} in {_level_set(tree, node, left, categories)}"
+        text_right = f"{name} in {_level_set(tree, node, right, categories)}"
+        if tree.missing_go_to_left[node]:
+            return text_left + " or missing", text_right
+        return text_left, text_right + " or missing"
     thr = float(tree.threshold[node])
     if thr == np.inf:
         return f"{name} is present", f"{name} is missing"
@@ -33,22 +49,32 @@ def _conditions(tree, node, name, decimals):
     return f"{name} <= {thr}", f"{name} >  {thr}"
 
 
-def _check_labels(tree, node_labels, feature_names=None):
+def _check_labels(tree, node_labels, feature_names=None, categories=None):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
+    if categories is not None:
+        if len(categories) != tree.n_features:
+            raise ValueError(f"categories has {len(categories)} entries but the tree has {tree.n_features} features.")
+        for f in range(tree.n_features):
+            n_levels = int(tree.n_categories[f])
+            if n_levels and categories[f] is not None and len(categories[f]) < n_levels:
+                raise ValueError(f"categories[{f}] names {len(categories[f])} levels; feature {f} has {n_levels}.")
     if feature_names is not None:
         # Checked up front, not only when an internal node is drawn, so that a
         # wrong list is reported for a single-leaf tree too.
         _feature_name(tree, feature_names, 0)
 
 
-def export_text(tree, feature_names=None, node_labels=None, decimals=3):
+def export_text(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
     """Indented text rendering, one line per split side and per leaf.
 
     ``node_labels`` (one entry per node, e.g. the majority class) is printed
-    at the leaves.
+    at the leaves. ``categories`` (one entry per feature: the names of its
+    levels in code order, or None) names the levels of categorical splits,
+    shown as ``colour in {red, blue}``; a fitted
+    :class:`~prunus.CARTClassifier` has them in ``categories_``.
     """
-    _check_labels(tree, node_labels, feature_names)
+    _check_labels(tree, node_labels, feature_names, categories)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
     # left branch printed before the right one without recursion.
@@ -64,7 +90,7 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
             lines.append(f"{prefix}|--- leaf {node}{label}")
             continue
         name = _feature_name(tree, feature_names, tree.feature[node])
-        left, right = _conditions(tree, node, name, decimals)
+        left, right = _conditions(tree, node, name, decimals, categories)
         stack.append(("node", tree.children_right[node], prefix + "|   "))
         stack.append(("line", f"{prefix}|--- {right}", prefix))
         stack.append(("node", tree.children_left[node], prefix + "|   "))
@@ -113,7 +139,14 @@ def _number(value, integral):
 
 
 def export_summary(
-    tree, node_counts=None, node_moments=None, feature_names=None, class_names=None, node_labels=None, decimals=3
+    tree,
+    node_counts=None,
+    node_moments=None,
+    feature_names=None,
+    class_names=None,
+    node_labels=None,
+    decimals=3,
+    categories=None,
 ):
     """rpart-style printout of a fitted tree: one line per node with its split, size and prediction.
 
@@ -150,6 +183,8 @@ def export_summary(
         ``node_counts`` (e.g. labels taken from another sample).
     decimals : int, default=3
         Decimals of thresholds and class shares.
+    categories : sequence, optional
+        Names of the levels of each categorical feature (see :func:`export_text`).
 
     Returns
     -------
@@ -157,7 +192,7 @@ def export_summary(
         Node ids are those of the tree (what :meth:`Tree.apply` returns);
         each node's line shows the condition that leads to it from its parent.
     """
-    _check_labels(tree, None, feature_names)
+    _check_labels(tree, None, feature_names, categories)
     weight, loss, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
     if share is None:
@@ -179,7 +214,7 @@ def export_summary(
         lines.append(line + (" *" if leaf else ""))
         if not leaf:
             name = _feature_name(tree, feature_names, tree.feature[node])
-            left, right = _conditions(tree, node, name, decimals)
+            left, right = _conditions(tree, node, name, decimals, categories)
             stack.append((tree.children_right[node], depth + 1, right))
             stack.append((tree.children_left[node], depth + 1, left))
     return "\n".join(lines) + "\n"
@@ -204,9 +239,9 @@ def node_summaries(tree, node_counts=None, node_moments=None, class_names=None, 
     return out
 
 
-def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
-    """Graphviz DOT source of the tree."""
-    _check_labels(tree, node_labels, feature_names)
+def to_dot(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
+    """Graphviz DOT source of the tree (``categories``: see :func:`export_text`)."""
+    _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
         if tree.children_left[node] == -1:
@@ -214,8 +249,8 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
             if node_labels is not None:
                 text += f"\\nclass = {_dot_escape(node_labels[node])}"
         else:
-            name = _dot_escape(_feature_name(tree, feature_names, tree.feature[node]))
-            text = _conditions(tree, node, name, decimals)[0]
+            name = _feature_name(tree, feature_names, tree.feature[node])
+            text = _dot_escape(_conditions(tree, node, name, decimals, categories)[0])
         out.append(f'{node} [label="{text}"];')
         if node > 0:
             out.append(f"{tree.parent[node]} -> {node};")
@@ -223,8 +258,9 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
     return "\n".join(out) + "\n"
 
 
-def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
-    """Draw the tree: leaves spread evenly on x, depth on y.
+def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2, categories=None):
+    """Draw the tree: leaves spread evenly on x, depth on y (``categories``:
+    see :func:`export_text`).
 
     A leaf shows its entry of ``node_labels``; a split shows its condition,
     then its entry of ``node_labels`` when not empty (:func:`node_summaries`
@@ -236,7 +272,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     plt = pyplot("plot_tree")
 
-    _check_labels(tree, node_labels, feature_names)
+    _check_labels(tree, node_labels, feature_names, categories)
     if ax is None:
         width = max(4.0, min(40.0, 1.2 * tree.n_leaves))
         _, ax = plt.subplots(figsize=(width, 1.2 * (tree.max_depth + 1) + 1))
@@ -267,7 +303,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
             text = "" if node_labels is None else str(node_labels[node])
         else:
             name = _feature_name(tree, feature_names, tree.feature[node])
-            text = _conditions(tree, node, name, decimals)[0].replace(" <= ", "\n<= ", 1)
+            text = _conditions(tree, node, name, decimals, categories)[0].replace(" <= ", "\n<= ", 1)
             if node_labels is not None and str(node_labels[node]):
                 text += "\n" + str(node_labels[node])  # e.g. the prediction and n at this node
         ax.text(

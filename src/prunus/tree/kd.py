@@ -49,6 +49,7 @@ leave fewer than ``min_samples_leaf`` rows on a side.
 from __future__ import annotations
 
 from numbers import Integral
+from typing import Any
 
 import numpy as np
 
@@ -71,7 +72,7 @@ KD_CONSTRAINTS = {
 }
 
 
-def grow_kd(X, max_depth=None, min_samples_leaf=1, split="spread"):
+def grow_kd(X: Any, max_depth: int | None = None, min_samples_leaf: int = 1, split: str = "spread") -> Tree:
     """Grow the KD tree T0 of a sample by median splits.
 
     Parameters
@@ -112,7 +113,7 @@ def grow_kd(X, max_depth=None, min_samples_leaf=1, split="spread"):
     return Tree(left, right, feature, threshold, X.shape[1])
 
 
-def _power_of_two_scale(X):
+def _power_of_two_scale(X: np.ndarray) -> np.ndarray:
     """Per coordinate, ``2^-e`` with ``e`` the binary exponent of its largest magnitude (1 for a zero column)."""
     _, exponent = np.frexp(np.abs(X).max(axis=0))
     return np.ldexp(1.0, -exponent.astype(np.int64)).astype(np.float64)

@@ -4,10 +4,14 @@ pytest (the ``test`` extra) is imported only by the helpers that need it, so
 this module imports without it.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 import numpy as np
 
 
-def sklearn_check_params(estimators, expected_failed_checks=None):
+def sklearn_check_params(estimators: Any, expected_failed_checks: Any = None) -> list:
     """pytest params for scikit-learn's estimator checks, minus the array-API ones.
 
     The same checks as ``parametrize_with_checks``, except those that only
@@ -37,7 +41,7 @@ def sklearn_check_params(estimators, expected_failed_checks=None):
     return params
 
 
-def check_param_validation(name, estimator, X=None, y=None):
+def check_param_validation(name: str, estimator: Any, X: Any = None, y: Any = None) -> None:
     """Every constructor argument set to a value of no accepted kind, then to one just outside
     each declared constraint, must make ``fit`` raise :class:`InvalidParameterError` naming it.
 

@@ -49,12 +49,14 @@ def _data() -> SimpleNamespace:
     X[:, 3] = np.round(X[:, 3])  # ties
     y3 = (X[:, 0] + 0.5 * X[:, 1] > 0).astype(np.int64) + (X[:, 2] > 0.8)
     y2 = (X[:, 0] > 0).astype(np.int64)
+    yr = X[:, 0] + 0.3 * X[:, 1] ** 2 + 0.1 * rng.normal(size=n)  # a real target (regression trees)
     Xnan = X.copy()
     Xnan[::7, 1] = np.nan
     return SimpleNamespace(
         X=X,
         y=y3,
         y2=y2,
+        yr=yr,
         w=rng.uniform(0.5, 2.0, size=n),
         Xf=np.asfortranarray(X),  # pandas frames and many readers hand over Fortran order
         Xnan=Xnan,
@@ -105,6 +107,22 @@ def _tree_methods(d: SimpleNamespace) -> None:
     path.leaf_intervals()
     path.misclassified(counts)
     tree.prune(np.flatnonzero(~tree.is_leaf)[:1])
+
+
+def _regression(d: SimpleNamespace) -> None:
+    """Least-squares regression trees: growth, node moments, the squared-error pruning path."""
+    from .pruning import squared_error_path
+    from .tree import grow_cart
+
+    for X in (d.X, d.Xnan):
+        tree = grow_cart(X, d.yr, criterion="squared_error")
+        grow_cart(X, d.yr, criterion="squared_error", max_leaf_nodes=6, sample_weight=d.w)
+        grow_cart(X, d.yr, criterion="squared_error", max_features=2, min_samples_leaf=3, random_state=0)
+    tree = grow_cart(d.X, d.yr, criterion="squared_error", max_depth=6)
+    for w in (None, d.w):
+        path = squared_error_path(tree, tree.node_moments(d.X, d.yr, w))
+        path.subtree(len(path.alphas) // 2)
+        path.squared_error(d.X, d.yr, w)
 
 
 def _grow(builder: str, data: str = "X", **params: Any) -> Callable[[SimpleNamespace], None]:
@@ -204,6 +222,7 @@ TREE_PATHS: list[Path] = [
     ("grow_cart NaN", _grow("grow_cart", "Xnan", max_leaf_nodes=6)),
     ("grow_cart stopping rules", _grow("grow_cart", max_depth=3, min_samples_leaf=3, min_samples_split=5, min_impurity_decrease=0.01)),
     ("grow_cart criterion=entropy", _grow("grow_cart", criterion="entropy")),
+    ("regression trees (squared_error) and their path", _regression),
     # CARTClassifier: every selection, method, criterion; weights, NaN, Fortran order, threads
     *[(f"CART selection={s}", _est("CARTClassifier", selection=s, alpha=0.01 if s == "alpha" else None)) for s in _SELECTIONS],
     *[(f"CART criterion={c}", _est("CARTClassifier", criterion=c, selection="cv", cv=3)) for c in _CRITERIA],
@@ -321,6 +340,9 @@ def build(cache_dir: str = SHIPPED_CACHE_DIR, python: str = sys.executable, verb
     failed = [section for section, child in children if child.wait() != 0]
     if failed:
         raise RuntimeError(f"compiling the kernels of section(s) {failed} failed (see above)")
+    lock = os.path.join(cache_dir, ".lock")  # the children's write lock (prunus._compiled)
+    if os.path.exists(lock):
+        os.remove(lock)
     with open(os.path.join(cache_dir, "BUILT"), "w", encoding="ascii") as f:
         f.write(f"{numba.__version__} {SHIPPED_CPU[0]}\n")
     seconds = time.perf_counter() - t0

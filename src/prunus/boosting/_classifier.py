@@ -22,7 +22,7 @@ from ..utils._validation import open_classifier_fit
 from ._binning import fit_binning
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
-from ._predict import ensemble_labels, ensemble_labels_csr, stack_trees, vote
+from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
 
@@ -379,8 +379,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             if not X.has_canonical_format:
                 X = X.copy()
                 X.sum_duplicates()
-            return ensemble_labels_csr(X.indptr, X.indices, X.data, X.shape[0], *self._stacked)
-        return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
+            return ensemble_labels_csr(CSRRows(X.indptr, X.indices, X.data, X.shape[0]), self._stacked)
+        return ensemble_labels(np.ascontiguousarray(X), self._stacked)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

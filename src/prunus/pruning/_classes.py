@@ -10,7 +10,9 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
 from ..tree._kernels import fill_from_parent
+from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
@@ -85,6 +87,16 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
         collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
         which fits on data no single process holds).
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels (``colour in {red,
+        blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
+        ``category`` and string / object columns of a DataFrame (and the
+        string columns of a numpy array of objects); None: none. Indices,
+        column names or a boolean mask select columns; a selected numeric
+        column must hold level codes 0, 1, ... (NaN missing). The levels seen
+        at fit are kept in ``categories_``; at predict a level not seen at fit
+        goes where each split sends missing values. See the user guide,
+        section "Categorical predictors".
 
     Attributes
     ----------
@@ -117,6 +129,11 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        For each categorical feature its levels, in code order (the level
+        codes of the tree's splits); None for a numeric feature.
 
     See Also
     --------
@@ -145,6 +162,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -163,6 +181,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         verbose=0,
         random_state=None,
         grow_size=None,
+        categorical_features="from_dtype",
     ):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -178,6 +197,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.grow_size = grow_size
+        self.categorical_features = categorical_features
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -228,7 +248,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
+        X = open_table(self, X)
         X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        close_table(self, X.shape[1])
         if self.grow_size is not None:
             given = None if sample_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
@@ -243,7 +265,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y_enc, n_classes)
+        grower = CARTGrower(X, y_enc, n_classes, n_categories=n_categories_of(self))
 
         self.cv_results_ = None
         self.test_risk_ = None
@@ -348,12 +370,61 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
         refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True
         return tags
+
+    def summary(self, decimals=3):
+        """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
+
+        Counts are those of the pruning sample (``pruned_counts_``), the
+        predicted class is the estimator's own label of the node, and the
+        names come from the fit (``feature_names_in_`` when X had column
+        names, ``classes_``). See :func:`prunus.tree.export_summary`.
+
+        Returns
+        -------
+        str
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+
+    def plot(self, ax=None, decimals=2):
+        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+        Returns the matplotlib Axes.
+        """
+        from ..tree import node_summaries
+
+        check_is_fitted(self, "pruned_tree_")
+        args = self._summary_args()
+        labels = node_summaries(
+            self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
+        )
+        return self.pruned_tree_.plot(
+            feature_names=args["feature_names"],
+            node_labels=labels,
+            ax=ax,
+            decimals=decimals,
+            categories=args["categories"],
+        )
+
+    def _summary_args(self):
+        names = getattr(self, "feature_names_in_", None)
+        return dict(
+            node_counts=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            class_names=[str(c) for c in self.classes_],
+            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+            categories=getattr(self, "categories_", None),
+        )
 
     def apply(self, X):
         """Leaf of the selected tree reached by each row.

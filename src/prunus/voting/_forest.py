@@ -30,6 +30,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._tree import check_X_missing
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
@@ -182,9 +184,17 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ``n_estimators``; the lambdas are chosen again on all trees.
     verbose : int, default=0
         Show a progress bar over the trees grown by ``fit`` when > 0.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels, as in
+        :class:`~prunus.CARTClassifier` (pandas ``category`` and string
+        columns by default); unseen levels at predict follow missing values.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        Levels of each categorical feature in code order; None for a numeric one.
     estimators_ : list of Tree
         The trees (CART on in-bag rows: those drawn into the tree's sample).
     node_counts_ : list of ndarray, shape (n_nodes, n_classes)
@@ -244,6 +254,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -264,6 +275,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         warm_start=False,
         verbose=0,
+        categorical_features="from_dtype",
     ):
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -281,6 +293,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -342,7 +355,9 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         old_classes: np.ndarray = self.classes_ if warm else np.empty(0)
         old: list = self._forest if warm else []
         old_rows: int = self._n_fit_rows if warm else 0
+        X = open_table(self, X)
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
+        close_table(self, X.shape[1])
         classes = self.classes_
         fixed = self._check_params()
         if warm and (classes.shape[0] != old_classes.shape[0] or np.any(classes != old_classes)):
@@ -366,7 +381,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         params = self._tree_params()
         # Sorted once for every tree: a tree's sample is a weighting of the
         # rows, and the builder releases the GIL, so trees grow in threads.
-        grower = CARTGrower(X, y_codes, self.n_classes_)
+        grower = CARTGrower(X, y_codes, self.n_classes_, n_categories=n_categories_of(self))
         trees = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
             delayed(self._grow_one)(grower, sw, params, int(s)) for s in seeds
         )
@@ -482,7 +497,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
-        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+        coded = coded_table(self, X)
+        if coded is None:
+            X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+        else:
+            X = check_X_missing(coded)
 
         rows = np.arange(X.shape[0])
         trees = list(zip(self._forest, self.node_weights_))

@@ -95,7 +95,9 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
     if (weight < 0).any():
         raise ValueError("sample_weight has negative values; weights must be non-negative.")
     if n_samples and not weight.sum() > 0:
-        raise ValueError("sample_weight is zero for every row: sample weights must contain at least one non-zero number.")
+        raise ValueError(
+            "sample_weight is zero for every row: sample weights must contain at least one non-zero number."
+        )
     return weight
 
 

@@ -277,6 +277,9 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         Draws L1, the test rows and the block folds.
     grow_size : int or None, default=None
         Rows of L1, held in memory.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Categorical columns of in-memory input (see the core estimator); a
+        dask collection must hold numeric columns.
 
     Attributes
     ----------

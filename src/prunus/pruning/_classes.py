@@ -248,8 +248,9 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
-        X = open_table(self, X)
-        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        X, y_enc, weight = open_classifier_fit(
+            self, X, y, sample_weight, prepare_X=lambda X: open_table(self, X), ensure_all_finite="allow-nan"
+        )
         close_table(self, X.shape[1])
         if self.grow_size is not None:
             given = None if sample_weight is None else weight

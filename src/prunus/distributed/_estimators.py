@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..pruning import CARTClassifier
 from ..tree import Tree
+from ..tree._encoding import close_table
 from ..utils._param_validation import validate_fit
 from ..utils._validation import reset_fitted
 from ..voting import PACBayesTreeClassifier
@@ -151,7 +152,12 @@ class _DaskClassifierMixin:
                 "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
                 "on which the tree is grown in memory."
             )
-        return self._local_class._fit_sampled(self, DaskSample(self, X, y, sample_weight))
+        sample = DaskSample(self, X, y, sample_weight)
+        if hasattr(self, "categorical_features"):
+            # A dask collection holds numeric columns only: no categorical feature.
+            self._encoding = None
+            close_table(self, sample.n_features)
+        return self._local_class._fit_sampled(self, sample)
 
     def predict(self, X):
         """Class of every row; a lazy dask array for a dask ``X``.

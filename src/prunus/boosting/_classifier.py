@@ -16,6 +16,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._importance import classification_importances
+from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
@@ -147,6 +149,13 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     weight_order_bound_ : ndarray of int64 or None
         LB_wo per round when ``track_bounds``.
     classes_, n_classes_, n_features_in_, bin_thresholds_
+    feature_importances_ : ndarray, shape (n_features,)
+        As scikit-learn's ``AdaBoostClassifier``: the mean of the trees'
+        normalised importances weighted by ``estimator_weights_``. A tree's
+        importance is the decrease of its split criterion at each split, under
+        the boosting weights of its round on the rows it was grown on: the
+        weighted error (misclassification impurity) for ``criterion="error"``,
+        the entropy for ``"entropy"``.
 
     See Also
     --------
@@ -284,6 +293,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ws = new_workspace(n_features, int(binning.n_bins.max()), K)
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
+        node_counts = []
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
         bar = progress_bar(self.verbose, self.n_estimators, desc="boosting rounds", unit="round")
         for t in range(self.n_estimators):
@@ -332,6 +342,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                     ),
                 )
             trees.append(tr)
+            # The round's class weights per node, for the importances.
+            counts = scatter_counts(leaves[train], y_codes[train], w[train], tr.n_nodes, K)
+            node_counts.append(leaf_counts_to_node_counts(counts, tr.parent))
             labels.append(grown.leaf_labels)
             errors.append(err)
             assess.append(grown.assessments)
@@ -347,7 +360,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 if t == 0:
                     alphas.append(1.0)
                 else:
-                    for lst in (trees, labels, errors, assess, exhaust, lbwo):
+                    for lst in (trees, labels, errors, assess, exhaust, lbwo, node_counts):
                         lst.pop()
                 break
             alpha = samme_alpha(err, K)
@@ -368,7 +381,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         self.exhaustive_assessments_ = np.asarray(exhaust, dtype=np.int64)
         self.weight_order_bound_ = np.asarray(lbwo, dtype=np.int64) if self.track_bounds else None
         self._stacked = stack_trees(trees, labels)
+        self._node_counts = node_counts
         return self
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        if not hasattr(self, "_node_counts"):
+            raise AttributeError(
+                "feature_importances_ needs the per-node weights that fit records since prunus 0.1.0 (unreleased); refit the model."
+            )
+        impurity = "misclassification" if self.criterion == "error" else "entropy"
+        per_tree = [classification_importances(t, c, impurity) for t, c in zip(self.estimators_, self._node_counts)]
+        weights = self.estimator_weights_
+        return np.tensordot(weights, np.asarray(per_tree), axes=1) / weights.sum()
 
     # --------------------------------------------------------------- predict
     def _tree_predictions(self, X):

@@ -147,6 +147,13 @@ class _DaskClassifierMixin:
             return self._local_class.fit(self, X, y, sample_weight=sample_weight)
         reset_fitted(self)
         validate_fit(self)
+        if getattr(self, "class_weight", None) is not None:
+            raise ValueError(
+                "class_weight is not supported on dask input yet: multiply sample_weight by the weight of "
+                "each row's class instead."
+            )
+        if getattr(self, "loss_matrix", None) is not None:
+            raise ValueError("loss_matrix is not supported on dask input: fit in memory.")
         if self.grow_size is None:
             raise ValueError(
                 "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
@@ -286,6 +293,11 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Categorical columns of in-memory input (see the core estimator); a
         dask collection must hold numeric columns.
+    class_weight : dict, "balanced" or None, default=None
+        As the core estimator's, on in-memory input only (dask input refuses
+        it: give the product in ``sample_weight``).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        As the core estimator's, on in-memory input only.
 
     Attributes
     ----------
@@ -355,6 +367,9 @@ class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
         Draws S0, the folds and CART tie-breaking.
     grow_size : int or None, default=None
         Rows of S0, held in memory; required for dask input.
+    class_weight : dict, "balanced" or None, default=None
+        As the core estimator's, on in-memory input only (dask input refuses
+        it: give the product in ``sample_weight``).
 
     Attributes
     ----------

@@ -11,15 +11,20 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
 from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
 from ..tree.sample import InMemorySample
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit, refuse_dask
 from . import selection as sel
+from ._cp_table import cp_table
+from ._reselect import reselect
 from ._sampled import fit_cart_sampled
+from .path import check_loss_matrix
 
 _METHODS = ("M1", "M2")
 _SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
@@ -87,6 +92,23 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         ``test_size``, and "cv" / "cv-1se" need the row blocks of a dask
         collection as folds (:class:`prunus.distributed.DaskCARTClassifier`,
         which fits on data no single process holds).
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning): ``{label: weight}``, or "balanced", ``n_samples / (n_classes
+        * count of the class)`` on the whole training sample. The product is
+        the weight of every row everywhere: growth, the pruning risks (R(T)
+        becomes the weighted misclassification), leaf labels, the hold-out
+        and CV risks and every selection rule. rpart's priors ``p`` are
+        ``class_weight={k: p_k / share of class k}`` (equal priors:
+        "balanced"): the same growth and risks (checked on kyphosis).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        rpart's ``parms = list(loss = ...)``: ``loss_matrix[i, j]`` is the cost
+        of predicting class ``classes_[j]`` for a row of class
+        ``classes_[i]`` (zero diagonal). T_max is grown with each row's
+        weight multiplied by its class's row sum (rpart's altered priors);
+        leaves predict the class of least expected loss; R(T), the path,
+        the hold-out and CV risks (and the CV standard error, rpart's) and
+        every selection rule use the expected loss. None: 0-1 loss.
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels (``colour in {red,
         blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
@@ -129,6 +151,26 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    selection_ : str
+        How ``pruned_tree_`` was chosen: the ``selection`` of the fit, or the
+        rule, "alpha" or "cp" given to :meth:`select`.
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in impurity (scikit-learn's definition) of the splits of
+        the selected tree ``pruned_tree_``, in the impurity ``criterion`` grew
+        the tree with, weighted by the pruning sample's class weights
+        ``pruned_counts_`` (for M1 the half L2 that labels the leaves),
+        normalised to sum to one.
+    variable_importance_ : ndarray, shape (n_features,)
+        rpart's ``variable.importance`` of ``pruned_tree_`` without surrogate
+        splits (prunus has none): for each feature the sum over its splits of
+        ``W_t i(t) - W_L i(L) - W_R i(R)``, rpart's ``improve``, with the
+        weights and impurity of ``feature_importances_`` (entropy in nats, as
+        rpart's "information"); not normalised. rpart also computes it on the
+        pruned tree (``prune.rpart`` recomputes it).
+    cv_table_ : CPTable
+        rpart's ``printcp`` table of the path, the root first: ``cp``,
+        ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
+        ``xstd`` (see :class:`~prunus.pruning.CPTable`; ``print`` it).
     is_categorical_ : ndarray of bool, shape (n_features,)
         The categorical features.
     categories_ : list of (ndarray or None)
@@ -162,6 +204,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
+        "loss_matrix": ["array-like", None],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
@@ -181,6 +225,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         verbose=0,
         random_state=None,
         grow_size=None,
+        class_weight=None,
+        loss_matrix=None,
         categorical_features="from_dtype",
     ):
         self.criterion = criterion
@@ -197,6 +243,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.grow_size = grow_size
+        self.class_weight = class_weight
+        self.loss_matrix = loss_matrix
         self.categorical_features = categorical_features
 
     # ------------------------------------------------------------ checks
@@ -237,7 +285,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative weights, used for growing, pruning risks and every
-            selection criterion.
+            selection criterion (multiplied by ``class_weight``).
 
         Returns
         -------
@@ -251,9 +299,17 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         X, y_enc, weight = open_classifier_fit(
             self, X, y, sample_weight, prepare_X=lambda X: open_table(self, X), ensure_all_finite="allow-nan"
         )
+        # getattr: the Dask subclass has no class_weight parameter.
+        class_weight = getattr(self, "class_weight", None)
+        weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
+        loss = getattr(self, "loss_matrix", None)
+        if loss is not None:
+            loss = check_loss_matrix(loss, self.classes_.shape[0])
+            if self.grow_size is not None:
+                raise ValueError("loss_matrix is not supported with grow_size: fit in memory without grow_size.")
         close_table(self, X.shape[1])
         if self.grow_size is not None:
-            given = None if sample_weight is None else weight
+            given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
         n = X.shape[0]
         self._check_params(n)
@@ -278,10 +334,10 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         n_growths = (self._n_folds(X, y_enc) + 1) if cv else 1
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng)
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
             bar.update()
             if cv:
-                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update)
+                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
         self.pruning_indices_ = prune_rows
         n_prune = prune_rows.shape[0]
 
@@ -314,6 +370,7 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         return k
 
     def _store_selection(self, path, k):
+        self.selection_ = self.selection
         self.path_ = path
         self.tree_ = path.tree
         self.selected_index_ = int(k)
@@ -324,13 +381,17 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         self._leaf_proba = _node_proba(self.pruned_tree_, self.pruned_counts_)
         return self
 
-    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress):
+    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
         folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
         betas = sel.cv_temperatures(path.alphas)
+        if loss is not None:
+            # A fold's root collapses below its R(root), at most the largest loss.
+            betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
+        squares: list = []
         wrong, held_out = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress, loss, squares
         )
-        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0])
+        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if squares else None)
         self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 
@@ -366,6 +427,56 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         if len(splits) < 2:
             raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
         return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+
+    # ------------------------------------------------- after the fit
+    def select(self, alpha=None, *, cp=None, rule=None):
+        """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
+
+        Exactly one of the arguments chooses the subtree. Returns a **copy** of
+        this estimator that predicts with it; ``self`` is left unchanged, so a
+        fitted model is never silently altered. The copy keeps the parameters
+        of the fit (they say how its tree was grown), its path and CV results,
+        and holds a consistent ``selected_index_``, ``alpha_``,
+        ``pruned_tree_``, ``pruned_counts_``, ``selection_`` and importances.
+        With the path of a fit that grew on all rows (every selection but
+        "holdout"), ``select(alpha=a)`` predicts exactly as a fresh fit with
+        ``selection="alpha", alpha=a`` and the same ``random_state``.
+
+        Parameters
+        ----------
+        alpha : float >= 0, optional
+            T_alpha, in ``ccp_alpha`` units (as ``selection="alpha"``).
+        cp : float >= 0, optional (keyword only)
+            rpart's scaled complexity: the subtree of the last row of
+            :attr:`cv_table_` whose ``cp`` is at most this (a ``cp`` read
+            from the table selects its row).
+        rule : {"cv", "cv-1se", "holdout"}, optional (keyword only)
+            Apply that selection rule to the risks the fit computed: "cv" and
+            "cv-1se" need a cross-validated fit, "holdout" a hold-out one
+            (e.g. from the min-xerror tree to the 1-SE tree).
+
+        Returns
+        -------
+        CARTClassifier
+            A fitted copy.
+        """
+        check_is_fitted(self, "path_")
+        return reselect(self, alpha=alpha, cp=cp, rule=rule)
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion)
+
+    @property
+    def variable_importance_(self):
+        check_is_fitted(self, "pruned_tree_")
+        return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion, normalize=False)
+
+    @property
+    def cv_table_(self):
+        check_is_fitted(self, "path_")
+        return cp_table(self.path_, self.cv_results_)
 
     # ----------------------------------------------------------- predict
     def _check_X(self, X):

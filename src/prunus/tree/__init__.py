@@ -1,5 +1,6 @@
 """The shared tree of prunus and its builders."""
 
+from ._importance import feature_importances, impurity_decrease, node_impurity
 from ._tree import Tree
 from .cart import grow_cart
 from .dyadic import grow_dyadic
@@ -16,4 +17,7 @@ __all__ = [
     "node_summaries",
     "plot_tree",
     "to_dot",
+    "feature_importances",
+    "impurity_decrease",
+    "node_impurity",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -54,3 +55,35 @@ def enumerate_subtrees(tree: Tree, node: int = 0) -> list[tuple[int, ...]]:
         for a in enumerate_subtrees(tree, tree.children_left[node])
         for b in enumerate_subtrees(tree, tree.children_right[node])
     ]
+
+
+def _brute_impurity(row, criterion):
+    total = sum(row)
+    if total <= 0:
+        return 0.0
+    p = [c / total for c in row]
+    if criterion == "gini":
+        return 1.0 - sum(q * q for q in p)
+    if criterion == "misclassification":
+        return 1.0 - max(p)
+    return -sum(q * math.log(q) for q in p if q > 0)
+
+
+def brute_importances(tree, counts, criterion, split_weight=None, normalize=True):
+    """sum over internal nodes t of W_t i(t) - W_L i(L) - W_R i(R), one node at a time."""
+    out = [0.0] * tree.n_features
+    for t in range(tree.n_nodes):
+        left, right = int(tree.children_left[t]), int(tree.children_right[t])
+        if left < 0:
+            continue
+        dec = 0.0
+        for node, sign in ((t, 1.0), (left, -1.0), (right, -1.0)):
+            row = [float(v) for v in counts[node]]
+            dec += sign * sum(row) * _brute_impurity(row, criterion)
+        if split_weight is not None:
+            dec *= float(split_weight[t])
+        out[int(tree.feature[t])] += dec
+    if normalize:
+        total = sum(out)
+        out = [v / total if total > 0 else 0.0 for v in out]
+    return np.array(out)

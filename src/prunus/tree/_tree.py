@@ -34,6 +34,7 @@ from ._kernels import (
     scatter_moments,
     structure_error,
 )
+from ._persistence import tree_state, upgraded_state
 
 TREE_LEAF = -1
 #: Most levels a categorical feature of a tree may have (its subsets are
@@ -151,15 +152,12 @@ class Tree:
         self.category_bits = _check_category_bits(category_bits, n_cat, feature, is_categorical)
         self.parent, self.depth = depth_and_parent(left, right)
 
+    def __getstate__(self):
+        # Pickles carry a format version (see ``_persistence``).
+        return tree_state(self)
+
     def __setstate__(self, state):
-        # Trees pickled before missing values were supported route NaN right;
-        # before categorical splits, every feature was numeric.
-        n_nodes = state["children_left"].shape[0]
-        state.setdefault("missing_go_to_left", np.zeros(n_nodes, dtype=np.bool_))
-        state.setdefault("n_categories", np.zeros(state["n_features"], dtype=np.int64))
-        state.setdefault("is_categorical", np.zeros(n_nodes, dtype=np.bool_))
-        state.setdefault("category_bits", np.zeros((n_nodes, 0), dtype=np.uint64))
-        self.__dict__.update(state)
+        self.__dict__.update(upgraded_state(state))
 
     # ------------------------------------------------------------------ shape
     @property

@@ -43,6 +43,7 @@ from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
 from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
@@ -173,8 +174,11 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         predict : The class of every row.
         """
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
+        # Only estimators with a class_weight parameter have one (None: factors of 1).
+        class_weight = getattr(self, "class_weight", None)
+        sw = sw * class_weight_factors(class_weight, self.classes_, y_codes)
         if getattr(self, "grow_size", None) is not None:
-            given = None if sample_weight is None else sw
+            given = None if sample_weight is None and class_weight is None else sw
             return self._fit_sampled(InMemorySample(X, self.classes_[y_codes], given))
         self.n_classes_ = self.classes_.shape[0]
         self._check_params()
@@ -399,6 +403,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         :class:`prunus.distributed.DaskPACBayesTreeClassifier` does the same
         on a dask array or DataFrame, counting the other rows block by block
         on the workers.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        the weighted class counts then give the CART partition, the node
+        errors and ``n(A)`` of the posterior, the labels and the CV errors.
 
     Attributes
     ----------
@@ -438,6 +447,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         "prior": [StrOptions(set(PRIORS))],
         "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -454,6 +464,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         n_jobs=None,
         random_state=None,
         grow_size=None,
+        class_weight=None,
     ):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -461,6 +472,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.min_samples_leaf = min_samples_leaf
         self.lambda1 = lambda1
         self.lambda2 = lambda2
+        self.class_weight = class_weight
         self.prior = prior
         self.delta = delta
         self.cv = cv

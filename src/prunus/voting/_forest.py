@@ -31,9 +31,11 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._importance import classification_importances, normalized, split_probability
 from ..tree._tree import check_X_missing
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit, refuse_dask
@@ -184,6 +186,11 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ``n_estimators``; the lambdas are chosen again on all trees.
     verbose : int, default=0
         Show a progress bar over the trees grown by ``fit`` when > 0.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        it weighs the rows in every tree's growth and in-bag counts, and in
+        the out-of-bag error that chooses the lambdas.
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels, as in
         :class:`~prunus.CARTClassifier` (pandas ``category`` and string
@@ -215,6 +222,17 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     oob_decision_function_ : ndarray, shape (n_samples, n_classes)
         Out-of-bag class probabilities (NaN for a row in every tree's sample).
     classes_, n_classes_, n_features_in_
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in Gini impurity, in-bag, averaged over the trees as in
+        scikit-learn's random forest (each tree's importances normalised,
+        trees that are a single leaf left out, the mean normalised), with one
+        difference that follows how the forest predicts: a tree votes over
+        its subtrees, so each of its splits counts with the posterior
+        probability that the subtree drawn splits there (``P(t is inside) -
+        P(t is a leaf)`` under ``node_weights_``). At a large ``lambda1``
+        (the plain forest, which the out-of-bag search chooses on most data)
+        that probability is 1 and these are the grown trees' importances; a
+        split the vote hardly uses adds little.
 
     See Also
     --------
@@ -254,6 +272,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
+        "class_weight": CLASS_WEIGHT,
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
@@ -275,6 +294,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         warm_start=False,
         verbose=0,
+        class_weight=None,
         categorical_features="from_dtype",
     ):
         self.n_estimators = n_estimators
@@ -293,6 +313,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.class_weight = class_weight
         self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
@@ -367,6 +388,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         close_table(self, X.shape[1])
         classes = self.classes_
         fixed = self._check_params()
+        sw = sw * class_weight_factors(self.class_weight, classes, y_codes)
         if warm and (classes.shape[0] != old_classes.shape[0] or np.any(classes != old_classes)):
             self.classes_ = old_classes
             raise ValueError("warm_start: y has other classes than the previous fit.")
@@ -483,6 +505,20 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
             results[f"param_{name}"] = np.array([p[name] for p in points], dtype=float)
         self.best_index_ = best
         return dict(points[best]), results
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "node_weights_")
+        per_tree = [
+            classification_importances(
+                t.tree, t.stats.counts, "gini", split_weight=split_probability(t.tree, w), normalize=True
+            )
+            for t, w in zip(self._forest, self.node_weights_)
+            if t.tree.n_nodes > 1
+        ]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        return normalized(np.mean(per_tree, axis=0))
 
     # ---------------------------------------------------------- predict
     def predict_proba(self, X):

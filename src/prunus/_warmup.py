@@ -342,7 +342,8 @@ def build(cache_dir: str = SHIPPED_CACHE_DIR, python: str = sys.executable, verb
         f.write(f"{numba.__version__} {SHIPPED_CPU[0]}\n")
     seconds = time.perf_counter() - t0
     if verbose:
-        print(f"prunus kernel cache: {len(os.listdir(cache_dir))} entries in {cache_dir}, built in {seconds:.0f} s")
+        n = sum(name.endswith(".nbc") for _, _, files in os.walk(cache_dir) for name in files)
+        print(f"prunus kernel cache: {n} compiled kernel signatures in {cache_dir}, built in {seconds:.0f} s")
     return seconds
 
 

@@ -22,6 +22,7 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
@@ -31,7 +32,36 @@ autodoc_default_options = {"inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_show_inherited_class_members = False
 numpydoc_class_members_toctree = False
-numpydoc_validation_checks: set[str] = set()
+# numpydoc validates the estimators during the build (warnings are errors): every parameter
+# described (PR01, PR02, PR07), and Returns (RT01) and See Also (SA01) on the methods a user calls.
+# tests/test_docs.py runs the same validation without a build.
+numpydoc_validation_checks = {"PR01", "PR02", "PR07", "RT01", "SA01"}
+VALIDATED_ESTIMATORS = (
+    "CARTClassifier",
+    "PACBayesTreeClassifier",
+    "PenalizedTreeClassifier",
+    "HSVoteClassifier",
+    "PACBayesForestClassifier",
+    "ExactBoostClassifier",
+    "TreeSoftmaxClassifier",
+    "TreeLanguageModel",
+    "DaskCARTClassifier",
+    "DaskPACBayesTreeClassifier",
+)
+VALIDATED_METHODS = (
+    "fit",
+    "predict",
+    "predict_proba",
+    "predict_log_proba",
+    "apply",
+    "decision_path",
+    "decision_function",
+    "score",
+)
+# Everything else is left out of the validation (the names that do NOT match the estimators and methods).
+numpydoc_validation_exclude = {
+    rf"^(?!prunus\.[a-z_.]+\.({'|'.join(VALIDATED_ESTIMATORS)})(\.({'|'.join(VALIDATED_METHODS)}))?$)"
+}
 
 templates_path = ["_templates"]
 
@@ -49,6 +79,13 @@ exclude_patterns = [
     "auto_examples/*.md5",
 ]
 
+# Formulas render without a network: MathJax 3 (SVG output, so no web fonts are loaded) is copied
+# from the sphinx-mathjax-offline package (the ``docs`` extra) into the built site's _static/mathjax.
+# ``tools/check_offline_docs.py`` fails the build of a page that loads a script, style or font from
+# another site.
+# (Set in setup() below: the extension's own setup would otherwise choose tex-chtml.js.)
+MATHJAX_PATH = "mathjax/tex-svg.js"
+
 html_theme = "pydata_sphinx_theme"
 html_title = f"prunus {version}"
 html_theme_options = {"navigation_with_keys": False}
@@ -61,6 +98,8 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
+    # The execution-times page loads jQuery, DataTables and Bootstrap from other sites.
+    "write_computation_times": False,
 }
 
 
@@ -98,5 +137,6 @@ def _skip_member(app, what, name, obj, skip, options):
 
 
 def setup(app):
+    app.config.mathjax_path = MATHJAX_PATH
     app.connect("builder-inited", _write_cli_help)
     app.connect("autodoc-skip-member", _skip_member)

@@ -2,7 +2,8 @@
 
 A new estimator is checked by adding one line to ``ESTIMATORS``. Each bad
 input must raise a ValueError / TypeError naming what is wrong before any
-work; ``check_param_validation`` (scikit-learn's) sets every constructor
+work; ``check_param_validation`` (scikit-learn's, in prunus's constraint
+vocabulary) sets every constructor
 argument in turn to a value of the wrong type and to values outside its
 declared constraints.
 """
@@ -16,7 +17,6 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.utils import get_tags
-from sklearn.utils.estimator_checks import check_param_validation
 
 from prunus import (
     CARTClassifier,
@@ -26,6 +26,7 @@ from prunus import (
     PACBayesTreeClassifier,
     PenalizedTreeClassifier,
 )
+from prunus.utils._testing import check_param_validation
 
 
 @dataclass
@@ -197,3 +198,93 @@ def test_mixed_labels_before_any_work(case, monkeypatch):
     est = case.make()
     with pytest.raises(ValueError, match="^y mixes label types"):
         est.fit([[np.nan, "x"]] * 3, [1, "a", 2])
+
+
+# ------------------------------------------------------------ builders and modules
+
+
+def test_grow_cart_refuses_nan_labels():
+    from prunus.tree import grow_cart
+
+    X, y = _data()
+    labels = y.astype(float)
+    labels[3] = np.nan
+    with pytest.raises(ValueError, match="^y contains NaN"):
+        grow_cart(X, labels)
+
+
+def test_grow_cart_names_sparse_x():
+    from scipy import sparse
+
+    from prunus.tree import grow_cart
+
+    X, y = _data()
+    for fmt in ("csr", "csc"):
+        with pytest.raises(TypeError, match="^X is a scipy sparse matrix"):
+            grow_cart(sparse.csr_matrix(X).asformat(fmt), y)
+
+
+@pytest.mark.parametrize("exponent", [997, -997])
+def test_kd_spread_is_scale_invariant_at_extreme_scales(exponent):
+    """A power-of-two factor changes no KD split, vote or SN pruning (no variance over- or underflows)."""
+    from sklearn.datasets import load_digits
+
+    from prunus.tree import grow_kd
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:500].astype(float), y[:500]
+    Xs = X * 2.0**exponent
+    base, scaled = grow_kd(X, max_depth=7), grow_kd(Xs, max_depth=7)
+    internal = base.children_left >= 0
+    np.testing.assert_array_equal(base.children_left, scaled.children_left)
+    np.testing.assert_array_equal(base.feature[internal], scaled.feature[internal])
+    np.testing.assert_array_equal(base.threshold[internal] * 2.0**exponent, scaled.threshold[internal])
+    for make in (
+        lambda: PACBayesTreeClassifier(partition="kd", max_depth=7, lambda1=1.0, lambda2=1.0),
+        lambda: PenalizedTreeClassifier(partition="kd", max_depth=7, penalty="sn", lam=0.5),
+    ):
+        np.testing.assert_array_equal(make().fit(Xs, y).predict(Xs), make().fit(X, y).predict(X))
+
+
+@pytest.mark.parametrize("exponent", [997, -997])
+def test_tree_softmax_classifier_is_scale_stable_and_never_nan(exponent):
+    pytest.importorskip("torch")
+    from sklearn.datasets import load_iris
+
+    from prunus.hsoftmax import TreeSoftmaxClassifier
+
+    X, y = load_iris(return_X_y=True)
+
+    def make():
+        return TreeSoftmaxClassifier(hidden_layer_sizes=(8,), epochs=5, random_state=0, n_threads=1)
+
+    base = make().fit(X, y)
+    scaled = make().fit(X * 2.0**exponent, y)
+    np.testing.assert_array_equal(scaled.predict(X * 2.0**exponent), base.predict(X))
+    np.testing.assert_allclose(scaled.predict_proba(X * 2.0**exponent), base.predict_proba(X), rtol=0, atol=1e-6)
+    extreme = np.array([[1e308] * 4, [-1e308] * 4, [1e308, -1e308, 0.0, 5e307]])
+    for est in (base, make().fit(np.vstack([X * 1e300, extreme]), np.r_[y, 0, 1, 2])):
+        proba = est.predict_proba(extreme)
+        assert np.isfinite(proba).all()
+        np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-5)
+
+
+def test_tree_softmax_names_negative_in_features():
+    pytest.importorskip("torch")
+    from prunus.hsoftmax import LabelTree, TreeSoftmax
+
+    with pytest.raises(ValueError, match="'in_features' parameter of TreeSoftmax"):
+        TreeSoftmax(-3, LabelTree(10, depth=2))
+
+
+def test_tree_language_model_progress_is_deprecated_for_verbose():
+    pytest.importorskip("torch")
+    from prunus.hsoftmax import TreeLanguageModel
+
+    ids = np.arange(60) % 7
+    model = TreeLanguageModel(7, context_size=2, dim=4, depth=2, n_threads=1, random_state=0, progress=0)
+    with pytest.warns(FutureWarning, match="'progress' was renamed 'verbose'"):
+        model.fit(ids, epochs=1)
+    assert model._verbose == 0
+    quiet = TreeLanguageModel(7, context_size=2, dim=4, depth=2, n_threads=1, random_state=0).fit(ids, epochs=1)
+    np.testing.assert_allclose(quiet.history_[0]["train_nll"], model.history_[0]["train_nll"], rtol=1e-6)

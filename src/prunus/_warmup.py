@@ -188,7 +188,12 @@ def _label_tree_reassign(d: SimpleNamespace) -> None:
         for exchange in (False, True):
             for min_count in (0.0, 2.0):
                 old = tree.path_nodes.copy()
-                assign.reassign_kernel(old, tree.path_children, sp, counts, m, depth, log_variant, exchange, min_count)
+                assign.reassign_kernel(
+                    assign.AssignStats(old, tree.path_children, sp, counts),
+                    m,
+                    depth,
+                    assign.AssignSettings(log_variant, exchange, min_count),
+                )
 
 
 def _lower_bound(d: SimpleNamespace) -> None:

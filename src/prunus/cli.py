@@ -113,23 +113,53 @@ def _reproduce(args: argparse.Namespace) -> int:
     papers = [args.paper] if args.paper else list(PAPERS)
     out = args.out_dir if getattr(args, "out_dir", None) is not None else _check_out(args.out)
     reports = []
+    times = {}
     for paper in papers:
         start = time.perf_counter()
         target = out / paper if len(papers) > 1 or args.paper is None else out
         print(f"[prunus] reproducing {paper} ({mode}) -> {target}", flush=True)
         extra = {"data": args.data} if getattr(args, "data", None) else {}
         path = get_runner(paper)(mode=mode, out=target, progress=not args.no_progress, **extra)
-        print(f"[prunus] {paper}: wrote {path} in {time.perf_counter() - start:.1f} s", flush=True)
+        times[paper] = time.perf_counter() - start
+        print(f"[prunus] {paper}: wrote {path} in {times[paper]:.1f} s", flush=True)
         reports.append((paper, path))
     if len(reports) > 1:
         index = out / "report.md"
-        lines = ["# prunus reproductions\n"]
-        # relpath of resolved paths: a runner may return an absolute path while
-        # --out is relative (Path.relative_to would raise after all the work).
-        lines += [f"- [{p}]({Path(os.path.relpath(Path(r).resolve(), out.resolve())).as_posix()})" for p, r in reports]
-        index.write_text("\n".join(lines) + "\n")
+        index.write_text(_index_page(out, mode, reports, times))
         print(f"[prunus] index: {index}")
     return 0
+
+
+def _index_page(out: Path, mode: str, reports: list, times: dict) -> str:
+    """The page a reader opens first: each paper's headline claims, the paper's number, ours, and links."""
+    import json
+
+    from .experiments._report import CLAIMS
+
+    lines = [
+        "# prunus: the four papers reproduced\n",
+        f"Mode `{mode}`. Each row is a headline claim of a paper: what the paper reports, what this run "
+        "measured, and whether the claim holds here; the linked reports hold the tables, figures and settings.\n",
+        "| paper | claim | paper's number | here | holds here |",
+        "|---|---|---|---|---|",
+    ]
+    links = []
+    for paper, report in reports:
+        # relpath of resolved paths: a runner may return an absolute path while
+        # --out is relative (Path.relative_to would raise after all the work).
+        rel = Path(os.path.relpath(Path(report).resolve(), out.resolve())).as_posix()
+        claims_file = Path(report).parent / CLAIMS
+        data = json.loads(claims_file.read_text()) if claims_file.is_file() else {"title": paper, "claims": []}
+        title = PAPER_TITLES.get(paper, data.get("title", paper))
+        for claim in data["claims"]:
+            lines.append(
+                f"| [{paper}]({rel}) | {claim['claim']} | {claim['paper']} | {claim['ours']} | {claim['holds']} |"
+            )
+        if not data["claims"]:
+            lines.append(f"| [{paper}]({rel}) | the report states no headline claim | see the report | | |")
+        links.append(f"- [{paper}]({rel}): {title} ({times[paper]:.0f} s)")
+    lines += ["", "## Reports", "", *links, ""]
+    return "\n".join(lines)
 
 
 class UsageError(Exception):

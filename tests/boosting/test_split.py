@@ -141,7 +141,8 @@ def test_intervals_contain_true_value_for_every_stump_and_m(seed, n, n_classes, 
     node_tot = np.bincount(y, weights=w, minlength=n_classes)
     present = np.count_nonzero(node_tot)
     lg_c = np.log2(present) if present > 1 else 0.0
-    L, U = np.empty(nb), np.empty(nb)
+    ws = new_workspace(1, nb, n_classes)
+    L, U = ws.L, ws.U
     for m in range(n + 1):
         h = np.zeros((nb, n_classes))
         np.add.at(h, (bins[:m], y[:m]), w[:m])
@@ -155,10 +156,7 @@ def test_intervals_contain_true_value_for_every_stump_and_m(seed, n, n_classes, 
             max(w[m:].sum(), 0.0),
             CRITERIA[criterion],
             lg_c,
-            L,
-            U,
-            np.empty(n_classes),
-            np.empty(n_classes),
+            ws,
         )
         tol = 1e-12
         assert np.all(L[: nb - 1] <= truth + tol), m

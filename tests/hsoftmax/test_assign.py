@@ -8,7 +8,14 @@ pytest.importorskip("torch")
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st
 
-from prunus.hsoftmax._assign import _scores, assign_node, assignment_gain, reassign_kernel  # noqa: E402
+from prunus.hsoftmax._assign import (
+    AssignSettings,
+    AssignStats,
+    _scores,
+    assign_node,
+    assignment_gain,
+    reassign_kernel,
+)  # noqa: E402
 
 
 def _node_stats(k, m, rng, empty=0):
@@ -45,9 +52,9 @@ def test_scores_are_eq10_and_eq12():
     labels = np.arange(k)
     q = counts[:, 0] / counts[:, 0].sum()
     p_cond = sp[:, 0] / counts
-    s10, _, _ = _scores(labels, 0, 0, old_nodes, old_children, sp, counts, False)
+    s10, _, _ = _scores(labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), False, 0.0)
     np.testing.assert_allclose(s10, _eq10_scores(q, p_cond), atol=1e-14)
-    s12, _, _ = _scores(labels, 0, 0, old_nodes, old_children, sp, counts, True)
+    s12, _, _ = _scores(labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), True, 0.0)
     np.testing.assert_allclose(s12, _eq10_scores(q, p_cond) * p_cond, atol=1e-14)
 
 
@@ -64,9 +71,11 @@ def test_lemma1_matches_brute_force_binary(k, log_variant, seed, empty):
     cap = int(np.ceil(k / m)) + rng.randint(0, 2)
     old_nodes, old_children, sp, counts = _node_stats(k, m, rng, empty=min(empty, k - 1))
     labels = np.arange(k)
-    child = assign_node(labels, 0, 0, old_nodes, old_children, sp, counts, cap, log_variant, True)
+    child = assign_node(
+        labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), cap, AssignSettings(log_variant, True, 0.0)
+    )
     assert np.bincount(child, minlength=m).max() <= cap
-    score, _, _ = _scores(labels, 0, 0, old_nodes, old_children, sp, counts, log_variant)
+    score, _, _ = _scores(labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), log_variant, 0.0)
     assert assignment_gain(score, child) == pytest.approx(_brute_best(score, cap), abs=1e-12)
 
 
@@ -83,8 +92,10 @@ def test_lemma1_no_improving_exchange(k, m, log_variant, seed):
     cap = int(np.ceil(k / m)) + rng.randint(0, 2)
     old_nodes, old_children, sp, counts = _node_stats(k, m, rng)
     labels = np.arange(k)
-    child = assign_node(labels, 0, 0, old_nodes, old_children, sp, counts, cap, log_variant, True)
-    score, _, _ = _scores(labels, 0, 0, old_nodes, old_children, sp, counts, log_variant)
+    child = assign_node(
+        labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), cap, AssignSettings(log_variant, True, 0.0)
+    )
+    score, _, _ = _scores(labels, 0, 0, AssignStats(old_nodes, old_children, sp, counts), log_variant, 0.0)
     fill = np.bincount(child, minlength=m)
     assert fill.max() <= cap
     for a in range(k):
@@ -121,7 +132,9 @@ def test_reassign_respects_capacities(k, depth, seed, log_variant):
     m = tree.arity
     counts = rng.randint(0, 4, size=(k, depth)).astype(float)
     sp = rng.dirichlet(np.ones(m), size=(k, depth)) * counts[:, :, None]
-    slots = reassign_kernel(tree.path_nodes, tree.path_children, sp, counts, m, depth, log_variant, True)
+    slots = reassign_kernel(
+        AssignStats(tree.path_nodes, tree.path_children, sp, counts), m, depth, AssignSettings(log_variant, True, 0.0)
+    )
     assert np.unique(slots).size == k
     assert slots.min() >= 0 and slots.max() < m**depth
     new = LabelTree(k, m, depth, leaf_of_label=slots)
@@ -141,7 +154,12 @@ def test_reassign_recovers_planted_clusters():
     p[np.arange(k), planted] = 0.9
     sp = np.repeat((p * 10.0)[:, None, :], depth, axis=1)
     for log_variant in (False, True):
-        slots = reassign_kernel(tree.path_nodes, tree.path_children, sp, counts, m, depth, log_variant, False)
+        slots = reassign_kernel(
+            AssignStats(tree.path_nodes, tree.path_children, sp, counts),
+            m,
+            depth,
+            AssignSettings(log_variant, False, 0.0),
+        )
         new = LabelTree(k, m, depth, leaf_of_label=slots)
         np.testing.assert_array_equal(new.path_children[:, 0], planted)
 
@@ -151,7 +169,12 @@ def test_labels_without_statistics_keep_their_child():
 
     tree = LabelTree.random(30, 4, 3, random_state=0)
     zeros = np.zeros((30, 3, 4))
-    slots = reassign_kernel(tree.path_nodes, tree.path_children, zeros, np.zeros((30, 3)), 4, 3, True, True)
+    slots = reassign_kernel(
+        AssignStats(tree.path_nodes, tree.path_children, zeros, np.zeros((30, 3))),
+        4,
+        3,
+        AssignSettings(True, True, 0.0),
+    )
     np.testing.assert_array_equal(slots, tree.leaf_of_label)
 
 
@@ -166,7 +189,9 @@ def test_min_count_keeps_rarely_seen_labels():
     p = np.full((k, m), 0.1 / (m - 1))
     p[np.arange(k), planted] = 0.9
     sp = np.repeat(p[:, None, :], depth, axis=1) * counts[:, :, None]
-    slots = reassign_kernel(tree.path_nodes, tree.path_children, sp, counts, m, depth, True, False, 5.0)
+    slots = reassign_kernel(
+        AssignStats(tree.path_nodes, tree.path_children, sp, counts), m, depth, AssignSettings(True, False, 5.0)
+    )
     new = LabelTree(k, m, depth, leaf_of_label=slots)
     np.testing.assert_array_equal(new.path_children[:4, 0], tree.path_children[:4, 0])
     np.testing.assert_array_equal(new.path_children[4:, 0], planted[4:])
@@ -274,7 +299,10 @@ def _pinned_case(log_variant, exchange, min_count):
     probs = np.round(rng.dirichlet(np.full(m, 0.3), size=(k, depth)), 1)  # rounded: many ties
     sp = probs * counts[:, :, None]
     return reassign_kernel(
-        tree.path_nodes.copy(), tree.path_children, sp, counts, m, depth, log_variant, exchange, min_count
+        AssignStats(tree.path_nodes.copy(), tree.path_children, sp, counts),
+        m,
+        depth,
+        AssignSettings(log_variant, exchange, min_count),
     )
 
 

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import generate_invalid_param_val, make_constraint
 
 from prunus import CARTClassifier, cost_complexity_path
 from prunus.tree._testing import random_counts, random_tree
@@ -13,6 +12,7 @@ from prunus.utils._param_validation import (
     InvalidParameterError,
     check_index,
     check_label_types,
+    make_constraint,
     validate_fit,
 )
 
@@ -122,7 +122,7 @@ def test_tree_language_model_parameters():
     for name, constraints in TreeLanguageModel._parameter_constraints.items():
         for constraint in constraints:
             try:
-                bad = generate_invalid_param_val(make_constraint(constraint))
+                bad = make_constraint(constraint).invalid_value()
             except NotImplementedError:
                 continue
             lm = TreeLanguageModel(7)

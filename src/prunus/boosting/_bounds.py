@@ -68,13 +68,19 @@ def _entropy_upper(u, unseen_cls, w, lg_c):
 
 
 @njit(cache=True)
-def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, L, U, left, right):
-    """Fill ``L[t]``, ``U[t]`` (t = 0..nb-2): the interval of every stump of one feature.
+def threshold_bounds(h, nb, seen_tot, unseen_cls, unseen, criterion, lg_c, ws):
+    """Fill ``ws.L[t]``, ``ws.U[t]`` (t = 0..nb-2): the interval of every stump of one feature.
+
+    ``h`` is the feature's (bins, classes) histogram of seen weight and
+    ``seen_tot`` its class sums; ``unseen_cls`` splits the ``unseen`` weight
+    by class. ``ws`` is a ``Workspace``: its ``L``, ``U``, ``left`` and
+    ``right`` are the outputs and scratch.
 
     Error: ``L`` is the best-labelling error on the seen examples (leaves take
     the weighted-majority label) and ``U = L + unseen weight``. Entropy: ``L``
     is the seen conditional entropy (eq. 2) and ``U`` the bound of eq. 3.
     """
+    L, U, left, right = ws.L, ws.U, ws.left, ws.right
     C = left.shape[0]
     for c in range(C):
         left[c] = 0.0
@@ -124,7 +130,8 @@ def _mn(a, b):
 
 
 @njit(cache=True, inline="always")
-def _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
+def _scan2(ws, slot, cnt, first):
+    hist, seen_tot, cls, nz, L, U = ws.hist, ws.seen_tot, ws.cls, ws.nz, ws.L, ws.U
     c0, c1 = cls[0], cls[1]
     t0, t1 = seen_tot[slot, c0], seen_tot[slot, c1]
     r0 = 0.0
@@ -144,7 +151,8 @@ def _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
 
 
 @njit(cache=True, inline="always")
-def _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
+def _scan4(ws, slot, cnt, first):
+    hist, seen_tot, cls, nz, L, U = ws.hist, ws.seen_tot, ws.cls, ws.nz, ws.L, ws.U
     c0, c1, c2, c3 = cls[0], cls[1], cls[2], cls[3]
     t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
     r0 = 0.0
@@ -168,7 +176,8 @@ def _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
 
 
 @njit(cache=True, inline="always")
-def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
+def _scan8(ws, slot, cnt, first):
+    hist, seen_tot, cls, nz, L, U = ws.hist, ws.seen_tot, ws.cls, ws.nz, ws.L, ws.U
     c0, c1, c2, c3, c4, c5, c6, c7 = cls[0], cls[1], cls[2], cls[3], cls[4], cls[5], cls[6], cls[7]
     t0, t1, t2, t3 = seen_tot[slot, c0], seen_tot[slot, c1], seen_tot[slot, c2], seen_tot[slot, c3]
     t4, t5, t6, t7 = seen_tot[slot, c4], seen_tot[slot, c5], seen_tot[slot, c6], seen_tot[slot, c7]
@@ -201,8 +210,8 @@ def _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, first):
 
 
 @njit(cache=True)
-def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz, cls, want_t):
-    """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)``.
+def _error_summary(node, ws, slot, want_t):
+    """Error criterion fast path: ``(min_t L_t, lowest t within tie of it)`` of feature slot ``slot``.
 
     The best-labelling error of threshold ``t`` on the seen examples is
     ``Z_seen - max_y left_y(t) - max_y right_y(t)``. Only thresholds at
@@ -212,8 +221,11 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
     value of the occupied bin below it, which is also lower (the tie rule
     would never pick it). Classes are scanned in groups whose running sums
     stay in registers while ``L`` and ``U`` collect the left and right maxima.
+    The threshold is returned only when ``want_t`` (else -1).
     """
-    T = nb - 1
+    seen_tot, brange, occ, nz, cls, L, U = ws.seen_tot, ws.brange, ws.occ, ws.nz, ws.cls, ws.L, ws.U
+    present = node.present
+    T = node.nbins[slot] - 1
     total = 0.0
     top = 0.0
     for ci in range(present.shape[0]):
@@ -243,11 +255,11 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
             for j in range(G):
                 cls[j] = present[g0 + j] if g0 + j < P else present[g0]
             if G == 2:
-                _scan2(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
+                _scan2(ws, slot, cnt, g0 == 0)
             elif G == 4:
-                _scan4(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
+                _scan4(ws, slot, cnt, g0 == 0)
             else:
-                _scan8(hist, slot, seen_tot, cls, nz, cnt, L, U, g0 == 0)
+                _scan8(ws, slot, cnt, g0 == 0)
             g0 += G
         for j in range(cnt):
             e = _mx(total - L[j] - U[j], 0.0)
@@ -255,6 +267,7 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
             lb = _mn(lb, e)
     if not want_t:
         return lb, -1
+    tie = node.tie
     if lo > 0 and const <= lb + tie:
         return lb, 0
     for j in range(cnt):
@@ -264,7 +277,7 @@ def _error_summary(hist, slot, nb, seen_tot, brange, present, L, U, tie, occ, nz
 
 
 @njit(cache=True)
-def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie, want_t):
+def _error_summary_binary(node, ws, slot, want_t):
     """``_error_summary`` for two present classes ``c0``, ``c1``, in one running difference.
 
     With ``P_t`` the prefix sum of ``h_c1 - h_c0`` over bins ``<= t``, the four
@@ -274,7 +287,11 @@ def _error_summary_binary(hist, slot, nb, seen_tot, brange, c0, c1, tie, want_t)
     0 and repeat the value of the bin below, which the tie rule prefers, so
     no compaction of occupied bins is needed.
     """
-    T = nb - 1
+    hist, seen_tot, brange = ws.hist, ws.seen_tot, ws.brange
+    c0 = node.present[0]
+    c1 = node.present[1]
+    tie = node.tie
+    T = node.nbins[slot] - 1
     z0 = seen_tot[slot, c0]
     z1 = seen_tot[slot, c1]
     const = _mn(z0, z1)
@@ -314,36 +331,17 @@ def feature_summary(node, ws, s, unseen):
     the minimum: values that differ only by rounding count as ties.
     """
     nb = node.nbins[s]
-    present = node.present
     if node.criterion == ERROR:
-        if present.shape[0] == 2:
-            lb, tb = _error_summary_binary(
-                ws.hist, s, nb, ws.seen_tot, ws.brange, present[0], present[1], node.tie, unseen <= 0.0
-            )
+        if node.present.shape[0] == 2:
+            lb, tb = _error_summary_binary(node, ws, s, unseen <= 0.0)
         else:
-            lb, tb = _error_summary(
-                ws.hist,
-                s,
-                nb,
-                ws.seen_tot,
-                ws.brange,
-                present,
-                ws.L,
-                ws.U,
-                node.tie,
-                ws.occ,
-                ws.nz,
-                ws.cls,
-                unseen <= 0.0,
-            )
+            lb, tb = _error_summary(node, ws, s, unseen <= 0.0)
         return lb, lb + unseen, tb
     C = node.node_tot.shape[0]
     for c in range(C):
         v = node.node_tot[c] - ws.seen_tot[s, c]
         ws.unseen_cls[c] = v if v > 0.0 else 0.0
-    threshold_bounds(
-        ws.hist[s], nb, ws.seen_tot[s], ws.unseen_cls, unseen, node.criterion, node.lg_c, ws.L, ws.U, ws.left, ws.right
-    )
+    threshold_bounds(ws.hist[s], nb, ws.seen_tot[s], ws.unseen_cls, unseen, node.criterion, node.lg_c, ws)
     L = ws.L
     U = ws.U
     lb = np.inf

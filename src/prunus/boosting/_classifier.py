@@ -16,13 +16,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._importance import classification_importances
+from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
 from ._binning import fit_binning
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
-from ._predict import ensemble_labels, ensemble_labels_csr, stack_trees, vote
+from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
 
@@ -147,6 +149,17 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
     weight_order_bound_ : ndarray of int64 or None
         LB_wo per round when ``track_bounds``.
     classes_, n_classes_, n_features_in_, bin_thresholds_
+    feature_importances_ : ndarray, shape (n_features,)
+        As scikit-learn's ``AdaBoostClassifier``: the mean of the trees'
+        normalised importances weighted by ``estimator_weights_``. A tree's
+        importance is the decrease of its split criterion at each split, under
+        the boosting weights of its round on the rows it was grown on: the
+        weighted error (misclassification impurity) for ``criterion="error"``,
+        the entropy for ``"entropy"``.
+
+    See Also
+    --------
+    exact_lower_bound : The least weighted error any tree of the same depth can reach.
     """
 
     _parameter_constraints = {
@@ -230,12 +243,18 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             stored entries rather than in rows x features. The ensemble and
             the assessment counts equal those of the dense matrix.
         y : array-like of shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like of shape (n_samples,), optional
             Initial boosting weights (non-negative, not all zero).
 
         Returns
         -------
         self
+
+        See Also
+        --------
+        predict : The class of every row.
+        staged_predict : The class after every round.
         """
         return self._fit(X, y, sample_weight)
 
@@ -274,6 +293,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         ws = new_workspace(n_features, int(binning.n_bins.max()), K)
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
+        node_counts = []
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
         bar = progress_bar(self.verbose, self.n_estimators, desc="boosting rounds", unit="round")
         for t in range(self.n_estimators):
@@ -322,6 +342,9 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                     ),
                 )
             trees.append(tr)
+            # The round's class weights per node, for the importances.
+            counts = scatter_counts(leaves[train], y_codes[train], w[train], tr.n_nodes, K)
+            node_counts.append(leaf_counts_to_node_counts(counts, tr.parent))
             labels.append(grown.leaf_labels)
             errors.append(err)
             assess.append(grown.assessments)
@@ -337,7 +360,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 if t == 0:
                     alphas.append(1.0)
                 else:
-                    for lst in (trees, labels, errors, assess, exhaust, lbwo):
+                    for lst in (trees, labels, errors, assess, exhaust, lbwo, node_counts):
                         lst.pop()
                 break
             alpha = samme_alpha(err, K)
@@ -358,7 +381,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         self.exhaustive_assessments_ = np.asarray(exhaust, dtype=np.int64)
         self.weight_order_bound_ = np.asarray(lbwo, dtype=np.int64) if self.track_bounds else None
         self._stacked = stack_trees(trees, labels)
+        self._node_counts = node_counts
         return self
+
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self)
+        if not hasattr(self, "_node_counts"):
+            raise AttributeError(
+                "feature_importances_ needs the per-node weights that fit records since prunus 0.1.0 (unreleased); refit the model."
+            )
+        impurity = "misclassification" if self.criterion == "error" else "entropy"
+        per_tree = [classification_importances(t, c, impurity) for t, c in zip(self.estimators_, self._node_counts)]
+        weights = self.estimator_weights_
+        return np.tensordot(weights, np.asarray(per_tree), axes=1) / weights.sum()
 
     # --------------------------------------------------------------- predict
     def _tree_predictions(self, X):
@@ -369,8 +405,8 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             if not X.has_canonical_format:
                 X = X.copy()
                 X.sum_duplicates()
-            return ensemble_labels_csr(X.indptr, X.indices, X.data, X.shape[0], *self._stacked)
-        return ensemble_labels(np.ascontiguousarray(X), *self._stacked)
+            return ensemble_labels_csr(CSRRows(X.indptr, X.indices, X.data, X.shape[0]), self._stacked)
+        return ensemble_labels(np.ascontiguousarray(X), self._stacked)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -392,6 +428,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns ``sum_t alpha_t c_t(x, k) / sum_t alpha_t`` per class with
         ``c_t = 1`` if ``h_t(x) = k`` else ``-1 / (K - 1)``; for two classes
         the score of class 1 minus that of class 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            Weighted votes of the ensemble (one column for two classes).
+
+        See Also
+        --------
+        predict : The class of the largest score.
         """
         pred = self._tree_predictions(X)
         return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_), self.estimator_weights_.sum())
@@ -413,6 +463,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_.take(np.argmax(dec, axis=1))
 
     def predict(self, X):
+        """Class of every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         return self._decision_to_label(self.decision_function(X))
 
     def staged_predict(self, X):
@@ -436,7 +502,22 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return softmax(dec, axis=1)
 
     def predict_proba(self, X):
-        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule)."""
+        """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         return self._proba(self.decision_function(X), self.n_classes_)
 
     def staged_predict_proba(self, X):

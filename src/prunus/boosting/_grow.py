@@ -7,6 +7,7 @@ node ever sorts (Algorithm 2, "train decision tree one node at a time").
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,9 +52,20 @@ class GrownTree:
     weight_order_bound: int  # -1 unless tracked
 
 
+Round = namedtuple("Round", ["y", "w", "idx", "feats", "nbins", "max_depth", "track_bounds"])
+Round.__doc__ = """What one boosting round grows its tree from (``grow_kernel``).
+
+y, w : arrays indexed by example id, class codes and boosting weights.
+idx : int64 array, the examples to train on, in decreasing weight (ties by id).
+feats, nbins : int64 arrays (S,), candidate features (increasing ids) and their bins.
+max_depth : int
+track_bounds : bool, whether to compute LB_wo of every node.
+"""
+
+
 @njit(cache=True)
-def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, settings, ws):
-    """Breadth-first growth of one tree; node ids are assigned in creation order.
+def grow_kernel(codes, rnd, settings, ws):
+    """Breadth-first growth of one tree from the ``Round`` ``rnd``; node ids are assigned in creation order.
 
     Every node owns a slice of one buffer of example ids, kept in decreasing
     weight order by a stable partition. ``codes`` are the dense bin codes or
@@ -61,6 +73,8 @@ def grow_kernel(codes, y, w, idx, feats, nbins, max_depth, track_bounds, setting
     the dense array or its ``SparseCodes``). Returns the node arrays and the counters (assessments,
     exhaustive assessments, LB_wo).
     """
+    y, w, idx, feats, nbins = rnd.y, rnd.w, rnd.idx, rnd.feats, rnd.nbins
+    max_depth, track_bounds = rnd.max_depth, rnd.track_bounds
     # a full tree of depth max_depth, but never more than 2n - 1 nodes (every leaf holds an example)
     max_nodes = 2 * idx.shape[0] - 1
     if max_depth < 40 and 2 ** (max_depth + 1) - 1 < max_nodes:
@@ -171,18 +185,16 @@ def grow_tree(codes, y, w, idx, feats, nbins, thresholds, max_depth, settings, w
     weighted-majority label (lowest class code on ties). ``settings`` (a
     ``Settings``) chooses the split search; ``ws`` is a ``Workspace``.
     """
-    left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(
-        codes,
+    rnd = Round(
         y,
         w,
         idx,
         np.ascontiguousarray(feats, dtype=np.int64),
         np.ascontiguousarray(nbins, dtype=np.int64),
-        max_depth,
+        int(max_depth),
         bool(track_bounds),
-        settings,
-        ws,
     )
+    left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(codes, rnd, settings, ws)
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):
         threshold[node] = thresholds[feature[node]][tbin[node]]

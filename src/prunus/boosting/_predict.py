@@ -1,12 +1,25 @@
 """Ensemble prediction: every tree's leaf label for every row in one kernel."""
 
+from collections import namedtuple
+
 import numpy as np
 
 from .._compiled import njit
 
+Ensemble = namedtuple("Ensemble", ["offsets", "left", "right", "feature", "threshold", "labels"])
+Ensemble.__doc__ = """The trees of a boosted ensemble, concatenated into flat arrays (``stack_trees``).
+
+offsets : int64 array (n_trees + 1,), tree ``t`` owns nodes ``offsets[t]:offsets[t + 1]``.
+left, right, feature, threshold : arrays of every tree's nodes (child ids local to their tree).
+labels : int64 array, the class code of every node.
+"""
+
+CSRRows = namedtuple("CSRRows", ["indptr", "indices", "data", "n_rows"])
+CSRRows.__doc__ = """The arrays of a CSR matrix with sorted column indices, and its number of rows."""
+
 
 def stack_trees(trees, leaf_labels):
-    """Concatenate the trees' flat arrays (child ids made global) for the kernels."""
+    """Concatenate the trees' flat arrays into an ``Ensemble`` for the kernels."""
     sizes = np.array([t.n_nodes for t in trees], dtype=np.int64)
     offsets = np.zeros(len(trees) + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
@@ -15,12 +28,13 @@ def stack_trees(trees, leaf_labels):
     feature = np.concatenate([t.feature for t in trees])
     threshold = np.concatenate([t.threshold for t in trees])
     labels = np.concatenate(leaf_labels).astype(np.int64)
-    return offsets, left, right, feature, threshold, labels
+    return Ensemble(offsets, left, right, feature, threshold, labels)
 
 
 @njit(cache=True)
-def ensemble_labels(X, offsets, left, right, feature, threshold, labels):
-    """Class code predicted by tree ``t`` for row ``i``, shape (n_trees, n_rows)."""
+def ensemble_labels(X, ens):
+    """Class code predicted by tree ``t`` of the ``Ensemble`` ``ens`` for row ``i``, shape (n_trees, n_rows)."""
+    offsets, left, right, feature, threshold, labels = ens
     T = offsets.shape[0] - 1
     n = X.shape[0]
     out = np.empty((T, n), dtype=np.int64)
@@ -66,8 +80,10 @@ def _csr_value(indptr, indices, data, i, k):
 
 
 @njit(cache=True)
-def ensemble_labels_csr(indptr, indices, data, n, offsets, left, right, feature, threshold, labels):
-    """``ensemble_labels`` for a CSR matrix of ``n`` rows, read without densifying."""
+def ensemble_labels_csr(X, ens):
+    """``ensemble_labels`` for the ``CSRRows`` ``X``, read without densifying."""
+    indptr, indices, data, n = X
+    offsets, left, right, feature, threshold, labels = ens
     T = offsets.shape[0] - 1
     out = np.empty((T, n), dtype=np.int64)
     for t in range(T):

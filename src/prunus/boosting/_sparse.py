@@ -109,10 +109,13 @@ def make_sparse_node(sb, slot, feats, nbins, idx, yn, wn, settings):
 
 
 @njit(cache=True)
-def assess_sparse(sc, s, yn, wn, start, stop, hist, seen_tot, occ, brange):
+def assess_sparse(sc, node, ws, s, start, stop):
     """Add examples ``start..stop-1`` (``start`` = examples already assessed) to feature slot ``s``.
 
-    ``sc`` is the node's ``SparseCodes``. Walks the slot's entries from
+    ``sc`` is ``node.sp``, the ``SparseCodes`` of the ``Node`` ``node`` (an
+    argument of its own, so that its ``None`` on dense codes is a constant
+    that compiles the body away); ``ws`` is the ``Workspace`` whose histogram
+    row ``s`` receives the batch. Walks the slot's entries from
     ``sc.cur[s]`` while their position is below ``stop``: O(entries in the
     batch + classes). ``sc.nzs`` sums the listed weight per class in order;
     the zero bin ``z`` holds the rest, ``Cp[stop] - nzs``, and ``seen_tot`` is
@@ -123,6 +126,8 @@ def assess_sparse(sc, s, yn, wn, start, stop, hist, seen_tot, occ, brange):
     """
     if sc is None:
         return
+    yn, wn = node.yn, node.wn
+    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
     z = sc.zb[s]
     end = sc.off[s + 1]
     pos, bins, Cp, nzs = sc.pos, sc.bins, sc.Cp, sc.nzs

@@ -47,8 +47,12 @@ _njit_without_refcounts = njit(**_NO_REFCOUNT)
 AUTO_BATCH_DIV = 2
 
 
-@njit(cache=True)
-def _assess_arrays(Xb, feat, s, idx, yn, wn, start, stop, hist, seen_tot, occ, brange):
+@njit(cache=True, inline="always")
+def _assess_dense(node, ws, s, start, stop):
+    """``_assess`` on dense codes: the loop reads local copies of the records' arrays."""
+    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
+    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
+    feat = node.feats[s]
     lo = brange[s, 0]
     hi = brange[s, 1]
     for i in range(start, stop):
@@ -72,17 +76,14 @@ def _assess(node, ws, s, start, stop):
 
     ``ws.brange[s]`` tracks the lowest and highest bin seen: thresholds
     outside that range leave every seen example on one side and need no scan.
-    The loop itself takes plain arrays (a record argument costs a copy per call).
     On sparse codes only the batch's entries outside the zero bin are read
     (``_sparse.assess_sparse``); ``start`` must be the examples already assessed.
     """
     # ``node.sp is None`` is a constant of the record type: each type compiles one branch only.
     if node.sp is not None:
-        assess_sparse(node.sp, s, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange)
+        assess_sparse(node.sp, node, ws, s, start, stop)
     else:
-        _assess_arrays(
-            node.Xb, node.feats[s], s, node.idx, node.yn, node.wn, start, stop, ws.hist, ws.seen_tot, ws.occ, ws.brange
-        )
+        _assess_dense(node, ws, s, start, stop)
 
 
 @njit(cache=True, inline="always")
@@ -234,16 +235,8 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
-    if node.sp is not None:
-        for s in range(node.feats.shape[0]):
-            _assess(node, ws, s, 0, n)
-            ws.mk[s] = n
-            _update(node, ws, s)
-        return
-    Xb, feats, idx, yn, wn = node.Xb, node.feats, node.idx, node.yn, node.wn
-    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
-    for s in range(feats.shape[0]):
-        _assess_arrays(Xb, feats[s], s, idx, yn, wn, 0, n, hist, seen_tot, occ, brange)
+    for s in range(node.feats.shape[0]):
+        _assess(node, ws, s, 0, n)
         ws.mk[s] = n
         _update(node, ws, s)
 

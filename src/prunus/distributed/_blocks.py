@@ -8,6 +8,8 @@ routes a row with all its features).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ._detect import is_dask_collection, require_dask
@@ -21,7 +23,7 @@ def _is_series(obj):
     return hasattr(obj, "to_dask_array") and getattr(obj, "ndim", None) == 1
 
 
-def as_matrix(X, n_features=None, name="X"):
+def as_matrix(X: Any, n_features: int | None = None, name: str = "X") -> Any:
     """``X`` as a 2-D float64 dask array with one column chunk.
 
     Parameters
@@ -51,7 +53,7 @@ def as_matrix(X, n_features=None, name="X"):
     return X.astype(np.float64).rechunk({1: -1})
 
 
-def known_rows(X):
+def known_rows(X: Any) -> Any:
     """``X`` with every row-chunk length known (a DataFrame's are not)."""
     if any(np.isnan(c) for c in X.chunks[0]):
         X = X.compute_chunk_sizes()
@@ -62,7 +64,7 @@ def _unknown(chunks):
     return any(np.isnan(c) for c in chunks)
 
 
-def as_vector(v, X, name):
+def as_vector(v: Any, X: Any, name: str) -> tuple[Any, Any]:
     """A 1-D input aligned with the row chunks of the dask matrix ``X``.
 
     ``v`` may be a numpy array / list, a dask array or a dask Series. Returns
@@ -97,7 +99,7 @@ def as_vector(v, X, name):
     return v, X
 
 
-def aligned(X, y=None, sample_weight=None, n_features=None):
+def aligned(X: Any, y: Any = None, sample_weight: Any = None, n_features: int | None = None) -> tuple[Any, Any, Any]:
     """``(X, y, w)`` as dask arrays whose blocks pair up (``y``/``w`` may be None).
 
     Learning the lengths of ``X``'s blocks never changes the blocks, so a
@@ -112,7 +114,7 @@ def aligned(X, y=None, sample_weight=None, n_features=None):
     return X, out[0], out[1]
 
 
-def row_blocks(X, y=None, w=None):
+def row_blocks(X: Any, y: Any = None, w: Any = None) -> list[tuple[Any, Any, Any]]:
     """Delayed blocks ``[(X_b, y_b, w_b), ...]`` (``None`` where not given)."""
     xs = X.to_delayed().ravel()
     ys = y.to_delayed().ravel() if y is not None else [None] * len(xs)
@@ -120,7 +122,7 @@ def row_blocks(X, y=None, w=None):
     return list(zip(xs, ys, ws))
 
 
-def row_offsets(X):
+def row_offsets(X: Any) -> np.ndarray:
     """First global row of every row block (needs known chunk lengths)."""
     lengths = np.asarray(X.chunks[0], dtype=np.int64)
     return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)

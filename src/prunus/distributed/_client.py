@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 #: Seconds to wait for a scheduler before giving up.
 CONNECT_TIMEOUT = 10.0
 
 
-def connect(scheduler, timeout=None):
+def connect(scheduler: str, timeout: float | None = None) -> Any:
     """A ``distributed.Client`` for ``scheduler``.
 
     Parameters
@@ -30,7 +31,7 @@ def connect(scheduler, timeout=None):
         raise TypeError(f"scheduler must be an address string or 'local:N', got {scheduler!r}.")
     if timeout is None:
         timeout = CONNECT_TIMEOUT
-    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not timeout > 0:
+    if isinstance(timeout, bool) or not isinstance(timeout, numbers.Real) or not float(timeout) > 0:
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}.")
     try:
         from distributed import Client

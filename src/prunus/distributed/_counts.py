@@ -10,8 +10,12 @@ count tables.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import numpy as np
 
+from ..tree import Tree
 from ..tree.sample import add_tables
 from ._blocks import aligned, as_matrix, row_blocks
 from ._detect import require_dask
@@ -20,7 +24,7 @@ from ._detect import require_dask
 SPLIT_EVERY = 8
 
 
-def tree_reduce(parts, combine, split_every=SPLIT_EVERY):
+def tree_reduce(parts: Iterable[Any], combine: Callable[..., Any], split_every: int = SPLIT_EVERY) -> Any:
     """One delayed result combining the delayed ``parts`` in a tree of ``split_every``-way tasks."""
     dask = require_dask()
     combine = dask.delayed(combine, pure=True)
@@ -36,7 +40,15 @@ def _block_counts(tree, X, y, w, n_classes):
     return tree.node_counts(X, y, w, n_classes=n_classes)
 
 
-def node_counts(tree, X, y, sample_weight=None, *, n_classes=None, split_every=SPLIT_EVERY):
+def node_counts(
+    tree: Tree,
+    X: Any,
+    y: Any,
+    sample_weight: Any = None,
+    *,
+    n_classes: int | None = None,
+    split_every: int = SPLIT_EVERY,
+) -> np.ndarray:
     """Weighted class counts of a dask sample routed down ``tree``.
 
     The same result as :meth:`Tree.node_counts` on the whole sample in
@@ -75,7 +87,7 @@ def _block_apply(X, tree):
     return tree.apply(X)
 
 
-def apply(tree, X):
+def apply(tree: Tree, X: Any) -> Any:
     """Leaf id of every row of a dask ``X``: a lazy int64 dask array (``map_blocks``)."""
     dask = require_dask()
     X = as_matrix(X, tree.n_features)

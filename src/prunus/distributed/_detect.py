@@ -1,6 +1,9 @@
 """Recognising dask collections without importing dask."""
 
+from __future__ import annotations
+
 import sys
+from typing import Any
 
 
 def is_dask_collection(obj) -> bool:
@@ -20,7 +23,7 @@ def any_dask(*objs) -> bool:
     return any(is_dask_collection(obj) for obj in objs)
 
 
-def require_dask():
+def require_dask() -> Any:
     """Import dask (and dask.array), or say which extra to install."""
     try:
         import dask

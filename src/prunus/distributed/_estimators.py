@@ -112,12 +112,14 @@ def _score(est, X, y, sample_weight=None):
 class _DaskClassifierMixin:
     """Dask input for ``fit`` / ``predict`` / ``predict_proba`` / ``apply`` / ``score`` of a core classifier.
 
-    Before the core class in the bases; the core class's methods run on
-    in-memory input and on every row block.
+    Before the core class in the bases; the core class's methods
+    (``_local_class``) run on in-memory input and on every row block.
     """
 
-    _dask_counterpart = None
-    _local_class: type
+    _dask_counterpart: str | None = None
+    #: The core class whose methods run on in-memory input (and on every row block).
+    _local_class: type[Any]
+    grow_size: Any
 
     def fit(self, X, y, sample_weight=None):
         """Fit on dask collections (M1 at scale) or, unchanged, on in-memory arrays.
@@ -141,15 +143,22 @@ class _DaskClassifierMixin:
         to_local : The fitted core estimator.
         """
         if not any_dask(X, y, sample_weight):
-            return super().fit(X, y, sample_weight=sample_weight)
+            return self._local_class.fit(self, X, y, sample_weight=sample_weight)
         reset_fitted(self)
         validate_fit(self)
+        if getattr(self, "class_weight", None) is not None:
+            raise ValueError(
+                "class_weight is not supported on dask input yet: multiply sample_weight by the weight of "
+                "each row's class instead."
+            )
+        if getattr(self, "loss_matrix", None) is not None:
+            raise ValueError("loss_matrix is not supported on dask input: fit in memory.")
         if self.grow_size is None:
             raise ValueError(
                 "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
                 "on which the tree is grown in memory."
             )
-        return self._fit_sampled(DaskSample(self, X, y, sample_weight))
+        return self._local_class._fit_sampled(self, DaskSample(self, X, y, sample_weight))
 
     def predict(self, X):
         """Class of every row; a lazy dask array for a dask ``X``.
@@ -168,7 +177,7 @@ class _DaskClassifierMixin:
         --------
         predict_proba : Class probabilities of every row.
         """
-        return predict(self, X) if any_dask(X) else super().predict(X)
+        return predict(self, X) if any_dask(X) else self._local_class.predict(self, X)
 
     def predict_proba(self, X):
         """Class probabilities of every row; a lazy dask array for a dask ``X``.
@@ -187,7 +196,7 @@ class _DaskClassifierMixin:
         --------
         predict : The most probable class of every row.
         """
-        return predict(self, X, method="predict_proba") if any_dask(X) else super().predict_proba(X)
+        return predict(self, X, method="predict_proba") if any_dask(X) else self._local_class.predict_proba(self, X)
 
     def score(self, X, y, sample_weight=None):
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
@@ -212,7 +221,7 @@ class _DaskClassifierMixin:
         """
         if any_dask(X, y, sample_weight):
             return _score(self, X, y, sample_weight)
-        return super().score(X, y, sample_weight=sample_weight)
+        return self._local_class.score(self, X, y, sample_weight=sample_weight)
 
     def to_local(self):
         """The fitted core estimator: same parameters, same fitted attributes.
@@ -223,8 +232,8 @@ class _DaskClassifierMixin:
             A plain in-memory estimator (pickled without any Dask class).
         """
         check_is_fitted(self)
-        local = self._local_class(**self.get_params(deep=False))
-        params = set(self.get_params(deep=False))
+        params = self._local_class.get_params(self, deep=False)
+        local = self._local_class(**params)
         for name, value in vars(self).items():
             if name not in params:
                 setattr(local, name, value)
@@ -242,8 +251,8 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     same ``random_state`` gives the same fit as
     ``CARTClassifier(method="M1", grow_size=...)`` on the same rows in memory.
 
-    Parameters are those of :class:`~prunus.pruning.CARTClassifier`, with
-    ``method="M1"`` and ``grow_size`` required for dask input.
+    Parameters are those of :class:`~prunus.pruning.CARTClassifier`; dask
+    input needs ``method="M1"`` and ``grow_size``.
 
     Parameters
     ----------
@@ -253,8 +262,8 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         Depth limit of T_max.
     min_samples_leaf : int or float, default=1
         Leaf size limit of T_max.
-    method : {"M1"}, default="M1"
-        Only M1 runs at scale.
+    method : {"M2", "M1"}, default="M2"
+        Dask input needs "M1" (T_max grown on L1, pruned with L2).
     selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
         Final selection (see the core estimator).
     test_size : float in (0, 1), default=0.1
@@ -275,6 +284,11 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         Draws L1, the test rows and the block folds.
     grow_size : int or None, default=None
         Rows of L1, held in memory.
+    class_weight : dict, "balanced" or None, default=None
+        As the core estimator's, on in-memory input only (dask input refuses
+        it: give the product in ``sample_weight``).
+    loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        As the core estimator's, on in-memory input only.
 
     Attributes
     ----------
@@ -289,40 +303,6 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
     """
 
     _local_class = CARTClassifier
-
-    def __init__(
-        self,
-        criterion="gini",
-        max_depth=None,
-        min_samples_leaf=1,
-        method="M1",
-        selection="holdout",
-        test_size=0.1,
-        cv=10,
-        alpha=None,
-        kappa=1.0,
-        penalty_c=None,
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-        grow_size=None,
-    ):
-        super().__init__(
-            criterion=criterion,
-            max_depth=max_depth,
-            min_samples_leaf=min_samples_leaf,
-            method=method,
-            selection=selection,
-            test_size=test_size,
-            cv=cv,
-            alpha=alpha,
-            kappa=kappa,
-            penalty_c=penalty_c,
-            n_jobs=n_jobs,
-            verbose=verbose,
-            random_state=random_state,
-            grow_size=grow_size,
-        )
 
     def apply(self, X):
         """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
@@ -341,7 +321,7 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         --------
         decision_path : The nodes each row visits.
         """
-        return predict(self, X, method="apply") if any_dask(X) else super().apply(X)
+        return predict(self, X, method="apply") if any_dask(X) else self._local_class.apply(self, X)
 
 
 class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
@@ -378,6 +358,9 @@ class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
         Draws S0, the folds and CART tie-breaking.
     grow_size : int or None, default=None
         Rows of S0, held in memory; required for dask input.
+    class_weight : dict, "balanced" or None, default=None
+        As the core estimator's, on in-memory input only (dask input refuses
+        it: give the product in ``sample_weight``).
 
     Attributes
     ----------
@@ -390,33 +373,3 @@ class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
     """
 
     _local_class = PACBayesTreeClassifier
-
-    def __init__(
-        self,
-        partition="dyadic",
-        max_depth=None,
-        min_samples_leaf=1,
-        lambda1=None,
-        lambda2=None,
-        prior="practical",
-        delta=0.05,
-        empty_cells="parent",
-        cv=2,
-        n_jobs=None,
-        random_state=None,
-        grow_size=None,
-    ):
-        super().__init__(
-            partition=partition,
-            max_depth=max_depth,
-            min_samples_leaf=min_samples_leaf,
-            lambda1=lambda1,
-            lambda2=lambda2,
-            prior=prior,
-            delta=delta,
-            empty_cells=empty_cells,
-            cv=cv,
-            n_jobs=n_jobs,
-            random_state=random_state,
-            grow_size=grow_size,
-        )

@@ -55,6 +55,16 @@ QUICK = Settings(
     real_datasets=("breast_cancer", "digits"),
     sklearn_alphas=20,
 )
+# For tests only: seconds, every table and figure, meaningless numbers.
+TINY = Settings(
+    sizes=(200, 400),
+    qs=(0.2,),
+    repeats=2,
+    n_mc=20_000,
+    cv=3,
+    real_datasets=("iris",),
+    sklearn_alphas=5,
+)
 FULL = Settings(
     sizes=(250, 500, 1000, 2000, 4000, 8000, 16000),
     qs=(0.1, 0.2, 0.3),
@@ -205,31 +215,48 @@ def _plot_rates(summary, settings):
     fig, axes = plt.subplots(
         len(settings.qs), len(examples), figsize=(6 * len(examples), 3.6 * len(settings.qs)), squeeze=False
     )
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FixedLocator, NullFormatter, NullLocator
+
+    styles = {"M2": "-", "M1": (0, (4, 2))}  # long dashes: visible in the legend and on short segments
     for i, q in enumerate(settings.qs):
         for j, example in enumerate(examples):
             ax = axes[i, j]
-            for method, style in (("M2", "-"), ("M1", "--")):
+            for method, style in styles.items():
                 for c, rule in enumerate(RULES):
                     ys = [summary[(example, q, n, method, rule)][0] for n in settings.sizes]
-                    ax.plot(settings.sizes, ys, style, color=f"C{c}", marker="o", ms=3, label=f"{method} {rule}")
+                    ax.plot(settings.sizes, ys, linestyle=style, color=f"C{c}", marker="o", ms=3)
             ns = np.asarray(settings.sizes, float)
             ref = summary[(example, q, settings.sizes[0], "M2", "holdout")][0] * ns[0] / ns
-            ax.plot(ns, ref, ":", color="k", label="1/n reference")
+            ax.plot(ns, ref, ":", color="k")
             ax.set_xscale("log")
             ax.set_yscale("log")
-            ax.set_title(f"{example}, q={q}")
+            # One labelled tick per sample size, no minor labels (they overlap on a log axis).
+            ax.xaxis.set_major_locator(FixedLocator(settings.sizes))
+            ax.xaxis.set_major_formatter(lambda x, _: f"{x:,.0f}")
+            ax.xaxis.set_minor_locator(NullLocator())
+            ax.xaxis.set_minor_formatter(NullFormatter())
+            ax.tick_params(axis="x", labelrotation=30)
+            ax.set_title(f"{example}, q={q:g}")
             ax.set_xlabel("n")
             ax.set_ylabel("excess risk l(f*, f~)")
-    axes[0, -1].legend(fontsize=6, ncol=2)
-    fig.tight_layout()
+    # One legend for the figure: colour = selection rule, line style = method.
+    handles = [Line2D([], [], color=f"C{c}", marker="o", ms=4, lw=2) for c in range(len(RULES))]
+    labels = list(RULES)
+    handles += [Line2D([], [], color="0.3", linestyle=styles[m], lw=2) for m in ("M2", "M1")]
+    labels += ["M2 (solid)", "M1 (dashed)"]
+    handles.append(Line2D([], [], color="k", linestyle=":", lw=2))
+    labels.append("1/n reference")
+    fig.tight_layout(rect=(0, 0.08 if len(settings.qs) > 1 else 0.14, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=10, handlelength=3.5, frameon=False)
     return fig
 
 
 def run(mode="quick", out=Path("prunus-report"), progress=True):
     """Run the CART reproduction and write ``report.md`` + PNGs into ``out``."""
-    if mode not in ("quick", "full"):
+    settings = {"quick": QUICK, "full": FULL, "tiny": TINY}.get(mode)
+    if settings is None:
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}.")
-    settings = QUICK if mode == "quick" else FULL
     start = time.perf_counter()
     records = synthetic_rates(settings, progress)
     groups = {}
@@ -249,9 +276,11 @@ def run(mode="quick", out=Path("prunus-report"), progress=True):
         "constant set by the slope heuristic on that shape; `slope` is the linear-penalty slope heuristic "
         "(penalty twice the minimal one). The paper reports no numbers; the checks are its claims."
     )
+    rep.claims_table()
     rep.heading("Excess risk against sample size")
     header = ["example", "q", "method", "rule"] + [f"n={n}" for n in settings.sizes] + ["log-log slope"]
     rows = []
+    slopes = {}
     for example, q in [(e, q) for e in EXAMPLES for q in settings.qs]:
         for method in ("M2", "M1"):
             for rule in RULES:
@@ -259,12 +288,30 @@ def run(mode="quick", out=Path("prunus-report"), progress=True):
                 cells = [
                     f"{m:.4f} ± {summary[(example, q, n, method, rule)][1]:.4f}" for m, n in zip(means, settings.sizes)
                 ]
-                rows.append([example, q, method, rule] + cells + [_fit_rate(settings.sizes, means)])
-    rep.table(header, rows, digits=2)
+                slope = _fit_rate(settings.sizes, means)
+                slopes[(example, q, method, rule)] = slope
+                slope_cell = f"{slope:.2f}" if np.isfinite(slope) else "N/A: fewer than two nonzero risks"
+                rows.append([example, f"{q:g}", method, rule] + cells + [slope_cell])
+    rep.table(header, rows)
     rep.text(
         "Mean ± standard error over repetitions. A log-log slope near -1 is the fast rate that "
         "Theorem 1 gives under MA(1) (up to log factors for M2)."
     )
+    for method in ("M1", "M2"):
+        found = [v for (_e, _q, m, rule), v in slopes.items() if m == method and rule == "holdout" and np.isfinite(v)]
+        if not found:
+            continue
+        fast = sum(v <= -0.75 for v in found)
+        rep.claim(
+            f"Excess risk of CART, method {method}, test-sample selection, falls like 1/n under the margin "
+            "condition (Theorem 1)",
+            "rate 1/n" + (" up to a log n factor" if method == "M2" else "") + " (log-log slope -1); no numbers",
+            f"log-log slope {min(found):.2f} to {max(found):.2f} over {len(found)} (example, q) settings",
+            "yes (every slope <= -0.75)"
+            if fast == len(found)
+            else f"on {fast} of {len(found)} settings (slope <= -0.75)",
+            "Excess risk against sample size",
+        )
     rep.figure(
         _plot_rates(summary, settings),
         "excess_risk_vs_n",
@@ -284,34 +331,50 @@ def run(mode="quick", out=Path("prunus-report"), progress=True):
         "leaves T_max",
     ]
     rows = []
+    prop3 = []
     for example, q in [(e, q) for e in EXAMPLES for q in settings.qs]:
         for method in ("M2", "M1"):
             for n in settings.sizes:
                 recs = groups[(example, q, n, method, "holdout")]
                 sel = np.mean([r["excess"] for r in recs])
                 orc = np.mean([r["oracle"] for r in recs])
+                if orc > 0:
+                    prop3.append(sel / orc)
                 rows.append(
                     [
                         example,
-                        q,
+                        f"{q:g}",
                         method,
                         n,
-                        sel,
-                        orc,
-                        sel / orc if orc > 0 else float("nan"),
-                        np.mean([r["leaves"] for r in recs]),
-                        np.mean([r["tmax_leaves"] for r in recs]),
+                        f"{sel:.4f}",
+                        f"{orc:.4f}",
+                        f"{sel / orc:.2f}" if orc > 0 else "N/A: the best tree has zero excess risk",
+                        f"{np.mean([r['leaves'] for r in recs]):.1f}",
+                        f"{np.mean([r['tmax_leaves'] for r in recs]):.1f}",
                     ]
                 )
-    rep.table(header, rows, digits=4)
+    rep.table(header, rows)
     rep.text(
         "The oracle is the tree of the same pruned sequence with the least excess risk; Proposition 3 "
         "bounds the selected tree's risk by a constant times the oracle's plus log(K)/n_t."
     )
 
+    if prop3:
+        rep.claim(
+            "Choosing among the pruned sequence by a test sample costs a constant factor over the sequence's best "
+            "tree (Proposition 3)",
+            "risk <= C x best + log(K) / n_t; no numbers",
+            f"selected / best: median {np.median(prop3):.2f}, largest {max(prop3):.2f} over {len(prop3)} settings",
+            "yes (median ratio <= 2)" if np.median(prop3) <= 2 else f"no: median ratio {np.median(prop3):.2f}",
+            "Cost of the final selection by test sample",
+        )
     rep.heading("Real data: every rule next to scikit-learn")
     real, missing = real_data_comparison(settings, progress)
-    rep.table(["dataset", "procedure", "test error", "leaves", "fit time (s)"], real, digits=4)
+    rep.table(
+        ["dataset", "procedure", "test error", "leaves", "fit time (s)"],
+        [(d, proc, f"{err:.4f}", int(leaves), f"{sec:.2f}") for d, proc, err, leaves, sec in real],
+        empty="No real dataset is available here.",
+    )
     notes = (
         "Train/test: the source split for satimage (4435/2000); otherwise a seeded random split with "
         "min(2000, n/4) test rows. scikit-learn's route: its impurity-based ccp path, then GridSearchCV "

@@ -11,9 +11,24 @@ behind at nodes it no longer reaches (they are reset when it moves away).
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from .._compiled import njit
+
+#: The statistics Algorithm 2 reads, per (label, depth): the node and child of
+#: each label's current path (``old_nodes``, ``old_children``: (K, D) int64) and
+#: Algorithm 1's ``sum_probas`` ((K, D, M) float64) and ``counts`` ((K, D) float64)
+#: gathered there.
+AssignStats = namedtuple("AssignStats", "old_nodes old_children sum_probas counts")
+AssignStats.__doc__ = "Per (label, depth) paths and statistics read by Algorithm 2 (see the module docstring)."
+
+#: Settings of Algorithm 2: ``log_variant`` (eq. 12 rather than eq. 10),
+#: ``exchange`` (improve the greedy assignment by exchanges) and ``min_count``
+#: (labels seen fewer times at a node keep their child).
+AssignSettings = namedtuple("AssignSettings", "log_variant exchange min_count")
+AssignSettings.__doc__ = "Settings of Algorithm 2: criterion variant, exchanges, minimum count."
 
 
 # --------------------------------------------------------------------- eq. 6
@@ -94,7 +109,7 @@ def j_star(arity):
 
 # ------------------------------------------------------------- Algorithm 2
 @njit(cache=True)
-def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant, min_count=0.0):
+def _scores(labels, node, d, stats, log_variant, min_count):
     """dJ_n/dp_{j|i} (eq. 10) or dJ_n/dlog p_{j|i} (eq. 12) for the labels at ``node``.
 
     Labels whose statistics were gathered at another node (they just moved
@@ -102,6 +117,7 @@ def _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_va
     ``min_count`` times at the node count in p_j and q but get a zero gradient
     too: their p_{j|i} is too noisy to move them (they keep their child).
     """
+    old_nodes, old_children, sum_probas, counts = stats.old_nodes, stats.old_children, stats.sum_probas, stats.counts
     m_labels = labels.shape[0]
     m = sum_probas.shape[2]
     total = 0.0
@@ -409,24 +425,27 @@ def _exchange(score, child, fill, cap, max_steps):
 
 
 @njit(cache=True)
-def assign_node(
-    labels, node, d, old_nodes, old_children, sum_probas, counts, cap, log_variant, exchange, min_count=0.0
-):
-    """Children (0..M-1) for ``labels`` at ``node`` of depth ``d``; Algorithm 2 at one node."""
-    score, margin, pref = _scores(labels, node, d, old_nodes, old_children, sum_probas, counts, log_variant, min_count)
+def assign_node(labels, node, d, stats, cap, settings):
+    """Children (0..M-1) for ``labels`` at ``node`` of depth ``d``; Algorithm 2 at one node.
+
+    ``stats`` is an :data:`AssignStats`, ``settings`` an :data:`AssignSettings`;
+    each child takes at most ``cap`` labels.
+    """
+    score, margin, pref = _scores(labels, node, d, stats, settings.log_variant, settings.min_count)
     child, fill = _greedy(score, margin, pref, cap)
-    if exchange:
+    if settings.exchange:
         _exchange(score, child, fill, cap, 4 * labels.shape[0] + 16)
     return child
 
 
 @njit(cache=True)
-def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, log_variant, exchange, min_count=0.0):
+def reassign_kernel(stats, arity, depth, settings):
     """Algorithm 2 top-down over the whole tree (AssignLabels from the root).
 
+    ``stats`` is an :data:`AssignStats`, ``settings`` an :data:`AssignSettings`.
     Returns the new leaf slot of every label.
     """
-    k = old_nodes.shape[0]
+    k = stats.old_nodes.shape[0]
     pos = np.zeros(k, dtype=np.int64)
     for d in range(depth):
         cap = arity ** (depth - d - 1)
@@ -440,19 +459,7 @@ def reassign_kernel(old_nodes, old_children, sum_probas, counts, arity, depth, l
             while end < k and pos[order[end]] == p:
                 end += 1
             labels = order[start:end].copy()
-            child = assign_node(
-                labels,
-                offset + p,
-                d,
-                old_nodes,
-                old_children,
-                sum_probas,
-                counts,
-                cap,
-                log_variant,
-                exchange,
-                min_count,
-            )
+            child = assign_node(labels, offset + p, d, stats, cap, settings)
             for a in range(end - start):
                 new_child[labels[a]] = child[a]
             start = end

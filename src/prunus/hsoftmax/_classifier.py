@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -34,6 +36,33 @@ class _Network(nn.ModuleDict):
         return F.log_softmax(head(h), dim=1).gather(1, y[:, None]).squeeze(1)
 
 
+#: Standardized inputs are clipped to [-STANDARDIZED_LIMIT, STANDARDIZED_LIMIT] (float32-safe).
+STANDARDIZED_LIMIT = 1e6
+
+
+def _power_of_two(values):
+    """Per column, ``2^-e`` with ``e`` the binary exponent of the largest magnitude (1 for zeros)."""
+    _, exponent = np.frexp(np.max(np.abs(values), axis=0))
+    return np.ldexp(1.0, -exponent.astype(np.int64))
+
+
+def _standardizer(X):
+    """``(mean, std)`` of every column, exact under power-of-two scaling and free of overflow."""
+    p = _power_of_two(X)
+    Xs = X * p
+    mean, std = Xs.mean(axis=0) / p, Xs.std(axis=0) / p
+    return mean, np.where(std > 0, std, 1.0)
+
+
+def _standardize(X, mean, scale):
+    """``(X - mean) / scale``, computed in units where mean and scale are below 1, then clipped."""
+    q = _power_of_two(np.vstack([mean, scale]))
+    with np.errstate(over="ignore", invalid="ignore"):
+        Z = (X * q - mean * q) / (scale * q)
+    Z = np.nan_to_num(Z, nan=0.0, posinf=STANDARDIZED_LIMIT, neginf=-STANDARDIZED_LIMIT)
+    return np.clip(Z, -STANDARDIZED_LIMIT, STANDARDIZED_LIMIT)
+
+
 class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     """Many-class classifier: MLP representation f_Theta + tree-structured softmax.
 
@@ -53,13 +82,17 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     arity : int or None
         M; ``None``: smallest M with M**depth >= n_classes.
     depth : int
+        D, the depth of the label tree.
     epochs : int
+        Passes over the training rows.
     batch_size : int
+        Rows per gradient step.
     lr : float
         Adam step size.
     tree_epochs : int or None
         Epochs that learn the tree (``None``: half of ``epochs``).
     reassign_per_epoch : int
+        Re-builds of the label tree (Algorithm 2) per epoch while it is learned.
     criterion : {"loglik", "class"}
         Algorithm 2's greedy criterion (eq. 12 or eq. 10).
     predict_method : {"exact", "greedy"}
@@ -71,6 +104,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Where the network is trained and evaluated (``"auto"``: cuda when
         available); predictions come back as numpy arrays.
     random_state : int, RandomState or None
+        Seeds the network's initialization, the batches and the random label tree.
     verbose : int, default=0
         When > 0, a progress bar over the epochs (on the first rank only under
         torch.distributed); silent by default.
@@ -78,6 +112,10 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     Attributes
     ----------
     classes_ : array (n_classes,)
+    mean_ : ndarray (n_features,)
+        Mean of every feature over the training rows.
+    scale_ : ndarray (n_features,)
+        Standard deviation of every feature over the training rows (1 where constant).
     label_tree_ : LabelTree or None
     module_ : torch.nn.Module
     history_ : list of dict (per epoch ``loss``, ``moved``)
@@ -85,6 +123,23 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
     A fitted classifier is saved to one file with :meth:`save` and read back
     with :meth:`load` (``torch.load(..., weights_only=True)`` reads the file); it
     also pickles.
+
+    See Also
+    --------
+    TreeSoftmax : The tree-structured output layer alone.
+    TreeLanguageModel : The same output layer in a language model.
+
+    Notes
+    -----
+    Inputs are standardized internally with statistics of the training rows:
+    feature j becomes ``(x_j - mean_[j]) / scale_[j]`` (``scale_`` is the
+    standard deviation, 1 for a constant feature), computed after an exact
+    rescaling by a power of two so that no sum overflows or underflows.
+    Predictions are therefore the same when a feature is multiplied by a
+    power of two (even 2^±997), and standardized values beyond
+    ``±STANDARDIZED_LIMIT`` (far outside the training rows) are clipped
+    there, so float32 activations stay finite and probabilities are never NaN.
+
     """
 
     _parameter_constraints = {
@@ -153,13 +208,29 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Inside an initialized torch.distributed process group every rank passes
         the same data and ``random_state`` and trains on its shard of each epoch
         (gradients averaged, tree statistics summed before every re-build).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training rows (standardized internally, see the class notes).
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights of the log-likelihood.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight)
         sizes = self._validate_params()
         k = self.classes_.shape[0]
-        self.mean_ = X.mean(axis=0)
-        scale = X.std(axis=0)
-        self.scale_ = np.where(scale > 0, scale, 1.0)
+        self.mean_, self.scale_ = _standardizer(X)
         rng = check_random_state(self.random_state)
         with _threads(self.n_threads), torch.random.fork_rng():
             torch.manual_seed(int(rng.randint(2**31 - 1)))
@@ -173,6 +244,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             layers += [nn.Linear(width, int(size)), nn.ReLU()]
             width = int(size)
         body = nn.Sequential(*layers)
+        head: nn.Module
         if self.output == "flat":
             head = nn.Linear(width, k)
         else:
@@ -189,7 +261,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         _, head = self._make_module(X.shape[1], sizes, k, tree)
         opt = torch.optim.Adam(self.module_.parameters(), lr=self.lr)
         dev = self.device_
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(dev)
+        Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(dev)
         yt = torch.as_tensor(codes, dtype=torch.long).to(dev)
         wt = torch.as_tensor(sample_weight, dtype=torch.float32).to(dev)
         group = ddp.process_group()
@@ -236,12 +308,30 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         self.module_.eval()
-        Xt = torch.as_tensor((X - self.mean_) / self.scale_, dtype=torch.float32).to(self.device_)
+        Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(self.device_)
         return self.module_["body"](Xt)
 
     def predict_log_proba(self, X, batch_size=1024):
-        """Log class probabilities, computed in row blocks (the tree's full
-        distribution costs O(K) memory per row)."""
+        """Log class probabilities, computed in row blocks.
+
+        The tree's full distribution costs O(K) memory per row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        batch_size : int, default=1024
+            Rows per forward pass.
+
+        Returns
+        -------
+        log_proba : ndarray of shape (n_samples, n_classes)
+            Log class probabilities, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict_proba : The probabilities.
+        """
         with _threads(self.n_threads), torch.no_grad():
             h = self._represent(X)
             head = self.module_["head"]
@@ -256,13 +346,45 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def predict_proba(self, X):
-        """Class probabilities (columns in ``classes_`` order); rows sum to one."""
+        """Class probabilities (columns in ``classes_`` order); rows sum to one.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         return np.exp(self.predict_log_proba(X))
 
     def predict(self, X):
+        """Class of every row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         if self.predict_method == "greedy" and self.output != "flat":
             with _threads(self.n_threads), torch.no_grad():
-                codes = self.module_["head"].predict(self._represent(X), method="greedy").cpu().numpy()
+                head: Any = self.module_["head"]
+                codes = head.predict(self._represent(X), method="greedy").cpu().numpy()
         else:
             codes = np.argmax(self.predict_log_proba(X), axis=1)
         return self.classes_[codes]

@@ -40,7 +40,7 @@ def wrap(model, device, find_unused=False):
     ids = [device.index if device.index is not None else torch.cuda.current_device()] if device.type == "cuda" else None
     # the buffers are equal at the start (same seed); afterwards they are never synchronized
     params = inspect.signature(DistributedDataParallel).parameters
-    sync = dict(forward_sync_buffers=False) if "forward_sync_buffers" in params else dict(broadcast_buffers=False)
+    sync: dict = dict(forward_sync_buffers=False) if "forward_sync_buffers" in params else dict(broadcast_buffers=False)
     return DistributedDataParallel(model, device_ids=ids, find_unused_parameters=find_unused, **sync)
 
 

@@ -16,10 +16,11 @@ same batched gather: paths shorter than ``depth`` continue through one extra
 from __future__ import annotations
 
 import heapq
+from typing import Any
 
 import numpy as np
 
-from ._label_tree import _check_int
+from ._label_tree import check_sizes
 
 
 def huffman_codes(frequencies, arity):
@@ -32,7 +33,7 @@ def huffman_codes(frequencies, arity):
     freq = np.asarray(frequencies, dtype=np.float64)
     if freq.ndim != 1 or freq.shape[0] < 2 or not np.all(np.isfinite(freq)) or np.any(freq < 0):
         raise ValueError("frequencies must be a 1-D array of at least 2 finite non-negative numbers.")
-    m = _check_int(arity, "arity", 2)
+    (m,) = check_sizes("huffman_codes", arity=arity)
     k = freq.shape[0]
     n_pad = 0 if k <= m else (-(k - 1)) % (m - 1)
     # heap items: (weight, creation order, node); node = label id (>= 0), dummy (-1) or list of children
@@ -45,7 +46,7 @@ def huffman_codes(frequencies, arity):
         heapq.heappush(heap, (sum(p[0] for p in parts), order, [p[2] for p in parts]))
         order += 1
     codes = {}
-    stack = [(heap[0][2], ())]
+    stack: list[tuple[Any, tuple[int, ...]]] = [(heap[0][2], ())]
     while stack:
         node, prefix = stack.pop()
         if isinstance(node, list):
@@ -84,7 +85,7 @@ class HuffmanTree:
     """
 
     def __init__(self, codes, arity):
-        self.arity = _check_int(arity, "arity", 2)
+        (self.arity,) = check_sizes("HuffmanTree", arity=arity)
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[0] < 2 or codes.shape[1] < 1 or not np.issubdtype(codes.dtype, np.integer):
             raise ValueError("codes must be a 2-D integer array (n_labels >= 2, depth >= 1).")

@@ -15,20 +15,31 @@ re-assigned without the torch extra's runtime.
 
 from __future__ import annotations
 
+from numbers import Integral
+from typing import Any
+
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._param_validation import Interval, validate_params
 
-def _check_int(value, name, low):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}.")
-    return int(value)
+#: Accepted sizes of a label tree.
+SIZE_CONSTRAINTS = {
+    "n_labels": [Interval(Integral, 2, None, closed="left")],
+    "depth": [Interval(Integral, 1, None, closed="left")],
+    "arity": [Interval(Integral, 2, None, closed="left")],
+}
 
 
-def default_arity(n_labels, depth):
+def check_sizes(caller: str, **sizes: Any) -> tuple[int, ...]:
+    """The given label-tree sizes as ints, checked against :data:`SIZE_CONSTRAINTS` (errors name them)."""
+    validate_params(SIZE_CONSTRAINTS, sizes, caller)
+    return tuple(int(v) for v in sizes.values())
+
+
+def default_arity(n_labels: int, depth: int) -> int:
     """Smallest M with M**depth >= n_labels (25 for 10k labels at depth 3)."""
-    n_labels = _check_int(n_labels, "n_labels", 2)
-    depth = _check_int(depth, "depth", 1)
+    n_labels, depth = check_sizes("default_arity", n_labels=n_labels, depth=depth)
     m = max(2, int(np.ceil(n_labels ** (1.0 / depth))) - 1)
     while m**depth < n_labels:
         m += 1
@@ -63,9 +74,10 @@ class LabelTree:
     """
 
     def __init__(self, n_labels, arity=None, depth=3, leaf_of_label=None):
-        self.n_labels = _check_int(n_labels, "n_labels", 2)
-        self.depth = _check_int(depth, "depth", 1)
-        self.arity = default_arity(self.n_labels, self.depth) if arity is None else _check_int(arity, "arity", 2)
+        self.n_labels, self.depth = check_sizes("LabelTree", n_labels=n_labels, depth=depth)
+        self.arity = (
+            default_arity(self.n_labels, self.depth) if arity is None else check_sizes("LabelTree", arity=arity)[0]
+        )
         if self.arity**self.depth < self.n_labels:
             raise ValueError(
                 f"arity**depth = {self.arity**self.depth} leaves cannot hold "
@@ -110,11 +122,11 @@ class LabelTree:
         groups = [order]
         for level in range(tree.depth):
             cap = m ** (tree.depth - level - 1)
-            new_groups = []
+            new_groups: list = []
             for labels in groups:
                 mass = np.zeros(m)
                 fill = np.zeros(m, dtype=np.int64)
-                members = [[] for _ in range(m)]
+                members: list[list] = [[] for _ in range(m)]
                 for i in labels:
                     room = fill < cap
                     j = int(np.flatnonzero(room)[np.argmin(mass[room])])

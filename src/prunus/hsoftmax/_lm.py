@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from typing import Any
 
 import numpy as np
 import torch
@@ -13,7 +14,7 @@ from torch import nn
 from torch.nn import functional as F
 from tqdm.auto import tqdm
 
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit, validate_params
 from . import _distributed as ddp
 from ._huffman import HuffmanTree
 from ._io import cpu_state, load_payload, plain, save_payload
@@ -35,15 +36,11 @@ def check_ids(ids, name, vocab_size, min_len=1):
     return arr.astype(np.int64)
 
 
-def check_count(value, name, low, allow_none=False):
-    """An integer >= ``low`` (or None when allowed); TypeError / ValueError naming ``name``."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer{' or None' if allow_none else ''}, got {value!r}.")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value!r}.")
-    return int(value)
+#: Arguments of :meth:`TreeLanguageModel.fit`.
+FIT_CONSTRAINTS = {"epochs": [Interval(Integral, 1, None, closed="left")]}
+
+#: torch's intra-op thread count (None: torch's default).
+THREADS_CONSTRAINTS = {"n_threads": [Interval(Integral, 1, None, closed="left"), None]}
 
 
 def check_contexts(context_ids, context_size, vocab_size):
@@ -84,7 +81,8 @@ class _threads:
     """Temporarily set torch's intra-op thread count."""
 
     def __init__(self, n):
-        self.n = check_count(n, "n_threads", 1, allow_none=True)
+        validate_params(THREADS_CONSTRAINTS, {"n_threads": n}, "torch threads")
+        self.n = None if n is None else int(n)
 
     def __enter__(self):
         self.old = torch.get_num_threads()
@@ -139,6 +137,7 @@ class TreeLanguageModel:
     Parameters
     ----------
     vocab_size : int
+        Number of distinct token ids (ids are ``0 .. vocab_size - 1``).
     context_size : int
         T, number of previous words (3 for PTB in the paper, 4 for Gutenberg).
     dim : int
@@ -156,6 +155,7 @@ class TreeLanguageModel:
     arity : int or None
         M; ``None`` is the smallest M with M**depth >= vocab_size.
     depth : int
+        D, the depth of the label tree.
     batch_size, lr : int, float
         Adagrad step size (the paper: 0.025).
     weight_decay : float
@@ -189,9 +189,16 @@ class TreeLanguageModel:
         available). Token ids are checked once on the host; the training step
         itself never waits for the device (the training loss is summed there).
     random_state : int, RandomState or None
+        Seeds the initialization, the batches and the random label tree.
     verbose : int, default=0
         When > 0, a progress bar over each epoch's batches (with the running
         training perplexity); silent by default.
+    progress : int or bool, default="deprecated"
+        The former name of ``verbose``, accepted with a ``FutureWarning``
+        (its value is used as ``verbose``).
+
+        .. deprecated:: 0.1
+           ``progress`` was renamed ``verbose``; it will be removed in 0.2.
 
     Attributes
     ----------
@@ -207,6 +214,11 @@ class TreeLanguageModel:
 
     A fitted model is saved to one file with :meth:`save` and read back with
     :meth:`load`; it also pickles.
+
+    See Also
+    --------
+    TreeSoftmax : The tree-structured output layer.
+    TreeSoftmaxClassifier : The same output layer over an MLP for classification.
     """
 
     _parameter_constraints = {
@@ -231,6 +243,7 @@ class TreeLanguageModel:
         "device": [str, torch.device],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "progress": ["verbose", StrOptions({"deprecated"})],
     }
 
     def __init__(
@@ -256,6 +269,7 @@ class TreeLanguageModel:
         device="cpu",
         random_state=None,
         verbose=0,
+        progress="deprecated",
     ):
         self.vocab_size = vocab_size
         self.context_size = context_size
@@ -278,12 +292,22 @@ class TreeLanguageModel:
         self.device = device
         self.random_state = random_state
         self.verbose = verbose
+        self.progress = progress
 
     # ------------------------------------------------------------------ setup
     def _validate(self):
         """Every parameter against ``_parameter_constraints``, then what they cannot say:
         a device torch knows, and ``pad_id`` inside the vocabulary."""
         validate_fit(self)
+        self._verbose = self.verbose
+        if not (isinstance(self.progress, str) and self.progress == "deprecated"):
+            warnings.warn(
+                "TreeLanguageModel's 'progress' was renamed 'verbose' in 0.1 and will be removed in 0.2; "
+                "its value is used as verbose.",
+                FutureWarning,
+                stacklevel=3,
+            )
+            self._verbose = int(self.progress)
         resolve_device(self.device)
         if self.pad_id is not None and self.pad_id >= self.vocab_size:
             raise ValueError(f"pad_id must lie in [0, vocab_size = {self.vocab_size}), got {self.pad_id!r}.")
@@ -332,6 +356,7 @@ class TreeLanguageModel:
         # torch's Adagrad has no weight decay for sparse gradients.
         # (dense under torch.distributed: DistributedDataParallel reduces dense gradients)
         sparse = self.weight_decay == 0 and ddp.process_group() is None
+        head: nn.Module
         if self.output in ("learned", "random", "huffman"):
             tree = LabelTree(v, config["arity"], config["depth"]) if tree is None else tree
             head = TreeSoftmax(
@@ -371,6 +396,24 @@ class TreeLanguageModel:
         epoch; gradients are averaged by DistributedDataParallel and the node
         statistics are summed over the ranks before every re-build of the tree,
         so all ranks end with the same tree and parameters.
+
+        Parameters
+        ----------
+        train_ids : array-like of int
+            The training token ids, one sequence.
+        epochs : int, default=4
+            Passes over the training positions.
+        valid_ids : array-like of int or dict of str to array-like, optional
+            Sequences whose perplexity is recorded after every epoch.
+
+        Returns
+        -------
+        self : TreeLanguageModel
+            The fitted model.
+
+        See Also
+        --------
+        perplexity : The perplexity of a sequence under the model.
         """
         self._validate()
         with _threads(self.n_threads):
@@ -378,8 +421,7 @@ class TreeLanguageModel:
 
     def _fit(self, train_ids, epochs=4, valid_ids=None):
         train = check_ids(train_ids, "train_ids", self.vocab_size, min_len=2)
-        if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
-            raise ValueError(f"epochs must be a positive integer, got {epochs!r}.")
+        validate_params(FIT_CONSTRAINTS, {"epochs": epochs}, "TreeLanguageModel.fit")
         evals = {} if valid_ids is None else (dict(valid_ids) if isinstance(valid_ids, dict) else {"valid": valid_ids})
         evals = {k: check_ids(v, f"valid_ids[{k!r}]", self.vocab_size) for k, v in evals.items()}
         self._build(train)
@@ -416,7 +458,7 @@ class TreeLanguageModel:
             bar = tqdm(
                 range(n_batches),
                 desc=f"{self.output} epoch {epoch + 1}/{epochs}",
-                disable=not self.verbose,
+                disable=not self._verbose,
                 leave=False,
                 mininterval=1.0,
             )
@@ -447,7 +489,7 @@ class TreeLanguageModel:
                         )
                     )
                     start = time.perf_counter()
-                if self.verbose and b % 50 == 0:
+                if self._verbose and b % 50 == 0:
                     bar.set_postfix(ppl=f"{math.exp(min(total_nll.item() / ((b * bs) + pos.shape[0]), 50)):.1f}")
             epoch_time += _elapsed(start, dev)
             bar.close()
@@ -537,6 +579,9 @@ class TreeLanguageModel:
         return head.tree if isinstance(head, TreeSoftmax) else None
 
     # ------------------------------------------------------------------ persistence
+    #: Set by :meth:`load` when the file holds a vocabulary (an annotation only: absent otherwise).
+    vocabulary_: Any
+
     _PARAMS = (
         "vocab_size",
         "context_size",

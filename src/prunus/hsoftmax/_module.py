@@ -9,9 +9,17 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ._assign import node_objectives, reassign_kernel
+from ..utils._param_validation import Integral, Interval, StrOptions, validate_params
+from ._assign import AssignSettings, AssignStats, node_objectives, reassign_kernel
 from ._huffman import HuffmanTree
 from ._label_tree import LabelTree
+
+#: Accepted arguments of :class:`TreeSoftmax` (checked before any tensor is made).
+MODULE_CONSTRAINTS = {
+    "in_features": [Interval(Integral, 1, None, closed="left")],
+    "label_tree": [LabelTree, HuffmanTree],
+    "criterion": [StrOptions({"loglik", "class"})],
+}
 
 
 class TreeSoftmax(nn.Module):
@@ -70,6 +78,18 @@ class TreeSoftmax(nn.Module):
     bias : Parameter (n_internal, M)
     """
 
+    # Buffers registered in __init__ (typed for the checker: register_buffer hides them).
+    sum_probas: torch.Tensor
+    counts: torch.Tensor
+    path_nodes: torch.Tensor
+    path_children: torch.Tensor
+    child_mask: torch.Tensor
+    codes: torch.Tensor
+    child_node: torch.Tensor
+    child_label: torch.Tensor
+    leaf_of_label: torch.Tensor
+    label_of_leaf: torch.Tensor
+
     #: Check label ranges of accelerator tensors too (a host synchronisation per
     #: call; CPU tensors are always checked).
     check_labels = False
@@ -89,10 +109,11 @@ class TreeSoftmax(nn.Module):
         carry_leaf_rows=True,
     ):
         super().__init__()
-        if not isinstance(label_tree, (LabelTree, HuffmanTree)):
-            raise TypeError(f"label_tree must be a LabelTree or a HuffmanTree, got {type(label_tree).__name__}.")
-        if criterion not in ("loglik", "class"):
-            raise ValueError(f"criterion must be 'loglik' or 'class', got {criterion!r}.")
+        validate_params(
+            MODULE_CONSTRAINTS,
+            {"in_features": in_features, "label_tree": label_tree, "criterion": criterion},
+            "TreeSoftmax",
+        )
         self.in_features = int(in_features)
         self.tree = label_tree
         self.criterion = criterion
@@ -370,9 +391,10 @@ class TreeSoftmax(nn.Module):
         from each label's previous leaf to its new one, as done for the parameters
         by the last :meth:`reassign`; call it on optimizer state (e.g. Adagrad's
         ``sum``) to keep it aligned with the parameters."""
-        if getattr(self, "_leaf_rows", None) is None:
+        moved = getattr(self, "_leaf_rows", None)
+        if moved is None:
             return tensor
-        dest, src = self._leaf_rows
+        dest, src = moved
         t = self.tree
         rows = tensor.view(t.n_internal * t.arity, -1)
         rows[dest] = rows[src].clone()
@@ -432,15 +454,10 @@ class TreeSoftmax(nn.Module):
         j_before = node_objectives(sp, cnt, t.path_nodes, t.n_internal)
         old_nodes = t.path_nodes.copy()
         new_leaf = reassign_kernel(
-            old_nodes,
-            t.path_children,
-            sp,
-            cnt,
+            AssignStats(old_nodes, t.path_children, sp, cnt),
             t.arity,
             t.depth,
-            self.criterion == "loglik",
-            self.exchange,
-            float(min_count),
+            AssignSettings(self.criterion == "loglik", self.exchange, float(min_count)),
         )
         old_leaf = t.leaf_of_label.copy()
         moved = int(np.count_nonzero(new_leaf != old_leaf))

@@ -3,6 +3,7 @@ the selection rules of Gey's paper (hold-out M1/M2, CV, 1-SE, slope heuristic,
 sub-additive penalties)."""
 
 from ._classes import CARTClassifier
+from ._cp_table import CPTable, cp_table, plot_cv
 from .path import (
     CostComplexityPath,
     SquaredErrorPath,
@@ -14,10 +15,13 @@ from .path import (
 
 __all__ = [
     "CARTClassifier",
+    "CPTable",
     "CostComplexityPath",
     "SquaredErrorPath",
     "cost_complexity_path",
+    "cp_table",
     "node_labels",
     "node_values",
+    "plot_cv",
     "squared_error_path",
 ]

@@ -176,6 +176,7 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
             criterion=est.criterion,
             max_depth=est.max_depth,
             min_samples_leaf=est.min_samples_leaf,
+            categorical_features=getattr(est, "is_categorical_", None),
         )
 
     est.cv_results_ = None

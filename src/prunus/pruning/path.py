@@ -21,14 +21,43 @@ from ..utils._param_validation import check_index
 from ._path_kernels import collapse_temperatures, effective_temperatures, path_error_sums
 
 
-def node_labels(tree: Tree, counts: np.ndarray) -> np.ndarray:
+def node_labels(tree: Tree, counts: np.ndarray, loss=None) -> np.ndarray:
     """Majority class of every node (lowest class index on ties).
 
-    A node that received no weight takes its parent's label, so an empty
-    leaf predicts like the smallest non-empty region containing it.
+    With a ``loss`` matrix (``loss[i, j]``: the cost of predicting class j
+    for a row of class i), the class of least expected loss
+    ``sum_i counts[t, i] loss[i, j]`` instead (lowest index on ties). A node
+    that received no weight takes its parent's label, so an empty leaf
+    predicts like the smallest non-empty region containing it.
     """
-    label = np.argmax(counts, axis=1).astype(np.int64)[:, None]
+    counts = np.asarray(counts, dtype=np.float64)
+    if loss is None:
+        label = np.argmax(counts, axis=1).astype(np.int64)[:, None]
+    else:
+        label = np.argmin(counts @ check_loss_matrix(loss, counts.shape[1]), axis=1).astype(np.int64)[:, None]
     return fill_from_parent(label, counts.sum(axis=1) <= 0, tree.parent)[:, 0]
+
+
+def check_loss_matrix(loss, n_classes) -> np.ndarray:
+    """A (n_classes, n_classes) float64 loss matrix: finite, non-negative, zero on the diagonal."""
+    arr = np.asarray(loss, dtype=np.float64)
+    if arr.shape != (n_classes, n_classes):
+        raise ValueError(
+            f"loss_matrix must have shape ({n_classes}, {n_classes}), one row and column per class; got {arr.shape}."
+        )
+    if not np.isfinite(arr).all() or np.any(arr < 0):
+        raise ValueError("loss_matrix must be finite and non-negative.")
+    if np.any(np.diag(arr) != 0):
+        raise ValueError("loss_matrix must be zero on the diagonal (a right prediction costs nothing).")
+    return arr
+
+
+def _node_loss(counts, label, loss):
+    """Loss of every node as a leaf predicting ``label``: misclassified weight, or expected loss."""
+    rows = np.arange(counts.shape[0])
+    if loss is None:
+        return counts.sum(axis=1) - counts[rows, label]
+    return (counts @ loss)[rows, label]
 
 
 def _check_counts(tree, counts):
@@ -66,9 +95,13 @@ class CostComplexityPath:
         The compact description of every T_k: internal node t is a leaf or
         removed in T_k iff ``collapse_alpha[t] <= alphas[k]`` (``inf`` at the
         leaves of T_max).
+    loss : ndarray of shape (n_classes, n_classes) or None
+        The loss matrix of the risks (None: 0-1 loss).
     label : ndarray of int, shape (n_nodes,)
         Majority class of every node on the pruning sample.
     """
+
+    loss: np.ndarray | None = None
 
     def __init__(self, tree, counts, alphas, n_leaves, risks, collapse_alpha, label):
         self.tree = tree
@@ -152,20 +185,24 @@ class CostComplexityPath:
         wrong = self.misclassified(counts, alphas)
         return wrong, wrong, float(counts[0].sum())
 
-    def misclassified(self, counts, alphas=None):
+    def misclassified(self, counts, alphas=None, squared=False):
         """Misclassified weight of another sample (per-node ``counts``) by each T_alpha.
 
         Leaves are labelled by the pruning sample (``self.label``): this is
-        P_{n_t}(f_{T_k}) of eq. (10) times the sample's weight.
+        P_{n_t}(f_{T_k}) of eq. (10) times the sample's weight. With the
+        path's ``loss`` matrix, the weighted loss instead; ``squared`` sums
+        the squared loss of every row (for a standard error; the same as the
+        loss itself without a matrix).
         """
         counts = np.asarray(counts, dtype=np.float64)
         if counts.shape[0] != self.tree.n_nodes:
             raise ValueError(f"counts must have {self.tree.n_nodes} rows, one per node.")
         if counts.shape[1] < self.counts.shape[1]:
             counts = np.pad(counts, ((0, 0), (0, self.counts.shape[1] - counts.shape[1])))
-        rows = np.arange(self.tree.n_nodes)
-        wrong = counts.sum(axis=1) - counts[rows, self.label]
-        return self.sum_over_leaves(wrong, alphas)
+        loss = getattr(self, "loss", None)
+        if loss is not None and squared:
+            loss = loss**2
+        return self.sum_over_leaves(_node_loss(counts, self.label, loss), alphas)
 
 
 class SquaredErrorPath(CostComplexityPath):
@@ -308,7 +345,7 @@ def squared_error_path(tree: Tree, moments) -> SquaredErrorPath:
     return _fill_sizes(path, node_risk, weight)
 
 
-def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
+def cost_complexity_path(tree: Tree, counts, loss=None) -> CostComplexityPath:
     """Breiman's pruning sequence on misclassification cost (Table 1).
 
     Parameters
@@ -318,6 +355,12 @@ def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
     counts : array-like, shape (n_nodes, n_classes)
         Weighted class counts of the pruning sample per node, e.g.
         ``tree.node_counts(X, y, sample_weight, n_classes=n_classes)``.
+    loss : array-like, shape (n_classes, n_classes), optional
+        ``loss[i, j]``: the cost of predicting class j for a row of class i
+        (zero diagonal; rpart's ``parms = list(loss = ...)``). Leaves then
+        predict the class of least expected loss and R(t) is that expected
+        loss over the total weight (Breiman et al., section 4.3). Default:
+        0-1 loss, the misclassification cost.
 
     Returns
     -------
@@ -337,10 +380,12 @@ def cost_complexity_path(tree: Tree, counts) -> CostComplexityPath:
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a prunus Tree, got {type(tree).__name__}.")
     counts = _check_counts(tree, counts)
-    label = node_labels(tree, counts)
-    total = counts.sum(axis=1)
-    node_risk = total - counts[np.arange(tree.n_nodes), label]
-    weight = total[0]
+    if loss is not None:
+        loss = check_loss_matrix(loss, counts.shape[1])
+    label = node_labels(tree, counts, loss)
+    node_risk = _node_loss(counts, label, loss)
+    weight = counts.sum(axis=1)[0]
     alphas, collapse = _weakest_links(tree, node_risk, weight)
     path = CostComplexityPath(tree, counts, alphas, None, None, collapse, label)
+    path.loss = loss
     return _fill_sizes(path, node_risk, weight)

@@ -57,7 +57,7 @@ def cv_temperatures(alphas):
     return betas
 
 
-def build_path(grower, rows, weight, method, params, grow_seed, rng):
+def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
     M2 grows and prunes on the learning sample ``rows``. M1 splits it in two
@@ -79,6 +79,11 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
         Seed of the builder's feature draws.
     rng : RandomState
         Draws the M1 halves.
+    loss : ndarray, shape (n_classes, n_classes), optional
+        Loss matrix (rows: true class, columns: predicted). T_max is then
+        grown with each row's weight multiplied by its class's row sum of
+        ``loss`` (rpart's altered priors, Breiman et al. section 4.4), and the
+        path is pruned on the expected loss of the unaltered weights.
 
     Returns
     -------
@@ -94,24 +99,29 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng):
         grow_rows, prune_rows = np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
     grow_weight = np.zeros_like(weight)
     grow_weight[grow_rows] = weight[grow_rows]
+    if loss is not None:
+        grow_weight[grow_rows] *= loss.sum(axis=1)[grower.y[grow_rows]]
     tree, counts = grower.grow(params, grow_weight, grow_seed)
-    if method == "M1":
+    if method == "M1" or loss is not None:
         counts = _counts(grower, tree, weight, prune_rows)
-    return cost_complexity_path(tree, counts), prune_rows
+    return cost_complexity_path(tree, counts, loss=loss), prune_rows
 
 
 def _counts(grower, tree, weight, rows):
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_misclassified(grower, weight, fold, method, params, grow_seed, seed, betas):
+def _fold_misclassified(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed))
+    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed), loss)
     test_counts = _counts(grower, path.tree, weight, test)
-    return path.misclassified(test_counts, betas), float(test_counts[0].sum())
+    squares = path.misclassified(test_counts, betas, squared=True) if loss is not None else None
+    return path.misclassified(test_counts, betas), float(test_counts[0].sum()), squares
 
 
-def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None):
+def cv_risks(
+    grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, loss=None, squares=None
+):
     """Held-out misclassified weight of every fold's pruned trees at ``betas``.
 
     One tree and one path per fold, each evaluated at every temperature from
@@ -124,6 +134,12 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
     ----------
     progress : callable, optional
         Called once per finished fold (e.g. a progress bar's ``update``).
+    loss : ndarray, optional
+        Loss matrix (see :func:`build_path`): ``wrong`` is then the held-out
+        weighted loss.
+    squares : list, optional
+        With ``loss``: receives the held-out weighted squared loss, shape
+        (n_folds, len(betas)), for :func:`cv_summary`.
 
     Returns
     -------
@@ -133,7 +149,7 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
     tasks = (
-        delayed(_fold_misclassified)(grower, weight, fold, method, params, grow_seed, seed, betas)
+        delayed(_fold_misclassified)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)
     )
     results = []
@@ -143,19 +159,26 @@ def cv_risks(grower, weight, folds, method, params, grow_seed, betas, rng, n_job
             progress()
     wrong = np.array([r[0] for r in results])
     held_out = np.array([r[1] for r in results])
+    if loss is not None and squares is not None:
+        squares.append(np.array([r[2] for r in results]))
     return wrong, held_out
 
 
-def cv_summary(wrong, weight, n_samples):
+def cv_summary(wrong, weight, n_samples, squares=None):
     """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
-    the pooled held-out risk.
+    the pooled held-out risk. With a loss matrix, ``squares`` holds the
+    held-out weighted squared losses and the SE is rpart's
+    sqrt((mean of l^2 - p^2) / n) (the same for 0-1 loss).
     """
     mean = wrong.sum(axis=0) / weight.sum()
     per_fold = wrong / np.where(weight > 0, weight, 1.0)[:, None]
     std = per_fold.std(axis=0)
-    se = np.sqrt(mean * (1.0 - mean) / n_samples)
+    if squares is None:
+        se = np.sqrt(mean * (1.0 - mean) / n_samples)
+    else:
+        se = np.sqrt(np.maximum(squares.sum(axis=0) / weight.sum() - mean * mean, 0.0) / n_samples)
     return mean, std, se
 
 

@@ -127,6 +127,17 @@ def squared_error_proxy(weight_left, sum_left, weight_right, sum_right):
     return sum_left * sum_left / weight_left + sum_right * sum_right / weight_right
 
 
+@njit(cache=True, nogil=True, inline="always")
+def better(proxy, feature, best_proxy, best_feature, tol):
+    """The tie rule of split candidates: strictly better, or equal within
+    rounding and of a lower feature (the candidates of one feature are
+    scanned in a fixed order, so the first of equal ones is kept by the
+    strict test)."""
+    if proxy > best_proxy + tol:
+        return True
+    return proxy >= best_proxy - tol and feature < best_feature
+
+
 @njit(cache=True, nogil=True)
 def impurity_decrease(proxy, node_value, criterion):
     """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)`` from a

@@ -24,8 +24,10 @@ SORT_COST = 2.0
 
 @njit(cache=True, nogil=True)
 def _grown(nodes, capacity):
-    """``nodes`` (left, right, feature, threshold, missing_left, counts) with room for ``capacity`` nodes."""
-    left, right, feature, threshold, missing_left, counts = nodes
+    """``nodes`` (left, right, feature, threshold, missing_left, counts, bits)
+    with room for ``capacity`` nodes; ``bits[node]`` is the bitset of the
+    levels sent left by a categorical split (int64 words)."""
+    left, right, feature, threshold, missing_left, counts, bits = nodes
     n = left.shape[0]
     new_left = np.full(capacity, TREE_LEAF, dtype=np.int64)
     new_right = np.full(capacity, TREE_LEAF, dtype=np.int64)
@@ -33,17 +35,19 @@ def _grown(nodes, capacity):
     new_threshold = np.full(capacity, float(TREE_UNDEFINED))
     new_missing = np.zeros(capacity, dtype=np.bool_)
     new_counts = np.zeros((capacity, counts.shape[1]))
+    new_bits = np.zeros((capacity, bits.shape[1]), dtype=np.int64)
     new_left[:n] = left
     new_right[:n] = right
     new_feature[:n] = feature
     new_threshold[:n] = threshold
     new_missing[:n] = missing_left
     new_counts[:n] = counts
-    return new_left, new_right, new_feature, new_threshold, new_missing, new_counts
+    new_bits[:n] = bits
+    return new_left, new_right, new_feature, new_threshold, new_missing, new_counts, new_bits
 
 
 @njit(cache=True, nogil=True)
-def _empty_nodes(capacity, n_classes):
+def _empty_nodes(capacity, n_classes, n_words):
     return _grown(
         (
             np.empty(0, dtype=np.int64),
@@ -52,6 +56,7 @@ def _empty_nodes(capacity, n_classes):
             np.empty(0),
             np.empty(0, dtype=np.bool_),
             np.empty((0, n_classes)),
+            np.empty((0, n_words), dtype=np.int64),
         ),
         capacity,
     )
@@ -59,7 +64,7 @@ def _empty_nodes(capacity, n_classes):
 
 @njit(cache=True, nogil=True)
 def _trimmed(nodes, n_nodes):
-    left, right, feature, threshold, missing_left, counts = nodes
+    left, right, feature, threshold, missing_left, counts, bits = nodes
     return (
         left[:n_nodes].copy(),
         right[:n_nodes].copy(),
@@ -67,6 +72,7 @@ def _trimmed(nodes, n_nodes):
         threshold[:n_nodes].copy(),
         missing_left[:n_nodes].copy(),
         counts[:n_nodes].copy(),
+        bits[:n_nodes].copy(),
     )
 
 
@@ -152,14 +158,14 @@ def grow_depth_first(data, work, settings):
     weights and the features not constant in them.
 
     Returns (children_left, children_right, feature, threshold,
-    missing_go_to_left, counts) with counts the statistics of every node:
-    class weights, or for the squared error (weight, mean, within sum of
-    squares).
+    missing_go_to_left, counts, bits) with counts the statistics of every
+    node: class weights, or for the squared error (weight, mean, within sum
+    of squares), and bits the bitsets of the categorical splits.
     """
     n_features, n_rows = work.index.shape
     n_classes = settings.n_classes
     _seed(settings, n_features)
-    nodes = _empty_nodes(64, n_classes)
+    nodes = _empty_nodes(64, n_classes, work.best_bits.shape[0])
     pending_features = np.empty((16, n_features), dtype=np.int64)
     pending_n_features = np.empty(16, dtype=np.int64)
     pending_counts = np.empty((16, n_classes))
@@ -178,7 +184,7 @@ def grow_depth_first(data, work, settings):
         start, end, depth, parent, is_left, presorted = stack.pop()
         if n_nodes == nodes[0].shape[0]:
             nodes = _grown(nodes, 2 * n_nodes)
-        left, right, feature, threshold, missing_left, counts = nodes
+        left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
         if parent >= 0:
@@ -194,7 +200,8 @@ def grow_depth_first(data, work, settings):
         )
         if f == NO_FEATURE:
             continue
-        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node])
+        bits[node] = work.best_bits
+        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node])
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
@@ -241,8 +248,8 @@ def grow_best_first(data, work, settings):
     n_features, n_rows = work.index.shape
     _seed(settings, n_features)
     capacity = 2 * settings.max_leaf_nodes
-    nodes = _empty_nodes(capacity, settings.n_classes)
-    left, right, feature, threshold, missing_left, counts = nodes
+    nodes = _empty_nodes(capacity, settings.n_classes, work.best_bits.shape[0])
+    left, right, feature, threshold, missing_left, counts, bits = nodes
     # Features not constant at each node (read off its sorted segments when
     # its parent was partitioned, narrowed by its own search).
     node_features = np.empty((capacity, n_features), dtype=np.int64)
@@ -259,6 +266,7 @@ def grow_best_first(data, work, settings):
         data, work, settings, (0, n_rows, 0, True), counts[0], node_features[0], root_weight
     )
     node_n_features[0] = n_kept
+    bits[0] = work.best_bits
     if f != NO_FEATURE:
         frontier.append((gain, 0, 0, n_rows, 0, f, t, m))
     n_nodes = 1
@@ -272,7 +280,7 @@ def grow_best_first(data, work, settings):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
-        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node])
+        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node])
         n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t
@@ -294,6 +302,7 @@ def grow_best_first(data, work, settings):
                 root_weight,
             )
             node_n_features[child_id] = c_kept
+            bits[child_id] = work.best_bits
             if cf != NO_FEATURE:
                 frontier.append((cgain, child_id, child_start, child_end, depth + 1, cf, ct, cm))
         n_nodes += 2

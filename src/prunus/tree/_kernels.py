@@ -59,6 +59,44 @@ def apply_rows_kernel(X, rows, children_left, children_right, feature, threshold
     return out
 
 
+@njit(cache=True, inline="always")
+def _route_categorical(row, children_left, children_right, feature, threshold, missing_left, categories):
+    """:func:`_route` for a tree with subset splits. ``categories`` is the
+    record ``(is_categorical, bits, n_categories)``: at a node flagged in
+    ``is_categorical`` a level code ``c`` (an integer in ``0 .. L - 1`` of the
+    feature's ``L = n_categories[f]``) goes left iff bit ``c`` of the node's
+    bitset ``bits[node]`` (int64 words) is set; NaN, and any other value (a
+    level unknown to the tree), follows ``missing_left``."""
+    is_categorical, bits, n_categories = categories
+    node = 0
+    left = children_left[0]
+    while left != -1:
+        f = feature[node]
+        value = row[f]
+        if is_categorical[node]:
+            go = missing_left[node]
+            if value >= 0.0 and value < n_categories[f] and value == np.floor(value):
+                code = np.int64(value)
+                go = (bits[node, code >> 6] >> (code & 63)) & 1 == 1
+        else:
+            go = value <= threshold[node] or (value != value and missing_left[node])
+        node = left if go else children_right[node]
+        left = children_left[node]
+    return node
+
+
+@njit(cache=True, nogil=True)
+def apply_categorical_kernel(X, rows, children_left, children_right, feature, threshold, missing_left, categories):
+    """Leaf id of the rows ``X[rows]`` of a tree with subset splits
+    (:func:`_route_categorical`), without copying them out of ``X``."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        out[i] = _route_categorical(
+            X[rows[i]], children_left, children_right, feature, threshold, missing_left, categories
+        )
+    return out
+
+
 @njit(cache=True, nogil=True)
 def leaf_counts_to_node_counts(counts, parent):
     """Add every node's counts into its parent, children first (in place)."""

@@ -22,6 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._compiled import njit
+from ._categorical_split import is_categorical, scan_categorical, set_absent_levels
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
@@ -31,6 +32,9 @@ from ._criterion import (
     term,
     term_change,
 )
+from ._criterion import (
+    better as _better,
+)
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -38,7 +42,14 @@ from ._criterion import (
 # the weights are not read), and the float64 target of a regression (n,).
 # A classification has an empty ``target``, a regression an empty ``y``: both
 # tasks share one compiled builder and branch on the criterion.
-GrowthData = namedtuple("GrowthData", "columns y weight unit_weight target", defaults=(np.empty(0),))
+# ``n_categories[f]`` is the number of levels of a categorical feature f
+# (its values are level codes 0 .. L - 1, NaN missing), 0 for a numeric one;
+# empty when every feature is numeric.
+GrowthData = namedtuple(
+    "GrowthData",
+    "columns y weight unit_weight target n_categories",
+    defaults=(np.empty(0), np.zeros(0, dtype=np.int64)),
+)
 
 # Scratch arrays of one growth. ``index[f, :]`` holds the active rows sorted
 # by feature f (values are read from ``columns``: a partition then moves 4
@@ -49,7 +60,9 @@ GrowthData = namedtuple("GrowthData", "columns y weight unit_weight target", def
 # (kept by every partition). A regression's node statistics (its "class
 # weights") are the three numbers (weight, mean, within sum of squares); in
 # a split search ``total`` holds (weight, mean, sum of y - mean) instead.
-Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total node_rows")
+# ``best_bits`` holds the subset of levels (a bitset of int64 words) sent
+# left by the best split found so far when it is on a categorical feature.
+Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total node_rows best_bits")
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
@@ -75,16 +88,6 @@ def _midpoint(a, b):
     if t >= b or t < a:
         t = a
     return t
-
-
-@njit(cache=True, nogil=True, inline="always")
-def _better(proxy, feature, best_proxy, best_feature, tol):
-    """Strictly better, or equal within rounding and of a lower feature
-    (thresholds of one feature are scanned in increasing order, so the first
-    of equal candidates within a feature is kept by the strict test)."""
-    if proxy > best_proxy + tol:
-        return True
-    return proxy >= best_proxy - tol and feature < best_feature
 
 
 @njit(cache=True, nogil=True)
@@ -504,7 +507,9 @@ def find_best_split(data, work, settings, segment, node_counts, features):
         features[n_kept] = feature
         n_kept += 1
         n_searched += 1
-        if settings.random_thresholds:
+        if is_categorical(data, feature):
+            best = scan_categorical(data, work, settings, feature, (start, present_end, end), best, tol)
+        elif settings.random_thresholds:
             best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
         elif regression:
             best = _scan_squared_error(data, work, settings, feature, (start, present_end, end), best, tol)
@@ -517,9 +522,10 @@ def find_best_split(data, work, settings, segment, node_counts, features):
 
 
 @njit(cache=True, nogil=True)
-def route_rows(data, work, settings, segment, split, child_counts, node_counts):
+def route_rows(data, work, settings, segment, split, child_counts, node_counts, bits):
     """Flag the side of every row of ``segment = (start, end)`` under
-    ``split = (feature, threshold, missing_left)`` in ``work.goes_left`` and
+    ``split = (feature, threshold, missing_left)`` (on a categorical feature:
+    the subset of levels in the bitset ``bits``) in ``work.goes_left`` and
     write the statistics of the children (:func:`node_statistics`) to
     ``child_counts[0]`` (left) and ``child_counts[1]`` (right) from those of
     the node, ``node_counts`` (the squared error's start from its mean).
@@ -527,7 +533,9 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts):
     Returns the number of rows going left and the side of missing values
     (unchanged when the node has missing values of the split feature;
     otherwise the larger child, so that a value missing only at prediction
-    follows the majority of the training rows, as scikit-learn does).
+    follows the majority of the training rows, as scikit-learn does). At a
+    categorical split, the levels absent from the node are then given the
+    side of missing values in ``bits``.
     """
     start, end = segment
     feature, threshold, missing_left = split
@@ -535,6 +543,8 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts):
     column = data.columns[feature]
     goes_left = work.goes_left
     regression = settings.criterion == SQUARED_ERROR
+    categorical = is_categorical(data, feature)
+    present = np.zeros(data.n_categories[feature] if categorical else 0, dtype=np.bool_)
     child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
@@ -543,7 +553,12 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts):
         v = column[row]
         is_missing = math.isnan(v)
         seen_missing = seen_missing or is_missing
-        go = v <= threshold or (is_missing and missing_left)
+        if categorical and not is_missing:
+            code = np.int64(v)
+            present[code] = True
+            go = (bits[code >> 6] >> (code & 63)) & 1 == 1
+        else:
+            go = v <= threshold or (is_missing and missing_left)
         goes_left[row] = go
         n_left += go
         if not regression:
@@ -552,6 +567,8 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts):
         side_moments(data, index, (start, end), goes_left, True, node_counts[1], child_counts)
     if not seen_missing:
         missing_left = n_left > end - start - n_left
+    if categorical:
+        set_absent_levels(bits, present, missing_left)
     return n_left, missing_left
 
 

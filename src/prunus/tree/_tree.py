@@ -21,6 +21,7 @@ from ._kernels import (
     THRESHOLD_VALUE,
     TWO_PARENTS,
     UNREACHABLE,
+    apply_categorical_kernel,
     apply_kernel,
     apply_kernel_parallel,
     apply_rows_kernel,
@@ -33,8 +34,12 @@ from ._kernels import (
     scatter_moments,
     structure_error,
 )
+from ._persistence import tree_state, upgraded_state
 
 TREE_LEAF = -1
+#: Most levels a categorical feature of a tree may have (its subsets are
+#: bitsets of ``ceil(L / 64)`` words per node).
+MAX_CATEGORIES = 1024
 
 
 def _refuse_dask(method, *arrays):
@@ -72,15 +77,45 @@ class Tree:
     missing_go_to_left : array-like of bool, shape (n_nodes,), optional
         Side taken by a missing value at each split (default: right, as
         ``x <= threshold`` is false for NaN). Ignored at leaves.
+    n_categories : array-like of int, shape (n_features,), optional
+        Number of levels ``L`` of each categorical feature, 0 for a numeric
+        one (default: every feature numeric). A categorical feature's values
+        are level codes ``0 .. L - 1`` (as floats; NaN is missing), at most
+        :data:`MAX_CATEGORIES` levels.
+    category_bits : array-like of uint64, shape (n_nodes, n_words), optional
+        At a split on a categorical feature, the subset of levels sent left
+        as a bitset: level ``c`` goes left iff bit ``c % 64`` of word
+        ``c // 64`` is set. Needed when a split uses a categorical feature;
+        ``n_words >= ceil(L / 64)`` for the largest ``L`` split on.
 
     Attributes
     ----------
     parent, depth : ndarray of int, shape (n_nodes,)
         Parent id (``-1`` at the root) and depth (0 at the root).
+    is_categorical : ndarray of bool, shape (n_nodes,)
+        Splits on a categorical feature (a subset of levels left); their
+        ``threshold`` is NaN.
     n_nodes, n_leaves, max_depth : int
+
+    Notes
+    -----
+    At a categorical split, a value that is not one of the feature's level
+    codes (an unseen level, coded NaN or out of range) goes where missing
+    values go, ``missing_go_to_left``.
     """
 
-    def __init__(self, children_left, children_right, feature, threshold, n_features, missing_go_to_left=None):
+    def __init__(
+        self,
+        children_left,
+        children_right,
+        feature,
+        threshold,
+        n_features,
+        missing_go_to_left=None,
+        *,
+        n_categories=None,
+        category_bits=None,
+    ):
         # Copies, so that later edits of the caller's arrays cannot break the
         # validated structure (parent / depth are derived once, here).
         left = np.array(children_left, dtype=np.int64, order="C", copy=True)
@@ -97,22 +132,32 @@ class Tree:
                 )
             missing = missing.astype(np.bool_)
         n_features = int(n_features)
-        _check_structure(left, right, feature, threshold, n_features)
+        n_cat = _check_n_categories(n_categories, n_features)
         is_leaf = left == TREE_LEAF
+        # Categorical splits have no threshold (NaN): checked as if it were 0.
+        safe_feature = np.clip(feature, 0, max(n_features - 1, 0)) if feature.shape == left.shape else feature
+        is_categorical = ~is_leaf & (n_cat[safe_feature] > 0) if feature.shape == left.shape else is_leaf
+        checked_threshold = np.where(is_categorical, 0.0, threshold) if threshold.shape == left.shape else threshold
+        _check_structure(left, right, feature, checked_threshold, n_features)
         feature = np.where(is_leaf, -2, feature)
-        threshold = np.where(is_leaf, -2.0, threshold)
+        threshold = np.where(is_leaf, -2.0, np.where(is_categorical, np.nan, threshold))
         self.children_left = left
         self.children_right = right
         self.feature = feature
         self.threshold = threshold
         self.missing_go_to_left = missing & ~is_leaf
         self.n_features = n_features
+        self.n_categories = n_cat
+        self.is_categorical = is_categorical
+        self.category_bits = _check_category_bits(category_bits, n_cat, feature, is_categorical)
         self.parent, self.depth = depth_and_parent(left, right)
 
+    def __getstate__(self):
+        # Pickles carry a format version (see ``_persistence``).
+        return tree_state(self)
+
     def __setstate__(self, state):
-        # Trees pickled before missing values were supported route NaN right.
-        state.setdefault("missing_go_to_left", np.zeros(state["children_left"].shape, dtype=np.bool_))
-        self.__dict__.update(state)
+        self.__dict__.update(upgraded_state(state))
 
     # ------------------------------------------------------------------ shape
     @property
@@ -147,20 +192,44 @@ class Tree:
     def _routing(self):
         return self.children_left, self.children_right, self.feature, self.threshold, self.missing_go_to_left
 
+    @property
+    def has_categorical_splits(self) -> bool:
+        """Whether some split sends a subset of levels of a categorical feature left."""
+        return bool(self.is_categorical.any())
+
+    def _categories_record(self):
+        # The kernels read the bitsets as int64 words (the same bits).
+        return self.is_categorical, self.category_bits.view(np.int64), self.n_categories
+
     def apply(self, X) -> np.ndarray:
         """Leaf id reached by each row of ``X``, shape (n_samples,).
 
-        NaN is a missing value and follows ``missing_go_to_left``. For a
-        dask ``X`` use :func:`prunus.distributed.apply`.
+        NaN is a missing value and follows ``missing_go_to_left``; so does,
+        at a categorical split, a value that is not a level code of the
+        feature. For a dask ``X`` use :func:`prunus.distributed.apply`.
         """
         _refuse_dask("apply", X)
         X = self._check_X(X)
+        if self.has_categorical_splits:
+            return self._apply_rows(X, np.arange(X.shape[0], dtype=np.int64))
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
         return kernel(X, *self._routing())
 
     def _apply_rows(self, X, rows) -> np.ndarray:
         """Leaves of ``X[rows]`` for a checked float64 C-contiguous ``X`` (no copy of the rows)."""
+        if self.has_categorical_splits:
+            rows = np.asarray(rows, dtype=np.int64)
+            return apply_categorical_kernel(X, rows, *self._routing(), self._categories_record())
         return apply_rows_kernel(X, rows, *self._routing())
+
+    def left_categories(self, node) -> np.ndarray:
+        """Level codes sent left by the categorical split at ``node`` (ascending)."""
+        if not self.is_categorical[node]:
+            raise ValueError(f"node {node} is not a categorical split.")
+        n_levels = int(self.n_categories[self.feature[node]])
+        codes = np.arange(n_levels)
+        words = self.category_bits[node, codes >> 6]
+        return codes[((words >> (codes & 63).astype(np.uint64)) & np.uint64(1)) == 1]
 
     def decision_path(self, X) -> sparse.csr_matrix:
         """Sparse (n_samples, n_nodes) indicator of the nodes each row visits."""
@@ -327,6 +396,8 @@ class Tree:
             self.threshold[index],
             self.n_features,
             missing_go_to_left=self.missing_go_to_left[index],
+            n_categories=self.n_categories,
+            category_bits=self.category_bits[index],
         )
         return (tree, index) if return_index else tree
 
@@ -339,8 +410,10 @@ class Tree:
             and np.array_equal(self.children_left, other.children_left)
             and np.array_equal(self.children_right, other.children_right)
             and np.array_equal(self.feature, other.feature)
-            and np.array_equal(self.threshold, other.threshold)
+            and np.array_equal(self.threshold, other.threshold, equal_nan=True)
             and np.array_equal(self.missing_go_to_left, other.missing_go_to_left)
+            and np.array_equal(self.n_categories, other.n_categories)
+            and _same_bits(self.category_bits, other.category_bits)
         )
 
     __hash__ = None
@@ -349,23 +422,53 @@ class Tree:
         return f"Tree(n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, max_depth={self.max_depth}, n_features={self.n_features})"
 
     # -------------------------------------------------------------- export
-    def export_text(self, feature_names=None, node_labels=None, decimals=3):
+    def export_text(self, feature_names=None, node_labels=None, decimals=3, categories=None):
         """Indented text rendering (see :func:`prunus.tree.export_text`)."""
         from .export import export_text
 
-        return export_text(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
+        return export_text(
+            self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
+        )
 
-    def to_dot(self, feature_names=None, node_labels=None, decimals=3):
+    def export_summary(
+        self,
+        node_counts=None,
+        node_moments=None,
+        feature_names=None,
+        class_names=None,
+        node_labels=None,
+        decimals=3,
+        categories=None,
+    ):
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        from .export import export_summary
+
+        return export_summary(
+            self,
+            node_counts=node_counts,
+            node_moments=node_moments,
+            feature_names=feature_names,
+            class_names=class_names,
+            node_labels=node_labels,
+            decimals=decimals,
+            categories=categories,
+        )
+
+    def to_dot(self, feature_names=None, node_labels=None, decimals=3, categories=None):
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
         from .export import to_dot
 
-        return to_dot(self, feature_names=feature_names, node_labels=node_labels, decimals=decimals)
+        return to_dot(
+            self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
+        )
 
-    def plot(self, feature_names=None, node_labels=None, ax=None, decimals=2):
+    def plot(self, feature_names=None, node_labels=None, ax=None, decimals=2, categories=None):
         """Draw the tree with matplotlib (see :func:`prunus.tree.plot_tree`)."""
         from .export import plot_tree
 
-        return plot_tree(self, feature_names=feature_names, node_labels=node_labels, ax=ax, decimals=decimals)
+        return plot_tree(
+            self, feature_names=feature_names, node_labels=node_labels, ax=ax, decimals=decimals, categories=categories
+        )
 
     # ------------------------------------------------------------ adapters
     @classmethod
@@ -382,6 +485,11 @@ class Tree:
 
 def check_X_missing(X) -> np.ndarray:
     """float64 C-contiguous 2-D array with missing values as NaN; inf is an error."""
+    if sparse.issparse(X):
+        raise TypeError(
+            f"X is a scipy sparse matrix ({X.format}); the CART builder and Tree routing take dense arrays "
+            "(NaN is a missing value, not an implicit zero): pass X.toarray()."
+        )
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2:
         raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
@@ -414,6 +522,55 @@ _STRUCTURE_MESSAGES = {
     FEATURE_RANGE: "feature holds ids outside 0 .. n_features - 1 at internal nodes.",
     THRESHOLD_VALUE: "threshold must be a number or +inf at internal nodes (not NaN or -inf).",
 }
+
+
+def _check_n_categories(n_categories, n_features):
+    if n_categories is None:
+        return np.zeros(max(n_features, 0), dtype=np.int64)
+    n_cat = np.asarray(n_categories)
+    if n_cat.shape != (n_features,) or (n_cat.size and n_cat.dtype.kind not in "iub"):
+        raise ValueError(f"n_categories must hold one integer per feature ({n_features}), got {n_cat!r}.")
+    n_cat = n_cat.astype(np.int64)
+    if n_cat.size and (n_cat.min() < 0 or n_cat.max() > MAX_CATEGORIES):
+        raise ValueError(
+            f"n_categories must lie in 0 .. {MAX_CATEGORIES} (0 for a numeric feature), got {n_cat.tolist()}."
+        )
+    return n_cat
+
+
+def _check_category_bits(category_bits, n_cat, feature, is_categorical):
+    """Bitsets as uint64 (n_nodes, n_words), bits of levels >= L and rows of
+    numeric splits cleared (so that equal trees have equal arrays)."""
+    n_nodes = is_categorical.shape[0]
+    if category_bits is None:
+        if is_categorical.any():
+            raise ValueError("category_bits is needed: the tree splits on a categorical feature.")
+        return np.zeros((n_nodes, 0), dtype=np.uint64)
+    bits = np.asarray(category_bits)
+    if bits.ndim != 2 or bits.shape[0] != n_nodes or (bits.size and bits.dtype.kind not in "iu"):
+        raise ValueError(f"category_bits must be an integer array of shape ({n_nodes}, n_words), got {bits.shape}.")
+    bits = np.array(bits.astype(np.uint64, copy=False).view(np.uint64), dtype=np.uint64, order="C", copy=True)
+    need = int(n_cat[feature[is_categorical]].max()) if is_categorical.any() else 0
+    if bits.shape[1] * 64 < need:
+        raise ValueError(f"category_bits has {bits.shape[1]} words per node; {need} levels need {-(-need // 64)}.")
+    bits[~is_categorical] = 0
+    if bits.shape[1]:
+        level = np.arange(bits.shape[1] * 64)
+        n_levels = np.where(is_categorical, n_cat[np.maximum(feature, 0)], 0)
+        beyond = level[None, :] >= n_levels[:, None]
+        mask = np.packbits(~beyond, axis=1, bitorder="little").view(np.uint64)
+        bits &= mask
+    return bits
+
+
+def _same_bits(a, b):
+    """Equal bitsets up to trailing zero words."""
+    width = max(a.shape[1], b.shape[1])
+
+    def padded(x):
+        return np.pad(x, ((0, 0), (0, width - x.shape[1])))
+
+    return a.shape[0] == b.shape[0] and np.array_equal(padded(a), padded(b))
 
 
 def _check_weight(sample_weight, n):

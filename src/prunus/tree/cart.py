@@ -8,17 +8,19 @@ growths and no further sort, and X is never copied per fold.
 """
 
 import math
-import numbers
 from collections import namedtuple
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from .._compiled import njit
-from ._criterion import REGRESSION_CRITERIA, criterion_code
+from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
+from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
+from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
-from ._tree import Tree, _check_weight, check_X_missing
+from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
@@ -33,54 +35,35 @@ GrowthParams.__doc__ = (
 SPLITTERS = ("best", "random")
 
 
+#: Accepted values of every field of :class:`GrowthParams` (the vocabulary of the estimators' constraints).
+GROWTH_CONSTRAINTS = {
+    "criterion": [StrOptions(set(CRITERIA))],
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [Interval(Integral, 2, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="right")],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left"), Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    "min_impurity_decrease": [Interval(Real, 0.0, math.inf, closed="left")],
+    "max_features": [
+        StrOptions({"sqrt", "log2"}),
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+        None,
+    ],
+    "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
+    "splitter": [StrOptions(set(SPLITTERS))],
+}
+
+
 def check_growth_params(params):
-    """Validate :class:`GrowthParams`; every error names its argument."""
-    criterion_code(params.criterion)
-    if params.splitter not in SPLITTERS:
-        raise ValueError(f"splitter must be one of {SPLITTERS}, got {params.splitter!r}.")
-    _check_int_or_none(params.max_depth, "max_depth", 1)
-    _check_count_or_fraction(params.min_samples_split, "min_samples_split", 2, closed=True)
-    _check_count_or_fraction(params.min_samples_leaf, "min_samples_leaf", 1, closed=False)
-    d = params.min_impurity_decrease
-    if isinstance(d, bool) or not isinstance(d, numbers.Real) or not d >= 0 or not math.isfinite(d):
-        raise ValueError(f"min_impurity_decrease must be a finite number >= 0, got {d!r}.")
-    _check_int_or_none(params.max_leaf_nodes, "max_leaf_nodes", 2)
-    mf = params.max_features
-    if mf is None or mf in ("sqrt", "log2"):
-        return params
-    if isinstance(mf, str) or isinstance(mf, bool) or not isinstance(mf, numbers.Real):
-        raise ValueError(f"max_features must be None, 'sqrt', 'log2', an int >= 1 or a float in (0, 1], got {mf!r}.")
-    if isinstance(mf, numbers.Integral):
-        if mf < 1:
-            raise ValueError(f"max_features must be >= 1 when an int, got {mf!r}.")
-    elif not 0.0 < mf <= 1.0:
-        raise ValueError(f"max_features must lie in (0, 1] when a float, got {mf!r}.")
+    """Validate :class:`GrowthParams` against :data:`GROWTH_CONSTRAINTS`; every error names its argument."""
+    validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
     return params
-
-
-def _check_int_or_none(value, name, low):
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be None or an int >= {low}, got {value!r}.")
-
-
-def _check_count_or_fraction(value, name, low, closed):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be an int >= {low} or a float fraction, got {value!r}.")
-    if isinstance(value, numbers.Integral):
-        if value < low:
-            raise ValueError(f"{name} must be >= {low} when an int, got {value!r}.")
-    elif not (0.0 < value <= 1.0 if closed else 0.0 < value < 1.0):
-        interval = "(0, 1]" if closed else "(0, 1)"
-        raise ValueError(f"{name} must lie in {interval} when a float, got {value!r}.")
 
 
 def _settings(params, n_rows, n_features, n_classes, seed):
     """Numbers for the kernels: fractions resolved against the growth's rows."""
 
     def count(value, low):
-        if isinstance(value, numbers.Integral):
+        if isinstance(value, Integral):
             return int(value)
         return max(low, int(math.ceil(value * n_rows)))
 
@@ -91,7 +74,7 @@ def _settings(params, n_rows, n_features, n_classes, seed):
         max_features = max(1, int(math.sqrt(n_features)))
     elif mf == "log2":
         max_features = max(1, int(math.log2(n_features)))
-    elif isinstance(mf, numbers.Integral):
+    elif isinstance(mf, Integral):
         max_features = min(int(mf), n_features)
     else:
         max_features = max(1, int(mf * n_features))
@@ -123,9 +106,10 @@ def _presort(X):
 
 
 @njit(cache=True, nogil=True)
-def _workspace_arrays(order, weight, n_classes):
+def _workspace_arrays(order, weight, n_classes, n_words=0):
     """The presorted order restricted to the rows of positive weight, for
-    one growth (the global order is left untouched)."""
+    one growth (the global order is left untouched); ``n_words`` int64
+    words hold a subset of the levels of the largest categorical feature."""
     d, n = order.shape
     m = 0
     for i in range(n):
@@ -154,6 +138,7 @@ def _workspace_arrays(order, weight, n_classes):
         np.zeros(n_classes),
         np.zeros(n_classes),
         node_rows,
+        np.zeros(n_words, dtype=np.int64),
     )
 
 
@@ -178,6 +163,30 @@ def check_target(y, n_rows):
     return y
 
 
+def check_level_codes(X, n_categories):
+    """``n_categories`` as int64 (one per column of X; zeros when None),
+    checked against X: a categorical column holds level codes, integers in
+    ``0 .. L - 1`` or NaN (errors name ``n_categories``)."""
+    d = X.shape[1]
+    if n_categories is None:
+        return np.zeros(d, dtype=np.int64)
+    n_cat = np.asarray(n_categories)
+    if n_cat.shape != (d,) or (n_cat.size and n_cat.dtype.kind not in "iu"):
+        raise ValueError(f"n_categories must hold one integer per feature ({d}), got {n_categories!r}.")
+    n_cat = n_cat.astype(np.int64)
+    if n_cat.size and (n_cat.min() < 0 or n_cat.max() > MAX_CATEGORIES):
+        raise ValueError(f"n_categories must lie in 0 .. {MAX_CATEGORIES} (0: numeric), got {n_cat.tolist()}.")
+    for f in np.flatnonzero(n_cat):
+        col = X[:, f]
+        present = col[~np.isnan(col)]
+        if present.size and (present.min() < 0 or present.max() >= n_cat[f] or np.any(present != np.floor(present))):
+            raise ValueError(
+                f"feature {f} is categorical with n_categories={n_cat[f]}, so its values must be the level "
+                f"codes 0 .. {n_cat[f] - 1} or NaN."
+            )
+    return n_cat
+
+
 def encode_labels(y, n_rows, n_classes=None):
     """Class codes 0..K-1 of ``y`` and K. Non-negative integers are their own
     codes (so a fold missing a class keeps the global numbering); other labels
@@ -185,6 +194,8 @@ def encode_labels(y, n_rows, n_classes=None):
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(f"y must be a 1-D array of {n_rows} labels, got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; class labels must be finite (NaN is not a class).")
     if y.dtype.kind in "iub" and (y.size == 0 or y.min() >= 0):
         codes = y.astype(np.int64)
         k = int(codes.max()) + 1 if codes.size else 0
@@ -214,6 +225,10 @@ class CARTGrower:
     regression : bool, default=False
         Grow regression trees (criterion ``"squared_error"``); the statistics
         of a node are then its weight, mean and within sum of squares.
+    n_categories : array-like of int, shape (n_features,), optional
+        Number of levels of each categorical feature (0 for a numeric one),
+        whose column of X holds level codes ``0 .. L - 1`` (NaN missing):
+        splits on it send a subset of levels left. Default: all numeric.
 
     Notes
     -----
@@ -221,8 +236,9 @@ class CARTGrower:
     works on ``4 m d`` bytes for its ``m`` rows of positive weight.
     """
 
-    def __init__(self, X, y, n_classes=None, *, regression=False):
+    def __init__(self, X, y, n_classes=None, *, regression=False, n_categories=None):
         self.X = check_X_missing(X)
+        self.n_categories = check_level_codes(self.X, n_categories)
         self.regression = bool(regression)
         if self.regression:
             if n_classes is not None:
@@ -268,16 +284,26 @@ class CARTGrower:
             task = "a regression" if self.regression else "a classification"
             raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes))
+        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
+        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words))
         n_rows = work.index.shape[1]
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
-        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target)
+        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts = grow(data, work, settings)
-        tree = Tree(left, right, feature, threshold, self.n_features, missing_go_to_left=missing_left)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
+        tree = Tree(
+            left,
+            right,
+            feature,
+            threshold,
+            self.n_features,
+            missing_go_to_left=missing_left,
+            n_categories=self.n_categories,
+            category_bits=bits.view(np.uint64),
+        )
         return tree, counts
 
 
@@ -296,6 +322,7 @@ def grow_cart(
     max_features=None,
     n_classes=None,
     return_counts=False,
+    categorical_features="from_dtype",
 ):
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
@@ -346,6 +373,16 @@ def grow_cart(
     return_counts : bool
         Also return the class weights per node (for a regression the
         weight, mean and within sum of squares per node).
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask
+        Categorical features, split by subsets of their levels (see
+        :ref:`the user guide <cart-categorical>`). ``"from_dtype"``: the
+        pandas ``category`` and string / object columns of a DataFrame (or
+        of a numpy array of objects); None: none. Indices, column names or a
+        boolean mask select columns; a selected numeric column must hold
+        level codes ``0 .. L - 1`` (NaN missing). The returned tree reads
+        level codes: pandas' ``.cat.codes`` (NaN for -1) for a category
+        column, the rank among the sorted distinct values for strings. The
+        estimators (:class:`~prunus.CARTClassifier`) encode new data for you.
 
     Returns
     -------
@@ -365,12 +402,14 @@ def grow_cart(
             max_leaf_nodes,
         )
     )
+    encoding, X = fit_encoding(X, categorical_features)
+    n_categories = None if encoding is None else encoding.n_categories
     X = check_X_missing(X)
     if X.shape[0] == 0:
         raise ValueError("X has no rows: a tree needs at least one sample.")
     weight = _check_weight(sample_weight, X.shape[0])
     regression = criterion in REGRESSION_CRITERIA
-    grower = CARTGrower(X, y, n_classes, regression=regression)
+    grower = CARTGrower(X, y, n_classes, regression=regression, n_categories=n_categories)
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     tree, counts = grower.grow(params, weight, seed)
     return (tree, counts) if return_counts else tree

@@ -16,23 +16,32 @@ with :meth:`Tree.apply` is the same as scaling it and clipping it to the cube
 from __future__ import annotations
 
 import math
+from numbers import Integral
+from typing import Any
 
 import numpy as np
 
 from .._compiled import njit
+from ..utils._param_validation import Interval, validate_params
 from ._kernels import partition_rows
 from ._tree import Tree
 
 #: default node budget per training row: |T0| stays O(n) (Assumption 2).
 NODES_PER_ROW = 8
 
+#: Accepted values of :func:`grow_dyadic`'s sizes (once ``None`` is resolved).
+DYADIC_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 0, None, closed="left")],
+    "max_nodes": [Interval(Integral, 1, None, closed="left")],
+}
 
-def default_dyadic_depth(n_samples, n_coordinates):
+
+def default_dyadic_depth(n_samples: int, n_coordinates: int) -> int:
     """``D0 = D * ceil(log2 n)``, the order of Assumption 2 (D0 = O(D log n))."""
     return int(max(1, n_coordinates) * max(1, math.ceil(math.log2(max(n_samples, 2)))))
 
 
-def grow_dyadic(X, max_depth=None, max_nodes=None):
+def grow_dyadic(X: Any, max_depth: int | None = None, max_nodes: int | None = None) -> Tree:
     """Grow the dyadic tree T0 of a sample.
 
     Parameters
@@ -62,10 +71,10 @@ def grow_dyadic(X, max_depth=None, max_nodes=None):
     coords = np.flatnonzero(hi > lo).astype(np.int64)
     if max_depth is None:
         max_depth = default_dyadic_depth(n, coords.shape[0])
-    max_depth = _check_int(max_depth, "max_depth", 0)
     if max_nodes is None:
         max_nodes = NODES_PER_ROW * n + 1
-    max_nodes = _check_int(max_nodes, "max_nodes", 1)
+    validate_params(DYADIC_CONSTRAINTS, {"max_depth": max_depth, "max_nodes": max_nodes}, "grow_dyadic")
+    max_depth, max_nodes = int(max_depth), int(max_nodes)
     if coords.shape[0] == 0:
         max_depth = 0
     left, right, feature, threshold = _grow_dyadic_kernel(
@@ -234,11 +243,3 @@ def _check_X(X):
     if not np.isfinite(X).all():
         raise ValueError("X contains NaN or infinity.")
     return np.ascontiguousarray(X)
-
-
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}.")
-    return int(value)

@@ -1,5 +1,7 @@
 """Text, Graphviz DOT and matplotlib renderings of a :class:`Tree`."""
 
+from typing import Any
+
 import numpy as np
 
 from ..utils._optional import pyplot
@@ -18,10 +20,26 @@ def _dot_escape(text):
     return str(text).replace("\\", "\\\\").replace('"', '\\"')
 
 
-def _conditions(tree, node, name, decimals):
+def _level_set(tree, node, codes, categories):
+    names = None if categories is None else categories[tree.feature[node]]
+    return "{" + ", ".join(str(c) if names is None else str(names[c]) for c in codes) + "}"
+
+
+def _conditions(tree, node, name, decimals, categories=None):
     """Texts of the left and right branches of a split. A missing value (NaN)
     goes right unless ``missing_go_to_left`` says left, which is then shown;
-    a threshold of +inf splits present from missing values."""
+    a threshold of +inf splits present from missing values. A categorical
+    split reads ``name in {a, b}`` (its levels, by name when ``categories``
+    gives them, else by code)."""
+    if tree.is_categorical[node]:
+        n_levels = int(tree.n_categories[tree.feature[node]])
+        left = tree.left_categories(node)
+        right = np.setdiff1d(np.arange(n_levels), left)
+        text_left = f"{name} in {_level_set(tree, node, left, categories)}"
+        text_right = f"{name} in {_level_set(tree, node, right, categories)}"
+        if tree.missing_go_to_left[node]:
+            return text_left + " or missing", text_right
+        return text_left, text_right + " or missing"
     thr = float(tree.threshold[node])
     if thr == np.inf:
         return f"{name} is present", f"{name} is missing"
@@ -31,26 +49,36 @@ def _conditions(tree, node, name, decimals):
     return f"{name} <= {thr}", f"{name} >  {thr}"
 
 
-def _check_labels(tree, node_labels, feature_names=None):
+def _check_labels(tree, node_labels, feature_names=None, categories=None):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
+    if categories is not None:
+        if len(categories) != tree.n_features:
+            raise ValueError(f"categories has {len(categories)} entries but the tree has {tree.n_features} features.")
+        for f in range(tree.n_features):
+            n_levels = int(tree.n_categories[f])
+            if n_levels and categories[f] is not None and len(categories[f]) < n_levels:
+                raise ValueError(f"categories[{f}] names {len(categories[f])} levels; feature {f} has {n_levels}.")
     if feature_names is not None:
         # Checked up front, not only when an internal node is drawn, so that a
         # wrong list is reported for a single-leaf tree too.
         _feature_name(tree, feature_names, 0)
 
 
-def export_text(tree, feature_names=None, node_labels=None, decimals=3):
+def export_text(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
     """Indented text rendering, one line per split side and per leaf.
 
     ``node_labels`` (one entry per node, e.g. the majority class) is printed
-    at the leaves.
+    at the leaves. ``categories`` (one entry per feature: the names of its
+    levels in code order, or None) names the levels of categorical splits,
+    shown as ``colour in {red, blue}``; a fitted
+    :class:`~prunus.CARTClassifier` has them in ``categories_``.
     """
-    _check_labels(tree, node_labels, feature_names)
+    _check_labels(tree, node_labels, feature_names, categories)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
     # left branch printed before the right one without recursion.
-    stack = [("node", 0, "")]
+    stack: list[tuple[str, Any, str]] = [("node", 0, "")]
     while stack:
         kind, item, prefix = stack.pop()
         if kind == "line":
@@ -62,7 +90,7 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
             lines.append(f"{prefix}|--- leaf {node}{label}")
             continue
         name = _feature_name(tree, feature_names, tree.feature[node])
-        left, right = _conditions(tree, node, name, decimals)
+        left, right = _conditions(tree, node, name, decimals, categories)
         stack.append(("node", tree.children_right[node], prefix + "|   "))
         stack.append(("line", f"{prefix}|--- {right}", prefix))
         stack.append(("node", tree.children_left[node], prefix + "|   "))
@@ -70,9 +98,150 @@ def export_text(tree, feature_names=None, node_labels=None, decimals=3):
     return "\n".join(lines) + "\n"
 
 
-def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
-    """Graphviz DOT source of the tree."""
-    _check_labels(tree, node_labels, feature_names)
+def _node_stats(tree, node_counts, node_moments, class_names, node_labels):
+    """Per node: weight, loss (or deviance), predicted value text, class shares (or None)."""
+    if (node_counts is None) == (node_moments is None):
+        raise ValueError("give exactly one of node_counts (classification) and node_moments (regression).")
+    values = np.asarray(node_counts if node_counts is not None else node_moments, dtype=np.float64)
+    name = "node_counts" if node_counts is not None else "node_moments"
+    if values.ndim != 2 or values.shape[0] != tree.n_nodes:
+        raise ValueError(f"{name} must have one row per node ({tree.n_nodes}); got shape {values.shape}.")
+    if node_labels is not None and len(node_labels) != tree.n_nodes:
+        raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
+    if node_moments is not None:
+        if values.shape[1] != 3:
+            raise ValueError("node_moments must have the columns weight, mean, sum of squares (Tree.node_moments).")
+        return values[:, 0], values[:, 2], [f"{m:.4g}" for m in values[:, 1]], None
+    n_classes = values.shape[1]
+    if class_names is None:
+        class_names = [str(k) for k in range(n_classes)]
+    if len(class_names) != n_classes:
+        raise ValueError(f"class_names has {len(class_names)} entries but node_counts has {n_classes} columns.")
+    weight = values.sum(axis=1)
+    if node_labels is None:
+        # the majority class (ties to the first); an empty node takes its parent's
+        pred = np.zeros(tree.n_nodes, dtype=np.int64)
+        for node in range(tree.n_nodes):
+            pred[node] = values[node].argmax() if weight[node] > 0 else (pred[tree.parent[node]] if node else 0)
+        labels = [str(class_names[k]) for k in pred]
+    else:
+        labels = [str(v) for v in node_labels]
+    position = {str(c): k for k, c in enumerate(class_names)}
+    share = np.divide(values, weight[:, None], out=np.zeros_like(values), where=weight[:, None] > 0)
+    loss = np.array(
+        [weight[t] - values[t, position[labels[t]]] if labels[t] in position else np.nan for t in range(tree.n_nodes)]
+    )
+    return weight, loss, labels, share
+
+
+def _number(value, integral):
+    return f"{value:.0f}" if integral else f"{value:.4g}"
+
+
+def export_summary(
+    tree,
+    node_counts=None,
+    node_moments=None,
+    feature_names=None,
+    class_names=None,
+    node_labels=None,
+    decimals=3,
+    categories=None,
+):
+    """rpart-style printout of a fitted tree: one line per node with its split, size and prediction.
+
+    In the spirit of R's ``print(rpart_fit)``::
+
+        n = 150
+
+        node), split, n, loss, yval, (yprob)
+              * denotes terminal node
+
+        0) root 150 100 setosa (0.333 0.333 0.333)
+          1) petal length (cm) <= 2.45 50 0 setosa (1.000 0.000 0.000) *
+          2) petal length (cm) >  2.45 100 50 versicolor (0.000 0.500 0.500)
+        ...
+
+    Parameters
+    ----------
+    tree : Tree
+    node_counts : ndarray of shape (n_nodes, n_classes), optional
+        Class weights of a sample in every node (:meth:`Tree.node_counts`):
+        a classification tree. ``n`` is the node's weight, ``loss`` the weight
+        not of the predicted class, ``yval`` the predicted class and
+        ``yprob`` the class shares.
+    node_moments : ndarray of shape (n_nodes, 3), optional
+        Weight, mean and sum of squares of a real target in every node
+        (:meth:`Tree.node_moments`): a regression tree. ``deviance`` is the
+        sum of squares, ``yval`` the mean.
+    feature_names : sequence of str, optional
+        Names of the features (``x[j]`` when omitted).
+    class_names : sequence, optional
+        Names of the classes, in the columns' order (``0, 1, ...`` when omitted).
+    node_labels : sequence, optional
+        The predicted class of every node, when it is not the majority of
+        ``node_counts`` (e.g. labels taken from another sample).
+    decimals : int, default=3
+        Decimals of thresholds and class shares.
+    categories : sequence, optional
+        Names of the levels of each categorical feature (see :func:`export_text`).
+
+    Returns
+    -------
+    str
+        Node ids are those of the tree (what :meth:`Tree.apply` returns);
+        each node's line shows the condition that leads to it from its parent.
+    """
+    _check_labels(tree, None, feature_names, categories)
+    weight, loss, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
+    integral = bool(np.all(weight == np.round(weight)))
+    if share is None:
+        header = "node), split, n, deviance, yval"
+    else:
+        header = "node), split, n, loss, yval, (yprob)"
+    lines = [f"n = {_number(weight[0], integral)}", "", header, "      * denotes terminal node", ""]
+    stack = [(0, 0, "root")]
+    while stack:
+        node, depth, split = stack.pop()
+        leaf = tree.children_left[node] == -1
+        line = f"{'  ' * depth}{node}) {split} {_number(weight[node], integral)} "
+        if share is None:
+            line += f"{loss[node]:.4g} {labels[node]}"
+        else:
+            loss_text = _number(loss[node], integral) if np.isfinite(loss[node]) else "?"
+            probs = " ".join(f"{p:.{decimals}f}" for p in share[node])
+            line += f"{loss_text} {labels[node]} ({probs})"
+        lines.append(line + (" *" if leaf else ""))
+        if not leaf:
+            name = _feature_name(tree, feature_names, tree.feature[node])
+            left, right = _conditions(tree, node, name, decimals, categories)
+            stack.append((tree.children_right[node], depth + 1, right))
+            stack.append((tree.children_left[node], depth + 1, left))
+    return "\n".join(lines) + "\n"
+
+
+def node_summaries(tree, node_counts=None, node_moments=None, class_names=None, node_labels=None, decimals=2):
+    """A short label per node for :func:`plot_tree`: the prediction, its share (or the mean) and n.
+
+    Same arguments as :func:`export_summary`; e.g. ``"setosa 100%\\nn = 50"``
+    for a classification node, ``"mean 3.2\\nn = 50"`` for a regression node.
+    """
+    weight, _, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
+    integral = bool(np.all(weight == np.round(weight)))
+    if share is None:
+        return [f"mean {labels[t]}\nn = {_number(weight[t], integral)}" for t in range(tree.n_nodes)]
+    position = {str(c): k for k, c in enumerate(class_names if class_names is not None else range(share.shape[1]))}
+    out = []
+    for t in range(tree.n_nodes):
+        k = position.get(labels[t])
+        pct = f" {100 * share[t, k]:.{max(decimals - 2, 0)}f}%" if k is not None else ""
+        out.append(f"{labels[t]}{pct}\nn = {_number(weight[t], integral)}")
+    return out
+
+
+def to_dot(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
+    """Graphviz DOT source of the tree (``categories``: see :func:`export_text`)."""
+    _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
         if tree.children_left[node] == -1:
@@ -80,8 +249,8 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
             if node_labels is not None:
                 text += f"\\nclass = {_dot_escape(node_labels[node])}"
         else:
-            name = _dot_escape(_feature_name(tree, feature_names, tree.feature[node]))
-            text = _conditions(tree, node, name, decimals)[0]
+            name = _feature_name(tree, feature_names, tree.feature[node])
+            text = _dot_escape(_conditions(tree, node, name, decimals, categories)[0])
         out.append(f'{node} [label="{text}"];')
         if node > 0:
             out.append(f"{tree.parent[node]} -> {node};")
@@ -89,8 +258,13 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3):
     return "\n".join(out) + "\n"
 
 
-def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
-    """Draw the tree: leaves spread evenly on x, depth on y.
+def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2, categories=None):
+    """Draw the tree: leaves spread evenly on x, depth on y (``categories``:
+    see :func:`export_text`).
+
+    A leaf shows its entry of ``node_labels``; a split shows its condition,
+    then its entry of ``node_labels`` when not empty (:func:`node_summaries`
+    gives rpart-style labels: prediction, share and n).
 
     Returns the matplotlib Axes.
     """
@@ -98,7 +272,7 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     plt = pyplot("plot_tree")
 
-    _check_labels(tree, node_labels, feature_names)
+    _check_labels(tree, node_labels, feature_names, categories)
     if ax is None:
         width = max(4.0, min(40.0, 1.2 * tree.n_leaves))
         _, ax = plt.subplots(figsize=(width, 1.2 * (tree.max_depth + 1) + 1))
@@ -129,7 +303,9 @@ def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2):
             text = "" if node_labels is None else str(node_labels[node])
         else:
             name = _feature_name(tree, feature_names, tree.feature[node])
-            text = _conditions(tree, node, name, decimals)[0].replace(" <= ", "\n<= ", 1)
+            text = _conditions(tree, node, name, decimals, categories)[0].replace(" <= ", "\n<= ", 1)
+            if node_labels is not None and str(node_labels[node]):
+                text += "\n" + str(node_labels[node])  # e.g. the prediction and n at this node
         ax.text(
             x[node],
             y[node],

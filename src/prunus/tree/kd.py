@@ -27,7 +27,10 @@ split on is the split rule:
 
 The thresholds are stored in raw units and :meth:`Tree.apply` routes raw
 rows; the standardization only ranks coordinates, and it is exact under
-multiplying a feature by a power of two.
+multiplying a feature by a power of two: the spreads are computed on every
+coordinate scaled by the power of two that brings its largest magnitude into
+[0.5, 1), so that no variance overflows or underflows even for features of
+magnitude 2^±1000.
 
 Median split (stated precisely, since ties make "the median" ambiguous): a
 cell with ``k`` training rows split on coordinate ``j``, with the cell's
@@ -45,20 +48,31 @@ leave fewer than ``min_samples_leaf`` rows on a side.
 
 from __future__ import annotations
 
+from numbers import Integral
+from typing import Any
+
 import numpy as np
 
 from .._compiled import njit
+from ..utils._param_validation import Interval, StrOptions, validate_params
 from ._kernels import partition_rows
 from ._tree import Tree
-from .dyadic import _check_int, _check_X, _grow_float, _grow_int
+from .dyadic import _check_X, _grow_float, _grow_int
 
 SPLITS = ("spread", "cycle", "range")
 #: spreads within this relative factor tie (rounding must not decide: at the
 #: root every standardized variance is 1 up to rounding).
 TIE_TOL = 1.0 + 1e-9
 
+#: Accepted values of :func:`grow_kd`'s settings.
+KD_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 0, None, closed="left"), None],
+    "min_samples_leaf": [Interval(Integral, 1, None, closed="left")],
+    "split": [StrOptions(set(SPLITS))],
+}
 
-def grow_kd(X, max_depth=None, min_samples_leaf=1, split="spread"):
+
+def grow_kd(X: Any, max_depth: int | None = None, min_samples_leaf: int = 1, split: str = "spread") -> Tree:
     """Grow the KD tree T0 of a sample by median splits.
 
     Parameters
@@ -80,14 +94,29 @@ def grow_kd(X, max_depth=None, min_samples_leaf=1, split="spread"):
         |T0| <= 2n - 1.
     """
     X = _check_X(X)
-    max_depth = -1 if max_depth is None else _check_int(max_depth, "max_depth", 0)
-    min_samples_leaf = _check_int(min_samples_leaf, "min_samples_leaf", 1)
-    if split not in SPLITS:
-        raise ValueError(f"split must be one of {SPLITS}, got {split!r}.")
-    sd = X.std(axis=0)
+    validate_params(
+        KD_CONSTRAINTS, {"max_depth": max_depth, "min_samples_leaf": min_samples_leaf, "split": split}, "grow_kd"
+    )
+    max_depth = -1 if max_depth is None else int(max_depth)
+    min_samples_leaf = int(min_samples_leaf)
+    # Each coordinate is first multiplied by a power of two that brings its
+    # largest magnitude into [0.5, 1): exact, so every spread, median and
+    # midpoint is the same number scaled, but no variance overflows (|x| near
+    # 2^1000) or underflows (|x| near 2^-1000). Thresholds go back to raw units.
+    scale = _power_of_two_scale(X)
+    Xs = X * scale
+    sd = Xs.std(axis=0)
     inv_sd = np.divide(1.0, sd, out=np.zeros_like(sd), where=sd > 0)
-    left, right, feature, threshold = _grow_kd_kernel(X, max_depth, min_samples_leaf, SPLITS.index(split), inv_sd)
+    left, right, feature, threshold = _grow_kd_kernel(Xs, max_depth, min_samples_leaf, SPLITS.index(split), inv_sd)
+    internal = left >= 0
+    threshold[internal] = threshold[internal] / scale[feature[internal]]
     return Tree(left, right, feature, threshold, X.shape[1])
+
+
+def _power_of_two_scale(X: np.ndarray) -> np.ndarray:
+    """Per coordinate, ``2^-e`` with ``e`` the binary exponent of its largest magnitude (1 for a zero column)."""
+    _, exponent = np.frexp(np.abs(X).max(axis=0))
+    return np.ldexp(1.0, -exponent.astype(np.int64)).astype(np.float64)
 
 
 @njit(cache=True, nogil=True)

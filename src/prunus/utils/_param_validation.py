@@ -1,4 +1,4 @@
-"""Input checks shared by every estimator: hyper-parameters, label types, indices.
+"""Hyper-parameter constraints: one vocabulary for every estimator and builder.
 
 Every estimator declares its hyper-parameters once, as a class attribute
 ``_parameter_constraints`` mapping each constructor argument to the list of
@@ -10,38 +10,34 @@ values it accepts, in scikit-learn's vocabulary::
         "random_state": ["random_state"],
     }
 
-(an :class:`Interval` of ``Integral`` / ``Real`` / ``RealNotInt``, a
-:class:`StrOptions` or :class:`Options` set, a type, ``None``, or one of the
-strings ``"random_state"``, ``"boolean"``, ``"cv_object"``, ``"array-like"``,
-``"no_validation"``), and calls :func:`validate_fit` first thing in ``fit``,
-before any work. An invalid value raises
-:class:`~sklearn.utils._param_validation.InvalidParameterError` -- both a
-``ValueError`` and a ``TypeError`` -- whose message names the parameter, the
-estimator, what is accepted and what was given.
+(an :class:`Interval` of ``Integral`` / ``Real`` / :class:`RealNotInt`, a
+:class:`StrOptions` or :class:`Options` set, :class:`HasMethods`, a type,
+``None``, or one of the strings ``"random_state"``, ``"boolean"``,
+``"verbose"``, ``"cv_object"``, ``"array-like"``, ``"no_validation"``), and
+calls :func:`validate_fit` first thing in ``fit``, before any work. Functions
+and records (the CART builder's :class:`~prunus.tree.cart.GrowthParams`, the
+label tree's sizes) declare theirs the same way and call
+:func:`validate_params`. An invalid value raises
+:class:`InvalidParameterError` -- both a ``ValueError`` and a ``TypeError``
+-- whose message names the parameter, its owner, what is accepted and what
+was given.
 
-Checks that depend on several parameters or on the data (``cv`` folds
-against the number of rows, a fixed tree against the number of features)
-stay in the estimator, after :func:`validate_fit`.
+This module is prunus's own: it depends on no private scikit-learn module
+(those change between releases), only on the public
+:func:`sklearn.base.BaseEstimator.get_params`. Checks that depend on several
+parameters or on the data stay in the estimator, after :func:`validate_fit`.
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 import numbers
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.utils._param_validation import (
-    HasMethods,
-    InvalidParameterError,
-    Options,
-    RealNotInt,
-    StrOptions,
-    validate_parameter_constraints,
-)
-from sklearn.utils._param_validation import Interval as _SklearnInterval
 
 __all__ = [
     "CV_SPLITS",
@@ -55,39 +51,285 @@ __all__ = [
     "StrOptions",
     "check_index",
     "check_label_types",
+    "make_constraint",
     "validate_fit",
+    "validate_params",
 ]
 
 
-class Interval(_SklearnInterval):
-    """scikit-learn's ``Interval`` constraint, except that a bool is never a number.
+class InvalidParameterError(ValueError, TypeError):
+    """A hyper-parameter of the wrong type or value (both a ``ValueError`` and a ``TypeError``)."""
 
-    ``True`` is an ``Integral`` in Python, so ``n_estimators=True`` would pass
-    ``Interval(Integral, 1, None)``; here it is rejected like any other
-    non-number.
-    """
+
+class RealNotInt(Real):
+    """A real number that is not an integer: ``float`` and numpy floats, not ``int``."""
+
+
+RealNotInt.register(float)
+RealNotInt.register(np.floating)
+
+
+def _is_bool(val: object) -> bool:
+    return isinstance(val, (bool, np.bool_))
+
+
+class Constraint:
+    """One accepted kind of value of a parameter."""
+
+    hidden = False
 
     def is_satisfied_by(self, val: object) -> bool:
-        if isinstance(val, (bool, np.bool_)):
+        raise NotImplementedError
+
+    def invalid_value(self) -> object:
+        """A value of the right kind that this constraint refuses (for tests).
+
+        Raises
+        ------
+        NotImplementedError
+            When every value of the kind is accepted.
+        """
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        raise NotImplementedError
+
+
+class Interval(Constraint):
+    """Numbers of ``type`` (``Integral``, ``Real`` or ``RealNotInt``) between ``left`` and ``right``.
+
+    ``closed`` is ``"left"``, ``"right"``, ``"both"`` or ``"neither"``; a
+    bound ``None`` is infinite. A bool is never a number here (``True`` would
+    otherwise be an ``Integral``), and NaN lies in no interval.
+    """
+
+    def __init__(self, type: type, left: float | None, right: float | None, *, closed: str):
+        if closed not in ("left", "right", "both", "neither"):
+            raise ValueError(f"closed must be 'left', 'right', 'both' or 'neither', got {closed!r}.")
+        self.type, self.left, self.right, self.closed = type, left, right, closed
+
+    def is_satisfied_by(self, val: object) -> bool:
+        if _is_bool(val) or not isinstance(val, self.type):
             return False
-        return super().is_satisfied_by(val)
+        if not isinstance(val, Real) or math.isnan(val):
+            return False
+        val = float(val) if not isinstance(val, Integral) else int(val)
+        low_ok = self.left is None or (val >= self.left if self.closed in ("left", "both") else val > self.left)
+        high_ok = self.right is None or (val <= self.right if self.closed in ("right", "both") else val < self.right)
+        return bool(low_ok and high_ok)
+
+    def invalid_value(self) -> object:
+        step = 1 if self.type is Integral else 1e-6
+        if self.left is not None and self.left > -np.inf:
+            return (
+                self.left - step
+                if self.type is Integral
+                else (self.left - step if self.closed in ("left", "both") else self.left)
+            )
+        if self.right is not None and self.right < np.inf:
+            return (
+                self.right + step
+                if self.type is Integral
+                else (self.right + step if self.closed in ("right", "both") else self.right)
+            )
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        kind = "an int" if self.type is Integral else "a float"
+        left = "-inf" if self.left is None else self.left
+        right = "inf" if self.right is None else self.right
+        lb = "[" if self.closed in ("left", "both") and self.left is not None else "("
+        rb = "]" if self.closed in ("right", "both") and self.right is not None else ")"
+        return f"{kind} in the range {lb}{left}, {right}{rb}"
 
 
-class _Splits(HasMethods):
-    """An iterable of (train, test) index pairs, not a string (a ``HasMethods`` so that scikit-learn takes it)."""
+class Options(Constraint):
+    """One of a set of values of ``type``."""
 
-    def __init__(self):
-        super().__init__("__iter__")
+    def __init__(self, type: type, options: Iterable[object]):
+        self.type, self.options = type, set(options)
 
-    def is_satisfied_by(self, val):
+    def is_satisfied_by(self, val: object) -> bool:
+        return isinstance(val, self.type) and not _is_bool(val) and val in self.options
+
+    def invalid_value(self) -> object:
+        if self.type is str:
+            return "not an option"
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return f"a {self.type.__name__} among {{{', '.join(repr(o) for o in sorted(self.options, key=str))}}}"
+
+
+class StrOptions(Options):
+    """One of a set of strings."""
+
+    def __init__(self, options: Iterable[str]):
+        super().__init__(str, options)
+
+
+class HasMethods(Constraint):
+    """An object with every method named in ``methods``."""
+
+    def __init__(self, methods: str | list[str]):
+        self.methods = [methods] if isinstance(methods, str) else list(methods)
+
+    def is_satisfied_by(self, val: object) -> bool:
+        return all(callable(getattr(val, m, None)) for m in self.methods)
+
+    def __str__(self) -> str:
+        return f"an object implementing {' and '.join(repr(m) for m in self.methods)}"
+
+
+class _InstancesOf(Constraint):
+    def __init__(self, type: type):
+        self.type = type
+
+    def is_satisfied_by(self, val: object) -> bool:
+        return isinstance(val, self.type)
+
+    def __str__(self) -> str:
+        return f"an instance of {self.type.__module__}.{self.type.__qualname__}".replace("builtins.", "")
+
+
+class _NoneConstraint(Constraint):
+    def is_satisfied_by(self, val: object) -> bool:
+        return val is None
+
+    def __str__(self) -> str:
+        return "None"
+
+
+class _Booleans(Constraint):
+    def is_satisfied_by(self, val: object) -> bool:
+        return _is_bool(val)
+
+    def __str__(self) -> str:
+        return "a bool"
+
+
+class _RandomStates(Constraint):
+    _seed = Interval(Integral, 0, 2**32 - 1, closed="both")
+
+    def is_satisfied_by(self, val: object) -> bool:
+        return val is None or self._seed.is_satisfied_by(val) or isinstance(val, np.random.RandomState)
+
+    def invalid_value(self) -> object:
+        return -1
+
+    def __str__(self) -> str:
+        return "an int in the range [0, 4294967295], an instance of RandomState or None"
+
+
+class _Verbose(Constraint):
+    _levels = Interval(Integral, 0, None, closed="left")
+
+    def is_satisfied_by(self, val: object) -> bool:
+        return _is_bool(val) or self._levels.is_satisfied_by(val)
+
+    def invalid_value(self) -> object:
+        return -1
+
+    def __str__(self) -> str:
+        return "an int in the range [0, inf) or a bool"
+
+
+class _Splits(Constraint):
+    """An iterable of (train, test) index pairs, not a string."""
+
+    def is_satisfied_by(self, val: object) -> bool:
         return isinstance(val, Iterable) and not isinstance(val, (str, bytes)) and not hasattr(val, "split")
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "an iterable of (train, test) index pairs"
+
+
+class _CVObjects(Constraint):
+    _parts = (Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"]), _Splits())
+
+    def is_satisfied_by(self, val: object) -> bool:
+        return val is None or any(c.is_satisfied_by(val) for c in self._parts)
+
+    def invalid_value(self) -> object:
+        return 1
+
+    def __str__(self) -> str:
+        return "an int in the range [2, inf), an object implementing 'split' and 'get_n_splits', an iterable or None"
+
+
+class _ArrayLikes(Constraint):
+    def is_satisfied_by(self, val: object) -> bool:
+        return hasattr(val, "__len__") or hasattr(val, "shape") or hasattr(val, "__array__")
+
+    def __str__(self) -> str:
+        return "an array-like"
+
+
+class _Callables(Constraint):
+    def is_satisfied_by(self, val: object) -> bool:
+        return callable(val)
+
+    def __str__(self) -> str:
+        return "a callable"
+
+
+_NAMED: dict[str, Callable[[], Constraint]] = {
+    "random_state": _RandomStates,
+    "boolean": _Booleans,
+    "verbose": _Verbose,
+    "cv_object": _CVObjects,
+    "array-like": _ArrayLikes,
+}
+
+
+def make_constraint(constraint: object) -> Constraint:
+    """The :class:`Constraint` a declaration stands for (a type, None, a name, or a constraint)."""
+    if isinstance(constraint, Constraint):
+        return constraint
+    if constraint is None:
+        return _NoneConstraint()
+    if constraint is callable:
+        return _Callables()
+    if isinstance(constraint, str) and constraint in _NAMED:
+        return _NAMED[constraint]()
+    if isinstance(constraint, type):
+        return _InstancesOf(constraint)
+    raise ValueError(f"unknown constraint: {constraint!r}")
 
 
 #: ``cv`` given as a number of folds (>= 2), a splitter or the (train, test) splits themselves.
 CV_SPLITS = [Interval(Integral, 2, None, closed="left"), HasMethods(["split", "get_n_splits"]), _Splits()]
+
+
+def validate_params(constraints: dict[str, Any], params: dict[str, Any], caller_name: str) -> None:
+    """Check every value of ``params`` that ``constraints`` declares.
+
+    Parameters
+    ----------
+    constraints : dict
+        Parameter name -> list of accepted kinds (see the module docstring),
+        or ``"no_validation"``.
+    params : dict
+        Parameter name -> value.
+    caller_name : str
+        The estimator or function named in the error.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the first parameter whose value no declared kind accepts.
+    """
+    for name, value in params.items():
+        if name not in constraints or constraints[name] == "no_validation":
+            continue
+        kinds = [make_constraint(c) for c in constraints[name]]
+        if any(kind.is_satisfied_by(value) for kind in kinds):
+            continue
+        shown = [str(kind) for kind in kinds if not kind.hidden]
+        accepted = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller_name} must be {accepted}. Got {value!r} instead."
+        )
 
 
 def _params(estimator: Any) -> dict[str, Any]:
@@ -121,9 +363,7 @@ def validate_fit(estimator: Any, y: Any = None) -> None:
     ValueError
         When ``y`` mixes label types.
     """
-    validate_parameter_constraints(
-        estimator._parameter_constraints, _params(estimator), caller_name=type(estimator).__name__
-    )
+    validate_params(estimator._parameter_constraints, _params(estimator), type(estimator).__name__)
     if y is not None:
         check_label_types(y)
 

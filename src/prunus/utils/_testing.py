@@ -4,8 +4,14 @@ pytest (the ``test`` extra) is imported only by the helpers that need it, so
 this module imports without it.
 """
 
+from __future__ import annotations
 
-def sklearn_check_params(estimators, expected_failed_checks=None):
+from typing import Any
+
+import numpy as np
+
+
+def sklearn_check_params(estimators: Any, expected_failed_checks: Any = None) -> list:
     """pytest params for scikit-learn's estimator checks, minus the array-API ones.
 
     The same checks as ``parametrize_with_checks``, except those that only
@@ -25,6 +31,52 @@ def sklearn_check_params(estimators, expected_failed_checks=None):
             name = getattr(check, "func", check).__name__
             if "array_api" in name:
                 continue
+            if name == "check_param_validation":
+                # scikit-learn's check reads only its own (private) constraint classes;
+                # prunus declares its constraints with prunus.utils._param_validation,
+                # and check_param_validation below is the same check in that vocabulary.
+                continue
             marks = [pytest.mark.xfail(reason=expected[name], strict=True)] if name in expected else []
             params.append(pytest.param(estimator, check, id=f"{estimator}-{name}", marks=marks))
     return params
+
+
+def check_param_validation(name: str, estimator: Any, X: Any = None, y: Any = None) -> None:
+    """Every constructor argument set to a value of no accepted kind, then to one just outside
+    each declared constraint, must make ``fit`` raise :class:`InvalidParameterError` naming it.
+
+    The check of scikit-learn's ``check_param_validation``, in prunus's constraint vocabulary.
+    """
+    from sklearn.base import clone
+
+    from ._param_validation import InvalidParameterError, make_constraint
+
+    if X is None:
+        rng = np.random.RandomState(0)
+        X, y = rng.uniform(size=(20, 5)), rng.randint(0, 2, size=20)
+    params = estimator.get_params(deep=False)
+    constraints = estimator._parameter_constraints
+    assert set(constraints) == set(params), f"{name}: _parameter_constraints and the parameters differ"
+    bad_type = type("BadType", (), {})()
+    for param in params:
+        if constraints[param] == "no_validation":
+            continue
+        kinds = [make_constraint(c) for c in constraints[param]]
+        bad_values = [bad_type]
+        for kind in kinds:
+            try:
+                bad = kind.invalid_value()
+            except NotImplementedError:
+                continue
+            if not any(k.is_satisfied_by(bad) for k in kinds):
+                bad_values.append(bad)
+        for bad in bad_values:
+            est = clone(estimator).set_params(**{param: bad})
+            try:
+                est.fit(X, y)
+            except InvalidParameterError as exc:
+                message = str(exc)
+                assert message.startswith(f"The {param!r} parameter of {name} must be"), message
+                assert " Got " in message, message
+            else:
+                raise AssertionError(f"{name}.fit accepted {param}={bad!r}")

@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._param_validation import validate_fit
 
 __all__ = [
     "check_classes",
+    "check_sample_weight",
     "encode_labels",
     "is_dask_collection",
     "open_classifier_fit",
@@ -69,6 +70,33 @@ def reset_fitted(estimator: Any) -> None:
     for name in list(vars(estimator)):
         if name.endswith("_") and not name.startswith("_"):
             delattr(estimator, name)
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
+    """Row weights as float64: ones for None; a number for every row, finite and non-negative.
+
+    Raises
+    ------
+    ValueError
+        Naming ``sample_weight`` and what is wrong (shape, NaN / infinity, a negative weight).
+    """
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    try:
+        weight = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must hold numbers: {exc}") from None
+    if weight.ndim == 0:
+        weight = np.full(n_samples, float(weight))
+    if weight.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got {weight.shape}.")
+    if not np.isfinite(weight).all():
+        raise ValueError("sample_weight contains NaN or infinity.")
+    if (weight < 0).any():
+        raise ValueError("sample_weight has negative values; weights must be non-negative.")
+    if n_samples and not weight.sum() > 0:
+        raise ValueError("sample_weight is zero for every row: weights must contain at least one non-zero number.")
+    return weight
 
 
 def check_classes(classes: np.ndarray) -> np.ndarray:
@@ -145,5 +173,5 @@ def open_classifier_fit(
         accept_sparse=accept_sparse,
         ensure_min_samples=ensure_min_samples,
     )
-    weight = _check_sample_weight(sample_weight, X, dtype=np.float64, ensure_non_negative=True)
+    weight = check_sample_weight(sample_weight, X.shape[0])
     return X, encode_labels(estimator, y), weight

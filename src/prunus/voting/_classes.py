@@ -43,6 +43,7 @@ from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
 from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
@@ -157,13 +158,27 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value for CART partitions.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights (class counts are weighted sums).
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
+        # Only estimators with a class_weight parameter have one (None: factors of 1).
+        class_weight = getattr(self, "class_weight", None)
+        sw = sw * class_weight_factors(class_weight, self.classes_, y_codes)
         if getattr(self, "grow_size", None) is not None:
-            given = None if sample_weight is None else sw
+            given = None if sample_weight is None and class_weight is None else sw
             return self._fit_sampled(InMemorySample(X, self.classes_[y_codes], given))
         self.n_classes_ = self.classes_.shape[0]
         self._check_params()
@@ -247,7 +262,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             delayed(self._prepare)(X, y, sw, tr, te, int(s)) for (tr, te), s in zip(splits, seeds)
         )
         stages, points, errors = [], [], []
-        seen = set()
+        seen: set[tuple] = set()
 
         def run(pts, stage):
             if stage == "extend":  # only the new points of the grown product
@@ -315,7 +330,22 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         return self.tree_.apply(X)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
 
@@ -361,6 +391,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         trees (and fixed trees with counts from another sample) have such
         cells.
     cv : int or CV splitter
+        Folds of the cross-validation choosing the lambdas left None.
     n_jobs : int or None
         Folds are processed in parallel threads.
     random_state : int, RandomState or None
@@ -372,6 +403,11 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         :class:`prunus.distributed.DaskPACBayesTreeClassifier` does the same
         on a dask array or DataFrame, counting the other rows block by block
         on the workers.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        the weighted class counts then give the CART partition, the node
+        errors and ``n(A)`` of the posterior, the labels and the CV errors.
 
     Attributes
     ----------
@@ -394,11 +430,16 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
         left to choose.
     classes_ : ndarray
+
+    See Also
+    --------
+    PenalizedTreeClassifier : One pruned subtree of the same T0.
+    prunus.distributed.DaskPACBayesTreeClassifier : The same fit on dask arrays and DataFrames.
     """
 
-    _lambda_names = ("lambda1", "lambda2")
+    _lambda_names: tuple[str, ...] = ("lambda1", "lambda2")
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
-    _dask_counterpart = "DaskPACBayesTreeClassifier"
+    _dask_counterpart: str | None = "DaskPACBayesTreeClassifier"
     _parameter_constraints = {
         **_SubtreeClassifier._parameter_constraints,
         "lambda1": [Interval(Real, 0.0, np.inf, closed="left"), None],
@@ -406,6 +447,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         "prior": [StrOptions(set(PRIORS))],
         "delta": [Interval(Real, 0.0, 1.0, closed="neither")],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
+        "class_weight": CLASS_WEIGHT,
     }
 
     def __init__(
@@ -422,6 +464,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         n_jobs=None,
         random_state=None,
         grow_size=None,
+        class_weight=None,
     ):
         self.partition = partition
         self.empty_cells = empty_cells
@@ -429,6 +472,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.min_samples_leaf = min_samples_leaf
         self.lambda1 = lambda1
         self.lambda2 = lambda2
+        self.class_weight = class_weight
         self.prior = prior
         self.delta = delta
         self.cv = cv
@@ -483,7 +527,22 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
 
     def predict_proba(self, X):
-        """Vote mass per class on each row's path divided by the path total."""
+        """Vote mass per class on each row's path divided by the path total.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         votes = path_votes_kernel(leaves, self.tree_.parent, self.node_label_, self.node_weight_, self.n_classes_)
         return votes / votes.sum(axis=1, keepdims=True)
@@ -523,6 +582,10 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
     lam_ : float
     cv_results_ : dict or None
     classes_ : ndarray
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The vote over all subtrees of the same T0.
     """
 
     _lambda_names = ("lam",)
@@ -589,6 +652,20 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         With ``empty_cells="parent"`` a row in an empty cell gets the
         frequencies of its nearest ancestor with data; with ``"class0"`` an
         empty leaf gives one-hot ``node_label_`` (class 0).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
         """
         leaves = self._leaves(X)
         nodes = self._eff_node[leaves]
@@ -626,6 +703,10 @@ class HSVoteClassifier(_SubtreeClassifier):
     node_value_ : ndarray, shape (n_nodes,)
         ``eta(A)``, the class-1 frequency (0 for an empty cell).
     log_phi_, log_weight_, log_partition_
+
+    See Also
+    --------
+    PACBayesTreeClassifier : The PAC-Bayes vote over all subtrees.
     """
 
     _lambda_names = ("lam",)
@@ -693,12 +774,42 @@ class HSVoteClassifier(_SubtreeClassifier):
         return hs_eta(fold.stats.counts, fold.tree.parent if self.empty_cells == "parent" else None)
 
     def predict_proba(self, X):
-        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate."""
+        """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         leaves = self._leaves(X)
         p = np.clip(path_mean_kernel(leaves, self.tree_.parent, self.node_value_, self.node_weight_), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])
 
     def predict(self, X):
-        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie)."""
+        """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[(proba[:, 1] > 0.5).astype(np.int64)]

@@ -30,8 +30,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._importance import classification_importances, normalized, split_probability
+from ..tree._tree import check_X_missing
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
+from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit, refuse_dask
@@ -182,9 +186,22 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         ``n_estimators``; the lambdas are chosen again on all trees.
     verbose : int, default=0
         Show a progress bar over the trees grown by ``fit`` when > 0.
+    class_weight : dict, "balanced" or None, default=None
+        Weight of each class, multiplying ``sample_weight`` (scikit-learn's
+        meaning; "balanced" is computed once on the whole training sample):
+        it weighs the rows in every tree's growth and in-bag counts, and in
+        the out-of-bag error that chooses the lambdas.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels, as in
+        :class:`~prunus.CARTClassifier` (pandas ``category`` and string
+        columns by default); unseen levels at predict follow missing values.
 
     Attributes
     ----------
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        Levels of each categorical feature in code order; None for a numeric one.
     estimators_ : list of Tree
         The trees (CART on in-bag rows: those drawn into the tree's sample).
     node_counts_ : list of ndarray, shape (n_nodes, n_classes)
@@ -205,7 +222,27 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
     oob_decision_function_ : ndarray, shape (n_samples, n_classes)
         Out-of-bag class probabilities (NaN for a row in every tree's sample).
     classes_, n_classes_, n_features_in_
+    feature_importances_ : ndarray, shape (n_features,)
+        Mean decrease in Gini impurity, in-bag, averaged over the trees as in
+        scikit-learn's random forest (each tree's importances normalised,
+        trees that are a single leaf left out, the mean normalised), with one
+        difference that follows how the forest predicts: a tree votes over
+        its subtrees, so each of its splits counts with the posterior
+        probability that the subtree drawn splits there (``P(t is inside) -
+        P(t is a leaf)`` under ``node_weights_``). At a large ``lambda1``
+        (the plain forest, which the out-of-bag search chooses on most data)
+        that probability is 1 and these are the grown trees' importances; a
+        split the vote hardly uses adds little.
+
+    See Also
+    --------
+    PACBayesTreeClassifier : One tree voting over its subtrees.
     """
+
+    # Fitted state that a warm start reads (annotations only).
+    classes_: np.ndarray
+    _forest: list
+    _n_fit_rows: int
 
     _parameter_constraints = {
         "n_estimators": [Interval(Integral, 1, None, closed="left")],
@@ -235,6 +272,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         "random_state": ["random_state"],
         "warm_start": ["boolean"],
         "verbose": ["verbose"],
+        "class_weight": CLASS_WEIGHT,
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def __init__(
@@ -255,6 +294,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         random_state=None,
         warm_start=False,
         verbose=0,
+        class_weight=None,
+        categorical_features="from_dtype",
     ):
         self.n_estimators = n_estimators
         self.max_features = max_features
@@ -272,6 +313,8 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.warm_start = warm_start
         self.verbose = verbose
+        self.class_weight = class_weight
+        self.categorical_features = categorical_features
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -312,23 +355,39 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            Training rows; NaN is a missing value.
         y : array-like, shape (n_samples,)
+            Class labels of the rows.
         sample_weight : array-like, shape (n_samples,), optional
             Non-negative row weights, multiplied by the number of times each
             row is drawn into a tree's sample.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        See Also
+        --------
+        predict : The class of every row.
         """
         warm = self.warm_start and hasattr(self, "_forest")
-        previous = (self.classes_, self._forest, self._n_fit_rows) if warm else None
+        # A warm start keeps the trees, which refer to the previous classes and rows.
+        old_classes: np.ndarray = self.classes_ if warm else np.empty(0)
+        old: list = self._forest if warm else []
+        old_rows: int = self._n_fit_rows if warm else 0
+        X = open_table(self, X)
         X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
+        close_table(self, X.shape[1])
         classes = self.classes_
         fixed = self._check_params()
-        if previous is not None and (classes.shape[0] != previous[0].shape[0] or np.any(classes != previous[0])):
-            self.classes_ = previous[0]
+        sw = sw * class_weight_factors(self.class_weight, classes, y_codes)
+        if warm and (classes.shape[0] != old_classes.shape[0] or np.any(classes != old_classes)):
+            self.classes_ = old_classes
             raise ValueError("warm_start: y has other classes than the previous fit.")
-        old = previous[1] if previous is not None else []
-        if old and X.shape[0] != previous[2]:
+        if old and X.shape[0] != old_rows:
             raise ValueError(
-                f"warm_start: X has {X.shape[0]} rows, the previous fit had {previous[2]}; "
+                f"warm_start: X has {X.shape[0]} rows, the previous fit had {old_rows}; "
                 "the out-of-bag rows of the kept trees refer to the same X."
             )
         if self.n_estimators < len(old):
@@ -344,7 +403,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         params = self._tree_params()
         # Sorted once for every tree: a tree's sample is a weighting of the
         # rows, and the builder releases the GIL, so trees grow in threads.
-        grower = CARTGrower(X, y_codes, self.n_classes_)
+        grower = CARTGrower(X, y_codes, self.n_classes_, n_categories=n_categories_of(self))
         trees = Parallel(n_jobs=self.n_jobs, prefer="threads", return_as="generator")(
             delayed(self._grow_one)(grower, sw, params, int(s)) for s in seeds
         )
@@ -440,12 +499,45 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         self.best_index_ = best
         return dict(points[best]), results
 
+    @property
+    def feature_importances_(self):
+        check_is_fitted(self, "node_weights_")
+        per_tree = [
+            classification_importances(
+                t.tree, t.stats.counts, "gini", split_weight=split_probability(t.tree, w), normalize=True
+            )
+            for t, w in zip(self._forest, self.node_weights_)
+            if t.tree.n_nodes > 1
+        ]
+        if not per_tree:
+            return np.zeros(self.n_features_in_)
+        return normalized(np.mean(per_tree, axis=0))
+
     # ---------------------------------------------------------- predict
     def predict_proba(self, X):
-        """Mean over the trees of each tree's PAC-Bayes vote shares."""
+        """Mean over the trees of each tree's PAC-Bayes vote shares.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        proba : ndarray of shape (n_samples, n_classes)
+            Class probabilities of every row, columns in the order of ``classes_``.
+
+        See Also
+        --------
+        predict : The most probable class of every row.
+        """
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
-        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+        coded = coded_table(self, X)
+        if coded is None:
+            X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+        else:
+            X = check_X_missing(coded)
 
         rows = np.arange(X.shape[0])
         trees = list(zip(self._forest, self.node_weights_))
@@ -461,6 +553,21 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return np.sum(parts, axis=0) / len(trees)
 
     def predict(self, X):
-        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties)."""
+        """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted class label of every row.
+
+        See Also
+        --------
+        predict_proba : Class probabilities of every row.
+        """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]

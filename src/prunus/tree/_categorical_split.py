@@ -1,0 +1,283 @@
+"""Best subset split of one node on a categorical feature (numba kernels).
+
+A categorical feature's values are level codes ``0 .. L - 1`` (float64; NaN
+missing). A split sends a subset of the levels present at the node left and
+the others right; missing values go to the side that scores better (both
+are tried), and "every present level left, missing right" is a candidate of
+its own, as for numeric features.
+
+One pass over the node's rows (O(rows)) fills a table per level (class
+weights; for the squared error the weight and the weighted sum of the
+deviations of y from the node's mean) and a row count per level; the search
+then works on the ``m`` levels present at the node only:
+
+* two classes, and the squared error: the levels are ordered by their share
+  of class 1 (by their mean) and only the ``m - 1`` splits into a prefix and
+  a suffix of that order are scored. One of them is optimal for any concave
+  impurity with two classes (Breiman, Friedman, Olshen & Stone,
+  *Classification and Regression Trees*, 1984, theorem 4.5) and for least
+  squares (Fisher, *On grouping for maximum homogeneity*, 1958):
+  O(m log m).
+* more classes, up to :data:`MAX_EXHAUSTIVE_LEVELS` present levels: every
+  one of the ``2^(m-1) - 1`` partitions (as rpart does).
+* more classes and more levels: a heuristic. For each class k in turn, the
+  levels are ordered by their share of class k and the prefix splits of that
+  order are scored (``K (m - 1)`` candidates, which contain the exact answer
+  whenever one class against the rest is the best split).
+
+The ordering theorems concern unconstrained partitions: with
+``min_samples_leaf > 1`` the best admissible partition need not be a prefix,
+so nodes with at most :data:`MAX_EXHAUSTIVE_LEVELS` present levels then
+enumerate every partition (exact); above it the best admissible prefix is
+taken (not guaranteed optimal).
+
+Candidates of one feature are scored in a fixed order and the first of equal
+ones is kept: an ordered scan takes the levels sorted by (share or mean,
+level code) and tries shorter prefixes first; the exhaustive search takes
+the subsets containing the lowest present level, in increasing binary order
+of the other present levels' membership (the i-th lowest present level is
+bit i - 1); each subset is tried with the missing values right, then left.
+Across features the lowest feature wins a tie (:func:`~._criterion.better`).
+The subset recorded is the left side of the winning candidate.
+"""
+
+import numpy as np
+
+from .._compiled import njit
+from ._criterion import SQUARED_ERROR, better, split_proxy, squared_error_proxy
+
+#: Most levels present at a node for which the partitions of a K > 2 class
+#: node are enumerated exhaustively (2^(m-1) - 1 of them); above it, the
+#: class-share ordering heuristic.
+MAX_EXHAUSTIVE_LEVELS = 12
+
+
+@njit(cache=True, nogil=True, inline="always")
+def is_categorical(data, feature):
+    """Whether ``feature`` holds level codes (``data.n_categories`` may be empty: all numeric)."""
+    return data.n_categories.shape[0] > 0 and data.n_categories[feature] > 0
+
+
+@njit(cache=True, nogil=True)
+def set_absent_levels(bits, present, missing_left):
+    """Levels absent from a node (not flagged in ``present``) go where its
+    missing values go: their bits are set iff ``missing_left``."""
+    for code in range(present.shape[0]):
+        if not present[code]:
+            mask = np.int64(1) << (code & 63)
+            if missing_left:
+                bits[code >> 6] |= mask
+            else:
+                bits[code >> 6] &= ~mask
+
+
+@njit(cache=True, nogil=True)
+def _level_tables(data, work, settings, feature, segment):
+    """Per-level statistics and row counts of the node's present rows, and
+    the statistics of its missing rows into ``work.missing``."""
+    start, present_end, end = segment
+    n_levels = data.n_categories[feature]
+    n_stats = work.total.shape[0]
+    regression = settings.criterion == SQUARED_ERROR
+    index = work.index[feature]
+    column = data.columns[feature]
+    mean = work.total[1]
+    stats = np.zeros((n_levels, n_stats))
+    rows = np.zeros(n_levels, dtype=np.int64)
+    missing = work.missing
+    missing[:] = 0.0
+    for i in range(start, end):
+        row = index[i]
+        w = data.weight[row]
+        if i < present_end:
+            code = np.int64(column[row])
+            rows[code] += 1
+            target = stats[code]
+        else:
+            target = missing
+        if regression:
+            target[0] += w
+            target[1] += w * (data.target[row] - mean)
+        else:
+            target[data.y[row]] += w
+    return stats, rows
+
+
+@njit(cache=True, nogil=True)
+def _proxy(work, settings, left, add_missing):
+    """Proxy of the split whose left side holds the statistics ``left`` (and
+    the missing rows when ``add_missing``); for the squared error ``left`` is
+    (weight, sum of deviations) and ``work.total`` (weight, mean, sum of
+    deviations) of the node."""
+    if settings.criterion != SQUARED_ERROR:
+        return split_proxy(left, work.missing, add_missing, work.total, settings.criterion)
+    w_left = left[0] + work.missing[0] if add_missing else left[0]
+    s_left = left[1] + work.missing[1] if add_missing else left[1]
+    w_right = work.total[0] - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -np.inf
+    return squared_error_proxy(w_left, s_left, w_right, work.total[2] - s_left)
+
+
+@njit(cache=True, nogil=True)
+def _record(work, levels, n_left):
+    """``work.best_bits`` = the subset ``levels[:n_left]``."""
+    work.best_bits[:] = 0
+    for j in range(n_left):
+        code = levels[j]
+        work.best_bits[code >> 6] |= np.int64(1) << (code & 63)
+
+
+@njit(cache=True, nogil=True)
+def _offer_subset(work, settings, feature, candidate, best, tol):
+    """Score the subset ``levels[:n_left]`` (``candidate = (levels, n_left,
+    left statistics, rows left, node segment sizes)``) with the missing rows
+    right, then left; keep it in ``best`` / ``work.best_bits`` if better."""
+    levels, n_left, left, left_rows, n_rows, n_missing, all_present = candidate
+    min_leaf = settings.min_samples_leaf
+    for side in range(2 if n_missing > 0 else 1):
+        if all_present and side == 1:
+            continue  # every row left: not a split
+        rows_left = left_rows + n_missing * side
+        if rows_left < min_leaf or n_rows - rows_left < min_leaf:
+            continue
+        proxy = _proxy(work, settings, left, side == 1)
+        if better(proxy, feature, best[0], best[1], tol):
+            best = (proxy, feature, np.nan, side == 1)
+            _record(work, levels, n_left)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
+    """Prefix splits of the levels in ``order``: the first j levels left, for
+    j = 1 .. m - 1, and all m left (missing right) when values are missing."""
+    n_rows, n_missing = sizes
+    m = order.shape[0]
+    left = np.zeros(stats.shape[1])
+    left_rows = 0
+    for j in range(m):
+        code = order[j]
+        left += stats[code]
+        left_rows += rows[code]
+        if j < m - 1 or n_missing > 0:
+            candidate = (order, j + 1, left, left_rows, n_rows, n_missing, j == m - 1)
+            best = _offer_subset(work, settings, feature, candidate, best, tol)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _sorted_by(present, key):
+    """``present`` (ascending codes) sorted by ``key`` (one value per present
+    level), ties by code: a stable sort of codes already ascending."""
+    return present[np.argsort(key, kind="mergesort")]
+
+
+@njit(cache=True, nogil=True)
+def _share(stats, code, column):
+    """Share of column ``column`` in the level's statistics (its mean for the squared error)."""
+    total = stats[code].sum()
+    return stats[code, column] / total if total > 0.0 else 0.0
+
+
+@njit(cache=True, nogil=True)
+def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol):
+    """Every partition of the ``m`` present levels: the subsets holding the
+    lowest one, in increasing binary order of the membership of the others."""
+    n_rows, n_missing = sizes
+    m = present.shape[0]
+    subset = np.empty(m, dtype=np.int64)
+    left = np.empty(stats.shape[1])
+    for mask in range(1 << (m - 1)):
+        all_present = mask == (1 << (m - 1)) - 1
+        if all_present and n_missing == 0:
+            continue
+        subset[0] = present[0]
+        left[:] = stats[present[0]]
+        left_rows = rows[present[0]]
+        n_left = 1
+        for b in range(m - 1):
+            if (mask >> b) & 1:
+                code = present[b + 1]
+                subset[n_left] = code
+                n_left += 1
+                left += stats[code]
+                left_rows += rows[code]
+        candidate = (subset, n_left, left, left_rows, n_rows, n_missing, all_present)
+        best = _offer_subset(work, settings, feature, candidate, best, tol)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol):
+    """A subset of the present levels drawn at random (each level left with
+    probability 1/2, drawn again until a side would be empty; with one
+    level, present against missing), scored with the missing rows right,
+    then left: the categorical counterpart of a random threshold."""
+    n_rows, n_missing = sizes
+    m = present.shape[0]
+    subset = np.empty(m, dtype=np.int64)
+    n_left = m
+    if m > 1:
+        n_left = 0
+        while n_left == 0 or n_left == m:
+            n_left = 0
+            for j in range(m):
+                if np.random.random() < 0.5:
+                    subset[n_left] = present[j]
+                    n_left += 1
+    else:
+        subset[0] = present[0]
+    left = np.zeros(stats.shape[1])
+    left_rows = 0
+    for j in range(n_left):
+        left += stats[subset[j]]
+        left_rows += rows[subset[j]]
+    candidate = (subset, n_left, left, left_rows, n_rows, n_missing, n_left == m)
+    return _offer_subset(work, settings, feature, candidate, best, tol)
+
+
+@njit(cache=True, nogil=True)
+def scan_categorical(data, work, settings, feature, segment, best, tol):
+    """Best subset split of the categorical ``feature`` at the node
+    ``segment = (start, present_end, end)`` (its rows in ``work.index``,
+    missing values at ``[present_end, end)``), offered against ``best``
+    (proxy, feature, threshold, missing_left); a better candidate's
+    threshold is NaN and its left levels are written to ``work.best_bits``."""
+    start, present_end, end = segment
+    stats, rows = _level_tables(data, work, settings, feature, segment)
+    n_present = 0
+    for code in range(rows.shape[0]):
+        n_present += rows[code] > 0
+    present = np.empty(n_present, dtype=np.int64)
+    n_present = 0
+    for code in range(rows.shape[0]):
+        if rows[code] > 0:
+            present[n_present] = code
+            n_present += 1
+    sizes = (end - start, end - present_end)
+    if n_present == 0 or (n_present == 1 and sizes[1] == 0):
+        return best
+    if settings.random_thresholds:
+        return _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol)
+    regression = settings.criterion == SQUARED_ERROR
+    n_classes = stats.shape[1]
+    ordered = regression or n_classes <= 2
+    # The ordering theorems are about unconstrained partitions: when
+    # min_samples_leaf may exclude the best prefix, small nodes enumerate.
+    if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
+        return _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol)
+    key = np.empty(n_present)
+    if regression:
+        for j in range(n_present):
+            key[j] = stats[present[j], 1] / stats[present[j], 0]  # mean deviation of the level
+        return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+    if n_classes <= 2:
+        for j in range(n_present):
+            key[j] = _share(stats, present[j], n_classes - 1)
+        return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+    for k in range(n_classes):
+        for j in range(n_present):
+            key[j] = _share(stats, present[j], k)
+        best = _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+    return best

@@ -1,0 +1,319 @@
+"""Categorical columns of a table turned into the level codes the CART builder reads.
+
+The builder and :class:`~prunus.tree.Tree` see a float64 matrix in which a
+categorical feature holds level codes ``0 .. L - 1`` (NaN missing) and a
+record of the number of levels ``L`` of each feature (0 for a numeric one).
+This module makes that matrix from what users hand over, remembering the
+levels at fit so that the same codes are given at predict:
+
+* a pandas ``category`` column: its categories, in their order, are the
+  levels (the codes are pandas' ``.cat.codes``);
+* a string / object column (pandas, or a numpy array of strings or objects):
+  the sorted distinct values seen at fit;
+* a numeric column selected as categorical: its values must be non-negative
+  integer codes (``L`` = largest code + 1), as for scikit-learn's
+  ``HistGradientBoostingClassifier``.
+
+At predict, a level not seen at fit becomes NaN, so that it follows the
+missing values of every split it meets. pandas is never imported: a
+DataFrame is recognised by its ``columns`` and ``dtypes``.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ..utils._validation import is_dask_collection
+from ._tree import MAX_CATEGORIES
+
+_STRING_KINDS = "OUS"
+
+
+def is_dataframe(X) -> bool:
+    """Duck-typed pandas (or pandas-like) DataFrame."""
+    return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
+
+
+def _columns(X):
+    """(name, 1-D values or Series) of every column of a DataFrame or 2-D array."""
+    if is_dataframe(X):
+        return [(name, X.iloc[:, j]) for j, name in enumerate(X.columns)]
+    return [(j, X[:, j]) for j in range(X.shape[1])]
+
+
+def _is_category(col) -> bool:
+    return getattr(getattr(col, "dtype", None), "name", "") == "category"
+
+
+def _is_text(col) -> bool:
+    """An object / string column whose present values are not all numbers."""
+    dtype = getattr(col, "dtype", None)
+    kind = getattr(dtype, "kind", "O")
+    if kind not in _STRING_KINDS and getattr(dtype, "name", "") not in ("string", "str"):
+        return False
+    values = np.asarray(col, dtype=object)
+    missing = _missing(col, values)
+    return any(not isinstance(v, numbers.Number) for v in values[~missing])
+
+
+def _missing(col, values):
+    """Missing cells of an object column: None, NaN, pandas' NA / NaT."""
+    isna = getattr(col, "isna", None)
+    if isna is not None:
+        return np.asarray(isna(), dtype=bool)
+    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+
+
+def _selected(categorical_features, names, n_features, X):
+    """Boolean mask of the categorical columns (errors name ``categorical_features``)."""
+    if categorical_features is None:
+        return np.zeros(n_features, dtype=bool)
+    if isinstance(categorical_features, str):
+        if categorical_features != "from_dtype":
+            raise ValueError(
+                "categorical_features must be 'from_dtype', None, a list of column indices or names, "
+                f"or a boolean mask; got {categorical_features!r}."
+            )
+        return np.array([_is_category(col) or _is_text(col) for _, col in _columns(X)], dtype=bool)
+    spec = np.asarray(categorical_features)
+    if spec.ndim != 1:
+        raise ValueError(f"categorical_features must be 1-D, got shape {spec.shape}.")
+    mask = np.zeros(n_features, dtype=bool)
+    if spec.dtype == bool:
+        if spec.shape[0] != n_features:
+            raise ValueError(
+                f"categorical_features as a boolean mask must have one entry per feature ({n_features}), "
+                f"got {spec.shape[0]}."
+            )
+        return spec.copy()
+    if spec.size == 0:
+        return mask
+    if spec.dtype.kind in "iu":
+        if spec.min() < -n_features or spec.max() >= n_features:
+            raise ValueError(f"categorical_features holds indices outside 0 .. {n_features - 1}: {spec.tolist()}.")
+        mask[spec] = True
+        return mask
+    if spec.dtype.kind in "US" or spec.dtype == object:
+        if names is None:
+            raise ValueError("categorical_features names columns, but X has no column names (a pandas DataFrame has).")
+        position = {str(n): j for j, n in enumerate(names)}
+        for name in spec:
+            if str(name) not in position:
+                raise ValueError(f"categorical_features names a column {str(name)!r} that X does not have.")
+            mask[position[str(name)]] = True
+        return mask
+    raise ValueError(f"categorical_features must hold column indices, names or booleans, got dtype {spec.dtype}.")
+
+
+class FeatureEncoding:
+    """Levels of the categorical columns of a table, remembered at fit.
+
+    Attributes
+    ----------
+    categorical : ndarray of bool, shape (n_features,)
+    n_categories : ndarray of int, shape (n_features,)
+        ``L`` of each categorical feature, 0 for a numeric one (the record
+        the builder and :class:`~prunus.tree.Tree` take).
+    categories : list of (ndarray or None)
+        The levels of each categorical feature, code order (None for a
+        numeric one); for a numeric column of codes, ``0 .. L - 1``.
+    feature_names : ndarray of str or None
+    """
+
+    def __init__(self, categorical, n_categories, categories, feature_names, kinds):
+        self.categorical = categorical
+        self.n_categories = n_categories
+        self.categories = categories
+        self.feature_names = feature_names
+        self._kinds = kinds
+
+    @property
+    def any(self) -> bool:
+        return bool(self.categorical.any())
+
+    def transform(self, X) -> np.ndarray:
+        """float64 matrix of codes (NaN missing or unseen) and numeric values."""
+        X = _as_table(X)
+        n = X.shape[0]
+        cols = _columns(X)
+        if len(cols) != self.categorical.shape[0]:
+            raise ValueError(f"X has {len(cols)} features, but the model was fitted with {self.categorical.shape[0]}.")
+        out = np.empty((n, len(cols)), dtype=np.float64)
+        for j, (name, col) in enumerate(cols):
+            if self.categorical[j]:
+                out[:, j] = _codes(col, self.categories[j], self._kinds[j], name)
+            else:
+                out[:, j] = _numeric(col, name)
+        return out
+
+
+def _as_table(X):
+    if is_dataframe(X):
+        return X
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array, got an array with {X.ndim} dimension(s).")
+    return X
+
+
+def _numeric(col, name):
+    try:
+        if _is_category(col):
+            col = np.asarray(col, dtype=object)
+        return np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
+        ) from None
+
+
+def _integer_codes(values, name):
+    """A numeric column of level codes: non-negative integers (NaN missing)."""
+    present = values[~np.isnan(values)]
+    if present.size and (present.min() < 0 or np.any(present != np.floor(present))):
+        raise ValueError(
+            f"categorical_features selects column {name!r}, whose values are not non-negative integer level "
+            "codes; code its levels 0 .. L - 1 (NaN for missing) or pass it as strings / a pandas category."
+        )
+    return int(present.max()) + 1 if present.size else 0
+
+
+def _fit_levels(col, name):
+    """(kind, levels, codes) of a categorical column at fit."""
+    if _is_category(col):
+        levels = np.asarray(col.cat.categories, dtype=object)
+        codes = np.asarray(col.cat.codes, dtype=np.float64)
+        codes[codes < 0] = np.nan
+        return "category", levels, codes
+    values = np.asarray(col)
+    if values.dtype.kind in "biuf":
+        values = values.astype(np.float64)
+        n_levels = _integer_codes(values, name)
+        return "codes", np.arange(n_levels), values
+    values = np.asarray(col, dtype=object)
+    missing = _missing(col, values)
+    present = values[~missing]
+    try:
+        levels, inverse = np.unique(present, return_inverse=True)
+    except TypeError:  # levels of several types (e.g. str and int): ordered by their text
+        keys = np.array([f"{type(v).__name__}:{v}" for v in present], dtype=object)
+        _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        levels = present[first]
+    codes = np.full(values.shape[0], np.nan)
+    codes[~missing] = inverse.ravel()
+    return "text", np.asarray(levels, dtype=object), codes
+
+
+def _codes(col, levels, kind, name):
+    """Codes of a column at predict under the levels of fit; unseen -> NaN."""
+    if kind == "codes":
+        values = _numeric(col, name)
+        bad = ~np.isnan(values) & ((values < 0) | (values >= levels.shape[0]) | (values != np.floor(values)))
+        return np.where(bad, np.nan, values)
+    lookup = {level: code for code, level in enumerate(levels)}
+    if _is_category(col):
+        # Map the column's own categories once, then its codes.
+        own = np.asarray(col.cat.categories, dtype=object)
+        mapping = np.array([lookup.get(level, np.nan) for level in own] + [np.nan], dtype=np.float64)
+        return mapping[np.asarray(col.cat.codes, dtype=np.int64)]  # code -1 (missing) reads the last entry
+    values = np.asarray(col, dtype=object)
+    missing = _missing(col, values)
+    out = np.full(values.shape[0], np.nan)
+    for i in np.flatnonzero(~missing):
+        out[i] = lookup.get(values[i], np.nan)
+    return out
+
+
+def fit_encoding(X, categorical_features="from_dtype"):
+    """The levels of ``X``'s categorical columns, and ``X`` as float64 codes.
+
+    Returns
+    -------
+    encoding : FeatureEncoding or None
+        None when no column is categorical (then ``X`` is returned as it was,
+        for the numeric path's own checks).
+    X : ndarray of float64 or the input
+    """
+    if is_dask_collection(X):
+        return None, X  # the estimators refuse it, naming their Dask counterpart
+    X = X if is_dataframe(X) or hasattr(X, "tocsr") else _as_table(X)
+    if hasattr(X, "tocsr"):  # sparse: numeric only
+        if categorical_features not in (None, "from_dtype"):
+            raise ValueError("categorical_features needs dense X; sparse input is numeric only.")
+        return None, X
+    names = np.asarray([str(c) for c in X.columns], dtype=object) if is_dataframe(X) else None
+    n_features = X.shape[1]
+    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
+        if X.dtype.kind not in _STRING_KINDS:
+            return None, X
+    mask = _selected(categorical_features, names, n_features, X)
+    if not mask.any():
+        return None, X
+    n_categories = np.zeros(n_features, dtype=np.int64)
+    categories = [None] * n_features
+    kinds = [None] * n_features
+    out = np.empty((X.shape[0], n_features), dtype=np.float64)
+    for j, (name, col) in enumerate(_columns(X)):
+        if not mask[j]:
+            out[:, j] = _numeric(col, name)
+            continue
+        kinds[j], levels, out[:, j] = _fit_levels(col, name)
+        if levels.shape[0] > MAX_CATEGORIES:
+            raise ValueError(
+                f"categorical_features: column {name!r} has {levels.shape[0]} levels; at most {MAX_CATEGORIES} "
+                "are supported. Group its rare levels or leave it out of categorical_features."
+            )
+        categories[j] = levels
+        # A column with no level at all is kept categorical with one level that never occurs.
+        n_categories[j] = max(levels.shape[0], 1)
+    return FeatureEncoding(mask, n_categories, categories, names, kinds), out
+
+
+# ------------------------------------------------------------------ estimators
+def open_table(estimator, X):
+    """The first step of an estimator's ``fit``: ``X`` with its categorical
+    columns (``estimator.categorical_features``) coded as levels.
+
+    Sets ``estimator._encoding`` (None when no column is categorical: then
+    ``X`` is returned untouched, and the usual checks see it). Call
+    :func:`close_table` after those checks.
+    """
+    encoding, out = fit_encoding(X, estimator.categorical_features)
+    estimator._encoding = encoding
+    return out
+
+
+def close_table(estimator, n_features):
+    """After the usual checks (which forget fitted attributes and saw only
+    codes): ``is_categorical_``, ``categories_`` and the column names of the
+    DataFrame the estimator was fitted on."""
+    encoding = getattr(estimator, "_encoding", None)
+    if encoding is None:
+        estimator.is_categorical_ = np.zeros(n_features, dtype=bool)
+        estimator.categories_ = [None] * n_features
+        return
+    estimator.is_categorical_ = encoding.categorical.copy()
+    estimator.categories_ = list(encoding.categories)
+    if encoding.feature_names is not None:
+        estimator.feature_names_in_ = encoding.feature_names.copy()
+
+
+def n_categories_of(estimator):
+    """The builder's record of levels per feature (None: every feature numeric)."""
+    encoding = getattr(estimator, "_encoding", None)
+    return None if encoding is None else encoding.n_categories
+
+
+def coded_table(estimator, X):
+    """``X`` at predict coded with the levels of fit (unseen levels NaN), or
+    None when the estimator has no categorical feature (the usual checks
+    apply). The column names are checked as scikit-learn does."""
+    encoding = getattr(estimator, "_encoding", None)
+    if encoding is None:
+        return None
+    from sklearn.utils.validation import _check_feature_names
+
+    _check_feature_names(estimator, X, reset=False)
+    return encoding.transform(X)

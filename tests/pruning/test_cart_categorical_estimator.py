@@ -1,0 +1,139 @@
+"""Categorical predictors through CARTClassifier: pandas tables end to end,
+levels remembered at fit, unseen levels at predict, pickles, bad input."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from prunus import CARTClassifier
+
+pd = pytest.importorskip("pandas")
+
+
+def _table(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "blue", "green", "yellow", "white"], n)
+    size = pd.Categorical(rng.choice(["S", "M", "L"], n), categories=["S", "M", "L"])
+    num = rng.normal(size=n)
+    df = pd.DataFrame({"colour": colour, "size": size, "num": num})
+    df.loc[::17, "colour"] = None
+    y = np.where(np.isin(colour, ["red", "green"]) ^ (num > 1.0), "a", "b")
+    return df, y
+
+
+def test_dataframe_category_and_object_columns_end_to_end():
+    df, y = _table()
+    est = CARTClassifier(selection="alpha", alpha=0.0, random_state=0).fit(df, y)
+    np.testing.assert_array_equal(est.is_categorical_, [True, True, False])
+    assert list(est.categories_[0]) == ["blue", "green", "red", "white", "yellow"]
+    assert list(est.categories_[1]) == ["S", "M", "L"]
+    assert est.categories_[2] is None
+    np.testing.assert_array_equal(est.feature_names_in_, ["colour", "size", "num"])
+    assert est.pruned_tree_.has_categorical_splits
+    # The same model from the codes, given as numpy with a mask.
+    codes = np.column_stack(
+        [
+            pd.Series(pd.Categorical(df["colour"], categories=est.categories_[0])).cat.codes.replace(-1, np.nan),
+            df["size"].cat.codes.astype(float),
+            df["num"],
+        ]
+    ).astype(float)
+    twin = CARTClassifier(selection="alpha", alpha=0.0, random_state=0, categorical_features=[0, 1]).fit(codes, y)
+    assert twin.pruned_tree_ == est.pruned_tree_
+    np.testing.assert_array_equal(twin.predict(codes), est.predict(df))
+    assert est.score(df, y) > 0.95
+
+
+def test_category_codes_follow_the_levels_not_the_column_order():
+    """A category column at predict whose categories are listed in another
+    order (or hold more levels) is mapped by level, not by pandas code."""
+    df, y = _table()
+    est = CARTClassifier(selection="alpha", alpha=0.0).fit(df, y)
+    shuffled = df.copy()
+    shuffled["size"] = pd.Categorical(df["size"].astype(str), categories=["XL", "L", "M", "S"])
+    np.testing.assert_array_equal(est.predict(shuffled), est.predict(df))
+
+
+def test_unseen_levels_go_where_missing_values_go():
+    df, y = _table()
+    est = CARTClassifier(selection="alpha", alpha=0.0).fit(df, y)
+    unseen, missing = df.copy(), df.copy()
+    unseen["colour"] = "purple"
+    missing["colour"] = None
+    np.testing.assert_array_equal(est.apply(unseen), est.apply(missing))
+    size_unseen = df.copy()
+    size_unseen["size"] = pd.Categorical(["XL"] * len(df), categories=["XL"])
+    size_missing = df.copy()
+    size_missing["size"] = pd.Categorical([None] * len(df), categories=["S", "M", "L"])
+    np.testing.assert_array_equal(est.apply(size_unseen), est.apply(size_missing))
+
+
+def test_pickle_round_trip():
+    df, y = _table()
+    est = CARTClassifier(selection="cv", cv=3, random_state=0).fit(df, y)
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.predict(df), est.predict(df))
+    assert again.pruned_tree_ == est.pruned_tree_
+
+
+def test_export_with_level_names():
+    df, y = _table()
+    est = CARTClassifier(selection="alpha", alpha=0.0).fit(df, y)
+    text = est.pruned_tree_.export_text(feature_names=list(est.feature_names_in_), categories=est.categories_)
+    assert "colour in {green, red}" in text
+
+
+def test_numeric_input_is_unchanged():
+    """numpy floats: nothing categorical by default, the same tree as with None."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    a = CARTClassifier(random_state=0).fit(X, y)
+    b = CARTClassifier(random_state=0, categorical_features=None).fit(X, y)
+    assert a.tree_ == b.tree_ and not a.is_categorical_.any()
+
+
+def test_numpy_object_array_with_strings():
+    df, y = _table()
+    X = df.astype(object).to_numpy()
+    est = CARTClassifier(selection="alpha", alpha=0.0).fit(X, y)
+    np.testing.assert_array_equal(est.is_categorical_, [True, True, False])
+    assert est.score(X, y) > 0.95
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        (np.array([True, False]), "one entry per feature"),
+        (["colour", "shape"], "column 'shape'"),
+        ([5], "indices outside"),
+        ("auto", "categorical_features must be"),
+    ],
+)
+def test_bad_categorical_features(spec, message):
+    df, y = _table()
+    with pytest.raises(ValueError, match="categorical_features") as info:
+        CARTClassifier(categorical_features=spec).fit(df, y)
+    assert message in str(info.value)
+
+
+def test_names_need_a_dataframe():
+    X = np.zeros((4, 2))
+    with pytest.raises(ValueError, match="categorical_features names columns"):
+        CARTClassifier(categorical_features=["a"]).fit(X, [0, 1, 0, 1])
+
+
+def test_more_levels_than_the_limit():
+    from prunus.tree._tree import MAX_CATEGORIES
+
+    n = MAX_CATEGORIES + 1
+    df = pd.DataFrame({"id": [f"r{i}" for i in range(n)], "x": np.arange(n, dtype=float)})
+    with pytest.raises(ValueError, match=f"categorical_features: column 'id' has {n} levels"):
+        CARTClassifier().fit(df, np.arange(n) % 2)
+
+
+def test_string_column_not_selected_is_named():
+    df, y = _table()
+    with pytest.raises(ValueError, match="column 'colour' of X is not numeric"):
+        CARTClassifier(categorical_features=["size"]).fit(df, y)

@@ -277,18 +277,15 @@ def fit_encoding(X, categorical_features="from_dtype"):
 
 
 # ------------------------------------------------------------------ estimators
-def open_table(estimator, X, y):
-    """The first step of an estimator's ``fit``: its parameters and the
-    label types of ``y`` checked, then ``X`` with its categorical columns
-    (``estimator.categorical_features``) coded as levels.
+def open_table(estimator, X):
+    """``X`` with its categorical columns (``estimator.categorical_features``)
+    coded as levels: the ``prepare_X`` step of an estimator's fit, run once
+    its parameters and labels are checked.
 
     Sets ``estimator._encoding`` (None when no column is categorical: then
     ``X`` is returned untouched, and the usual checks see it). Call
     :func:`close_table` after those checks.
     """
-    from ..utils._param_validation import validate_fit
-
-    validate_fit(estimator, y)
     encoding, out = fit_encoding(X, estimator.categorical_features)
     estimator._encoding = encoding
     return out

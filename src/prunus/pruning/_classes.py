@@ -16,7 +16,7 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import cp_table
@@ -278,11 +278,11 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
-        validate_fit(self, y)
-        refuse_dask(self, X, y, sample_weight)
+        refuse_dask(self, X, y, sample_weight)  # before y is read as an array
         check_not_regression_target(y)
-        X = open_table(self, X)
-        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        X, y_enc, weight = open_classifier_fit(
+            self, X, y, sample_weight, prepare_X=lambda X: open_table(self, X), ensure_all_finite="allow-nan"
+        )
         # getattr: the Dask subclass has no class_weight parameter.
         class_weight = getattr(self, "class_weight", None)
         weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
@@ -378,9 +378,15 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         names come from the fit (``feature_names_in_`` when X had column
         names, ``classes_``). See :func:`prunus.tree.export_summary`.
 
+        Parameters
+        ----------
+        decimals : int, default=3
+            Decimals of thresholds and class shares.
+
         Returns
         -------
         str
+            One line per node: ``node) split n loss yval (yprob)``, ``*`` at a leaf.
         """
         check_is_fitted(self, "pruned_tree_")
         return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
@@ -389,7 +395,17 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
 
         See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
-        Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when omitted).
+        decimals : int, default=2
+            Decimals of the thresholds.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
         from ..tree import node_summaries
 

@@ -131,8 +131,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels (``colour in {red,
         blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
-        ``category`` and string / object columns of a DataFrame (and the
-        string columns of a numpy array of objects); None: none. Indices,
+        ``category`` and string / object columns of a DataFrame; None:
+        none. Indices,
         column names or a boolean mask select columns; a selected numeric
         column must hold level codes 0, 1, ... (NaN missing). The levels seen
         at fit are kept in ``categories_``; at predict a level not seen at fit

@@ -84,8 +84,8 @@ from prunus import CARTClassifier, ExactBoostClassifier, PACBayesForestClassifie
 from prunus.datasets import load
 
 letter, sat = load("letter"), load("satimage")
-XL, yL = letter.data[:18000], letter.target[:18000]
-XS, yS = sat.data[:4435], sat.target[:4435]
+XL, yL = letter.X[:18000], letter.y[:18000]
+XS, yS = sat.X[:4435], sat.y[:4435]
 fits = {
     "grow_cart letter": lambda: grow_cart(XL, yL),
     "CARTClassifier(selection='cv') letter": lambda: CARTClassifier(selection="cv", random_state=0).fit(XL, yL),

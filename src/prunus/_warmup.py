@@ -52,6 +52,10 @@ def _data() -> SimpleNamespace:
     yr = X[:, 0] + 0.3 * X[:, 1] ** 2 + 0.1 * rng.normal(size=n)  # a real target (regression trees)
     Xnan = X.copy()
     Xnan[::7, 1] = np.nan
+    Xcat = X.copy()  # level codes: 3 levels (every subset searched) and 12 levels, some missing
+    Xcat[:, 3] = rng.randint(0, 3, size=n)
+    Xcat[:, 4] = rng.randint(0, 12, size=n)
+    Xcat[::11, 4] = np.nan
     return SimpleNamespace(
         X=X,
         y=y3,
@@ -60,6 +64,7 @@ def _data() -> SimpleNamespace:
         w=rng.uniform(0.5, 2.0, size=n),
         Xf=np.asfortranarray(X),  # pandas frames and many readers hand over Fortran order
         Xnan=Xnan,
+        Xcat=Xcat,
         Xcsr=sparse.csr_matrix(np.where(np.abs(X) < 0.7, 0.0, X)),
         Xcsc=sparse.csc_matrix(np.where(np.abs(X) < 0.7, 0.0, X)),
         Xbig=rng.normal(size=(200_000, p)),  # Tree.apply switches to its parallel kernel from 200 000 rows
@@ -118,6 +123,7 @@ def _regression(d: SimpleNamespace) -> None:
         tree = grow_cart(X, d.yr, criterion="squared_error")
         grow_cart(X, d.yr, criterion="squared_error", max_leaf_nodes=6, sample_weight=d.w)
         grow_cart(X, d.yr, criterion="squared_error", max_features=2, min_samples_leaf=3, random_state=0)
+    grow_cart(d.Xcat, d.yr, criterion="squared_error", categorical_features=[3, 4])
     tree = grow_cart(d.X, d.yr, criterion="squared_error", max_depth=6)
     for w in (None, d.w):
         path = squared_error_path(tree, tree.node_moments(d.X, d.yr, w))
@@ -145,7 +151,7 @@ def _est(
     def path(d: SimpleNamespace) -> None:
         import prunus
 
-        y = d.y2 if cls == "HSVoteClassifier" else d.y  # HS-vote is binary
+        y = {"HSVoteClassifier": d.y2, "CARTRegressor": d.yr}.get(cls, d.y)  # HS-vote is binary
         for name in (data,) if isinstance(data, str) else data:
             est = getattr(prunus, cls)(random_state=0, **params)
             _fit(est, getattr(d, name), y, **({"sample_weight": d.w} if weighted else {}))
@@ -223,6 +229,8 @@ TREE_PATHS: list[Path] = [
     ("grow_cart stopping rules", _grow("grow_cart", max_depth=3, min_samples_leaf=3, min_samples_split=5, min_impurity_decrease=0.01)),
     ("grow_cart criterion=entropy", _grow("grow_cart", criterion="entropy")),
     ("regression trees (squared_error) and their path", _regression),
+    ("grow_cart categorical", _grow("grow_cart", "Xcat", categorical_features=[3, 4])),
+    ("grow_cart categorical best-first, entropy", _grow("grow_cart", "Xcat", categorical_features=[3, 4], max_leaf_nodes=6, criterion="entropy")),
     # CARTClassifier: every selection, method, criterion; weights, NaN, Fortran order, threads
     *[(f"CART selection={s}", _est("CARTClassifier", selection=s, alpha=0.01 if s == "alpha" else None)) for s in _SELECTIONS],
     *[(f"CART criterion={c}", _est("CARTClassifier", criterion=c, selection="cv", cv=3)) for c in _CRITERIA],
@@ -231,6 +239,12 @@ TREE_PATHS: list[Path] = [
     ("CART NaN, Fortran-ordered X", _est("CARTClassifier", ("Xnan", "Xf"), selection="cv", cv=3)),
     ("CART grow_size", _est("CARTClassifier", method="M1", grow_size=100, max_depth=4, min_samples_leaf=0.05)),
     ("CART n_jobs=2", _est("CARTClassifier", selection="cv", cv=4, n_jobs=2)),
+    # CARTRegressor: squared_error growth, path and CV; weights, NaN, threads
+    ("CARTRegressor cv, NaN, Fortran-ordered X", _est("CARTRegressor", ("X", "Xnan", "Xf"), selection="cv", cv=3)),
+    ("CARTRegressor M1 holdout, sample_weight", _est("CARTRegressor", weighted=True, method="M1")),
+    ("CARTRegressor n_jobs=2", _est("CARTRegressor", selection="cv-1se", cv=4, n_jobs=2)),
+    ("CART categorical, class_weight", _est("CARTClassifier", "Xcat", categorical_features=[3, 4], class_weight="balanced", selection="cv", cv=3)),
+    ("CART loss_matrix", _est("CARTClassifier", loss_matrix=[[0, 1, 2], [1, 0, 1], [2, 1, 0]], selection="cv", cv=3)),
     # PAC-Bayes tree, penalized tree, HS vote: every partition
     *[(f"{cls} partition={p}", _est(cls, partition=p)) for cls in _VOTING for p in ("dyadic", "kd", "cart")],
     ("PACBayesTree prior=theory, empty_cells=class0", _est("PACBayesTreeClassifier", prior="theory", empty_cells="class0")),
@@ -238,12 +252,15 @@ TREE_PATHS: list[Path] = [
     ("PACBayesTree Fortran-ordered X", _est("PACBayesTreeClassifier", "Xf", partition="kd")),
     ("PenalizedTree penalty=sn", _est("PenalizedTreeClassifier", penalty="sn", partition="cart")),
     ("PACBayesTree n_jobs=2", _est("PACBayesTreeClassifier", partition="kd", n_jobs=2)),
+    ("PACBayesTree class_weight", _est("PACBayesTreeClassifier", partition="cart", class_weight="balanced")),
     *[(f"grow_kd split={s}", _grow("grow_kd", split=s)) for s in ("spread", "cycle", "range")],
     ("grow_dyadic", _grow("grow_dyadic", max_nodes=50)),
     # PAC-Bayes forest
     ("PACBayesForest", _est("PACBayesForestClassifier", n_estimators=4)),
     ("PACBayesForest splitter=random, bootstrap", _est("PACBayesForestClassifier", n_estimators=4, splitter="random", bootstrap=True)),
     ("PACBayesForest max_samples, sample_weight", _est("PACBayesForestClassifier", weighted=True, n_estimators=4, max_samples=0.7, max_features=None)),
+    ("PACBayesForest categorical, class_weight", _est("PACBayesForestClassifier", "Xcat", n_estimators=4, categorical_features=[3, 4], class_weight="balanced")),
+    ("PACBayesForest categorical, random splitter", _est("PACBayesForestClassifier", "Xcat", n_estimators=4, categorical_features=[3, 4], splitter="random")),
     ("PACBayesForest NaN, Fortran, n_jobs=2", _est("PACBayesForestClassifier", ("Xnan", "Xf"), n_estimators=4, n_jobs=2, max_leaf_nodes=8)),
 ]
 
@@ -347,7 +364,8 @@ def build(cache_dir: str = SHIPPED_CACHE_DIR, python: str = sys.executable, verb
         f.write(f"{numba.__version__} {SHIPPED_CPU[0]}\n")
     seconds = time.perf_counter() - t0
     if verbose:
-        print(f"prunus kernel cache: {len(os.listdir(cache_dir))} entries in {cache_dir}, built in {seconds:.0f} s")
+        n = sum(name.endswith(".nbc") for _, _, files in os.walk(cache_dir) for name in files)
+        print(f"prunus kernel cache: {n} compiled kernel signatures in {cache_dir}, built in {seconds:.0f} s")
     return seconds
 
 

@@ -16,7 +16,16 @@
    ``GridSearchCV(DecisionTreeClassifier(), ccp_alpha over its path, cv=5)`` on
    letter (18000 training rows, 2000 test rows; needs ``prunus data fetch letter``).
 
-Run: ``python benchmarks/bench_cart.py [--quick] [--only grow|cv|memory|path|selection] [--n-jobs N]``
+3. Regression: ``CARTRegressor(selection="cv", cv=10)`` vs rpart
+   ``method="anova"`` (the control above, min-xerror subtree, timed inside R)
+   and ``GridSearchCV(DecisionTreeRegressor(), 30 ccp_alpha of its path,
+   cv=10)``: test MSE on the same held-out 25% and fit time, on scikit-learn's
+   diabetes, ``make_friedman1`` (2k / 20k / 200k rows; scikit-learn up to 20k)
+   and the example data shipped inside R's rpart package (``car.test.frame``
+   and ``cu.summary``, target Mileage, read from its lazy-load database;
+   factors as their integer codes for both libraries).
+
+Run: ``python benchmarks/bench_cart.py [--quick] [--only grow|cv|memory|path|selection|regression] [--n-jobs N]``
 """
 
 import argparse
@@ -140,30 +149,43 @@ def bench_grow(quick, repeat):
         )
 
 
-_RPART_SCRIPT = r"""
+def _rpart_script(method, setup, select, report):
+    """An R script fitting rpart with the control above on train.csv and
+    printing the seconds inside R and ``report`` on test.csv."""
+    return rf"""
 suppressMessages(library(rpart))
 args <- commandArgs(TRUE)
 train <- read.csv(args[1]); test <- read.csv(args[2])
-train$y <- factor(train$y); test$y <- factor(test$y, levels = levels(train$y))
+{setup}
 set.seed(0)
-elapsed <- system.time({
-  fit <- rpart(y ~ ., data = train, method = "class",
+elapsed <- system.time({{
+  fit <- rpart(y ~ ., data = train, method = "{method}",
                control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
                                        maxcompete = 0, maxsurrogate = 0))
   cp <- fit$cptable
   best <- which.min(cp[, "xerror"])
-  pruned0 <- prune(fit, cp = cp[best, "CP"])
-  bound <- cp[best, "xerror"] + cp[best, "xstd"]
-  pruned1 <- prune(fit, cp = cp[which(cp[, "xerror"] <= bound)[1], "CP"])
-})[["elapsed"]]
-err0 <- mean(predict(pruned0, test, type = "class") != test$y)
-err1 <- mean(predict(pruned1, test, type = "class") != test$y)
-cat(elapsed, err0, err1, "\n")
+  {select}
+}})[["elapsed"]]
+cat(elapsed, {report}, "\n")
 """
 
 
-def run_rpart(Xtr, ytr, Xte, yte):
-    """rpart's CV fit on the same rows: (seconds inside R, 0-SE error, 1-SE error)."""
+_RPART_SCRIPT = _rpart_script(
+    "class",
+    "train$y <- factor(train$y); test$y <- factor(test$y, levels = levels(train$y))",
+    """pruned0 <- prune(fit, cp = cp[best, "CP"])
+  bound <- cp[best, "xerror"] + cp[best, "xstd"]
+  pruned1 <- prune(fit, cp = cp[which(cp[, "xerror"] <= bound)[1], "CP"])""",
+    'mean(predict(pruned0, test, type = "class") != test$y), mean(predict(pruned1, test, type = "class") != test$y)',
+)
+_RPART_ANOVA_SCRIPT = _rpart_script(
+    "anova", "", 'pruned <- prune(fit, cp = cp[best, "CP"])', "mean((predict(pruned, test) - test$y)^2)"
+)
+
+
+def run_rpart(Xtr, ytr, Xte, yte, script_text=_RPART_SCRIPT):
+    """rpart's CV fit on the same rows: the numbers the R script prints
+    (seconds inside R, then its test errors). NaN is written as R's NA."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for part, (X, y) in (("train", (Xtr, ytr)), ("test", (Xte, yte))):
@@ -173,10 +195,9 @@ def run_rpart(Xtr, ytr, Xte, yte):
             paths.append(path)
         script = os.path.join(tmp, "fit.R")
         with open(script, "w") as fh:
-            fh.write(_RPART_SCRIPT)
+            fh.write(script_text)
         out = subprocess.run(["Rscript", script, *paths], capture_output=True, text=True, check=True)
-    elapsed, err0, err1 = (float(v) for v in out.stdout.split())
-    return elapsed, err0, err1
+    return tuple(float(v) for v in out.stdout.split())
 
 
 def cv_problems(quick):
@@ -221,6 +242,86 @@ def bench_cv_vs_rpart(quick, repeat, n_jobs):
             print(f"[cv] {name:<30} {t_ours:9.2f} {'-':>8} {'-':>6} {err0:7.4f}/{'-':<7}  {err1:7.4f}/{'-':<7}")
 
 
+def rpart_frames():
+    """rpart's example data (car.test.frame, cu.summary) from the lazy-load
+    database of the installed R package, target Mileage; factors as codes."""
+    from prunus.datasets._text import read_r_lazyload
+
+    out = subprocess.run(
+        ["Rscript", "-e", "cat(system.file('data', package = 'rpart'))"], capture_output=True, text=True
+    )
+    folder = out.stdout.strip()
+    if not folder:
+        return
+    frames = read_r_lazyload(os.path.join(folder, "Rdata.rdb"), os.path.join(folder, "Rdata.rdx"))
+    for name in ("car.test.frame", "cu.summary"):
+        frame = frames[name]
+        y = frame["Mileage"].astype("float64").to_numpy()
+        columns = []
+        for col in frame.columns.drop("Mileage"):
+            v = frame[col]
+            columns.append(v.cat.codes.replace(-1, np.nan) if v.dtype == "category" else v.astype("float64"))
+        X = np.column_stack([np.asarray(c, dtype=np.float64) for c in columns])
+        keep = np.isfinite(y)
+        yield f"rpart {name} (Mileage)", X[keep], y[keep]
+
+
+def regression_problems(quick):
+    from sklearn.datasets import load_diabetes, make_friedman1
+
+    yield "diabetes", *load_diabetes(return_X_y=True)
+    if shutil.which("Rscript"):
+        yield from rpart_frames()
+    for n in (2_000, 20_000) if quick else (2_000, 20_000, 200_000):
+        yield f"friedman1 {n // 1000}k x 10", *make_friedman1(n, noise=1.0, random_state=0)
+
+
+def bench_regression(quick, repeat):
+    from sklearn.model_selection import train_test_split
+    from sklearn.tree import DecisionTreeRegressor
+
+    from prunus.pruning import CARTRegressor
+
+    has_r = shutil.which("Rscript") is not None
+    if not has_r:
+        print("[reg] Rscript not found: rpart columns left out (apt-get install r-base-core r-cran-rpart)")
+    CARTRegressor(selection="cv", cv=2).fit(np.arange(8.0).reshape(4, 2), np.arange(4.0))  # compile
+    print("[reg] CARTRegressor(selection='cv', cv=10), default n_jobs and n_jobs=1, vs rpart anova xval=10")
+    print(f"[reg] and sklearn GridSearchCV(ccp_alpha x 30, cv=10); 75/25 split; best of {repeat}, interleaved")
+    print(
+        f"[reg] {'data':<30} {'n':>6} {'prunus s':>8} {'1 job s':>8} {'rpart s':>8} {'ratio':>6} {'1 job':>6} "
+        f"{'sklearn s':>9}  test MSE prunus / rpart / sklearn"
+    )
+    for name, X, y in regression_problems(quick):
+        Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)
+        reps = 1 if Xtr.shape[0] > 50_000 else repeat
+        times, times_1, r_runs = [], [], []
+        for _ in range(reps):  # interleaved, so that every tool sees the same load of the shared machine
+            for n_jobs, out in ((None, times), (1, times_1)):
+                start = time.perf_counter()
+                est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
+                out.append(time.perf_counter() - start)
+            if has_r and Xtr.shape[0] <= 50_000:
+                r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_SCRIPT))
+        mse = np.mean((est.predict(Xte) - yte) ** 2)
+        t_r, mse_r = (min(r[0] for r in r_runs), r_runs[0][1]) if r_runs else (np.nan, np.nan)
+        t_sk, mse_sk = np.nan, np.nan
+        if Xtr.shape[0] <= 20_000:
+            alphas = DecisionTreeRegressor(random_state=0).cost_complexity_pruning_path(Xtr, ytr).ccp_alphas
+            grid = np.unique(np.quantile(alphas, np.linspace(0, 1, 30)))
+            start = time.perf_counter()
+            search = GridSearchCV(
+                DecisionTreeRegressor(random_state=0), {"ccp_alpha": grid}, cv=10, scoring="neg_mean_squared_error"
+            ).fit(Xtr, ytr)
+            t_sk = time.perf_counter() - start
+            mse_sk = np.mean((search.predict(Xte) - yte) ** 2)
+        t, t1 = min(times), min(times_1)
+        print(
+            f"[reg] {name:<30} {Xtr.shape[0]:>6} {t:8.2f} {t1:8.2f} {t_r:8.2f} {t_r / t:5.1f}x {t_r / t1:5.1f}x "
+            f"{t_sk:9.2f}  {mse:.4g} / {mse_r:.4g} / {mse_sk:.4g}"
+        )
+
+
 def bench_memory(n_rows):
     """Peak resident memory of a CV fit beyond X, in a child process (so the
     high-water mark is this fit's alone)."""
@@ -254,13 +355,13 @@ def main():
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument(
         "--only",
-        choices=("grow", "cv", "memory", "path", "selection"),
+        choices=("grow", "cv", "memory", "path", "selection", "regression"),
         action="append",
         help="run only these parts (repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
     args = parser.parse_args()
-    parts = args.only or ("grow", "cv", "memory", "path", "selection")
+    parts = args.only or ("grow", "cv", "memory", "path", "selection", "regression")
     if "grow" in parts:
         bench_grow(args.quick, args.repeat)
     if "cv" in parts:
@@ -271,6 +372,8 @@ def main():
         bench_path(60_000 if args.quick else 300_000, repeat=3)
     if "selection" in parts:
         bench_selection(n_alphas=52, n_jobs=args.n_jobs)
+    if "regression" in parts:
+        bench_regression(args.quick, args.repeat)
 
 
 if __name__ == "__main__":

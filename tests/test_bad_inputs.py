@@ -20,6 +20,7 @@ from sklearn.utils import get_tags
 
 from prunus import (
     CARTClassifier,
+    CARTRegressor,
     ExactBoostClassifier,
     HSVoteClassifier,
     PACBayesForestClassifier,
@@ -37,11 +38,13 @@ class Case:
     reads the estimator's ``allow_nan`` tag, so an estimator that learns to
     route missing values only has to say so in its tags.
     ``binary_only``: the estimator refuses more than two classes.
+    ``regressor``: y is a real target (the label checks become checks of numbers).
     """
 
     estimator: object  # an unfitted estimator, or a function making one (for optional extras)
     allow_nan: bool | None = None
     binary_only: bool = False
+    regressor: bool = False
 
     def __str__(self):
         if not hasattr(self.estimator, "fit"):
@@ -70,6 +73,8 @@ ESTIMATORS = [
     # would force acceptance).
     Case(CARTClassifier(random_state=0)),
     Case(CARTClassifier(selection="cv", cv=3, random_state=0)),
+    Case(CARTRegressor(random_state=0), regressor=True),
+    Case(CARTRegressor(selection="cv", cv=3, random_state=0), regressor=True),
     Case(PACBayesTreeClassifier("dyadic", random_state=0)),
     Case(PACBayesTreeClassifier("kd", random_state=0)),
     Case(PACBayesTreeClassifier("cart", random_state=0)),
@@ -133,14 +138,43 @@ BAD_FIT = [
 ]
 
 
+#: Bad inputs of a classifier only: a regression target may be constant or continuous.
+CLASSIFIER_ONLY = {"one class", "continuous y", "mixed labels", "mixed labels list"}
+
+# Bad real targets of a regressor (y are the good labels 0 / 1 as floats).
+BAD_FIT_REGRESSION = [
+    ("NaN y", lambda X, y: (X, _with(y[:, None] * 1.0, np.nan)[:, 0], None), ValueError, "(?i)y contains NaN"),
+    ("inf y", lambda X, y: (X, _with(y[:, None] * 1.0, np.inf)[:, 0], None), ValueError, "(?i)y contains.*infinity"),
+    ("string y", lambda X, y: (X, np.array(["a", "b"] * (y.size // 2)), None), ValueError, "^y must hold numbers"),
+    (
+        "object string y",
+        lambda X, y: (X, np.array(["a"] + list(y[1:]), dtype=object), None),
+        ValueError,
+        "^y must hold numbers",
+    ),
+    ("2-D y", lambda X, y: (X, np.column_stack([y, y]), None), ValueError, "^y must be 1-D"),
+]
+
+
 @pytest.mark.parametrize("case", ESTIMATORS, ids=str)
 @pytest.mark.parametrize("bad", BAD_FIT, ids=lambda b: b[0])
 def test_fit_rejects_bad_input(case, bad):
     _, make, exc, pattern = bad
+    if case.regressor and bad[0] in CLASSIFIER_ONLY:
+        pytest.skip("a regression target may be constant, continuous or of mixed numbers")
     est = case.make()
     X, y, w = make(*_data())
     with pytest.raises(exc, match=pattern):
         est.fit(X, y, sample_weight=w)
+
+
+@pytest.mark.parametrize("case", [c for c in ESTIMATORS if c.regressor], ids=str)
+@pytest.mark.parametrize("bad", BAD_FIT_REGRESSION, ids=lambda b: b[0])
+def test_regressor_fit_rejects_bad_target(case, bad):
+    _, make, exc, pattern = bad
+    X, y, w = make(*_data())
+    with pytest.raises(exc, match=pattern):
+        case.make().fit(X, y, sample_weight=w)
 
 
 @pytest.mark.parametrize("case", ESTIMATORS, ids=str)
@@ -150,7 +184,10 @@ def test_nan_in_X(case):
     Xn = _with(X, np.nan)
     if case.nan_accepted():
         pred = est.fit(Xn, y).predict(Xn)
-        assert set(pred) <= set(y)
+        if case.regressor:
+            assert np.all((pred >= y.min()) & (pred <= y.max()))
+        else:
+            assert set(pred) <= set(y)
     else:
         with pytest.raises(ValueError, match="NaN"):
             est.fit(Xn, y)
@@ -196,6 +233,10 @@ def test_every_hyper_parameter_is_validated(case):
 def test_mixed_labels_before_any_work(case, monkeypatch):
     """The label check comes first: a mixed ``y`` is refused even with an invalid X."""
     est = case.make()
+    if case.regressor:
+        with pytest.raises(ValueError, match="^y must hold numbers"):
+            est.fit([[np.nan, "x"]] * 3, [1, "a", 2])
+        return
     with pytest.raises(ValueError, match="^y mixes label types"):
         est.fit([[np.nan, "x"]] * 3, [1, "a", 2])
 

@@ -10,6 +10,10 @@ def test_reproduce_boosting_tiny(tmp_path):
     for heading in ("Table 2", "Table 3", "Table 4", "Table 10", "Figure 1", "Figure 2"):
         assert heading in text
     assert "a6a" in text and "not available offline" in text
+    # the MNIST-scale row of Table 2: the four searches and the paper's columns
+    assert "Table 2, MNIST scale (synthetic)" in text
+    for search in ("| AP-B |", "| AP-LF |", "| QB |", "| exhaustive |", "paper AP-B (MNIST, 300 rounds)"):
+        assert search in text
     assert (tmp_path / "figure1_gap_fraction.png").stat().st_size > 0
     assert (tmp_path / "figure2_cumulative_assessments.png").stat().st_size > 0
     # the lower-bound-first rule is reported next to Algorithm 1, and never below LB_wo

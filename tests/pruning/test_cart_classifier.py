@@ -1,4 +1,4 @@
-"""CARTClassifier: methods M1/M2, every selection rule, scikit-learn contract."""
+"""CARTClassifier: methods M1/M2, every selection rule; the scikit-learn contract of both CART estimators."""
 
 import pickle
 
@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 from prunus.datasets import make_gey_hypercube
-from prunus.pruning import CARTClassifier, cost_complexity_path
+from prunus.pruning import CARTClassifier, CARTRegressor, cost_complexity_path
 from prunus.pruning.selection import ROOT_TEMPERATURE, cv_temperatures
 from prunus.tree import grow_cart
 from prunus.utils._testing import sklearn_check_params
 
 from ._brute import all_pruned_subtrees, exact_node_risk
+from ._checks import expected_failures
 
 
 def _problem(n=600, q=0.2, seed=0, d=2):
@@ -19,43 +20,26 @@ def _problem(n=600, q=0.2, seed=0, d=2):
     return data.X, data.y
 
 
-_RANDOM_SPLIT = (
-    "the hold-out test sample (and M1's halves) are drawn at random among rows, so a weight of 2 "
-    "cannot equal a repeated row"
-)
-
-
-_CLASS_WEIGHT_HEURISTIC = (
-    "the check wants class 0 predicted on 87% of noisy blobs under class_weight {0: 1000, others: 1e-4}; "
-    "a pure leaf of another class still costs less than merging it (1e-4 per row), so the slope and penalty "
-    "rules keep large trees, and the hold-out rule decides on 5 rows (scikit-learn's tree passes only with "
-    "min_weight_fraction_leaf=0.01, which the check sets when the estimator has it)"
-)
-
-
-def _expected_failures(est):
-    failures = {}
-    if est.selection == "holdout" or est.method == "M1":
-        failures["check_sample_weight_equivalence_on_dense_data"] = _RANDOM_SPLIT
-    # (M1's hold-out choice on the check's data happens to pass: strict xfails must name only failures.)
-    if est.selection in ("slope", "penalty") or (est.selection == "holdout" and est.method == "M2"):
-        failures["check_class_weight_classifiers"] = _CLASS_WEIGHT_HEURISTIC
-    return failures
-
-
 @pytest.mark.parametrize(
     "estimator, check",
     sklearn_check_params(
         [
-            CARTClassifier(random_state=0),
-            CARTClassifier(method="M1", random_state=0),
-            CARTClassifier(selection="cv", cv=3, random_state=0),
-            CARTClassifier(selection="cv-1se", cv=3, random_state=0),
-            CARTClassifier(selection="slope", random_state=0),
+            *[
+                cls(random_state=0, **kw)
+                for cls in (CARTClassifier, CARTRegressor)
+                for kw in (
+                    {},
+                    {"method": "M1"},
+                    {"selection": "cv", "cv": 3},
+                    {"selection": "cv-1se", "cv": 3},
+                    {"selection": "slope"},
+                    {"selection": "alpha", "alpha": 0.01},
+                )
+            ],
             CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
-            CARTClassifier(selection="alpha", alpha=0.01, random_state=0),
+            CARTRegressor(selection="penalty", penalty_c=0.5, random_state=0),
         ],
-        _expected_failures,
+        expected_failures,
     ),
 )
 def test_sklearn_compatible(estimator, check):

@@ -62,12 +62,14 @@ class Binning:
                 out[k] = np.searchsorted(thr, 0.0, side="left")
                 out[k, X.indices[lo:hi]] = np.searchsorted(thr, X.data[lo:hi], side="left")
             return out
-        X = np.asarray(X, dtype=np.float64)
-        out = np.empty((X.shape[1], X.shape[0]), dtype=dtype)
+        # One transposed copy: a column of a row-major X is strided, and reading it
+        # column by column missed the cache on every value.
+        XT = _columns(X)
+        out = np.empty(XT.shape, dtype=dtype)
         for k, thr in enumerate(self.thresholds):
             # side="left": a value equal to a threshold belongs to the lower bin,
             # matching the routing rule "left iff x <= threshold".
-            out[k] = np.searchsorted(thr, X[:, k], side="left")
+            out[k] = np.searchsorted(thr, XT[k], side="left")
         return out
 
     @property
@@ -148,10 +150,11 @@ def fit_binning(X, max_bins=256):
         X = _as_csc(X)
         column = _sparse_column_counts
     else:
-        X = np.asarray(X, dtype=np.float64)
+        X = _columns(X)
         column = _dense_column_counts
     thresholds = []
-    for k in range(X.shape[1]):
+    n_features = X.shape[1] if sparse.issparse(X) else X.shape[0]
+    for k in range(n_features):
         values, counts = column(X, k)
         if values.shape[0] <= max_bins:
             cut = np.arange(values.shape[0] - 1)
@@ -166,8 +169,14 @@ def fit_binning(X, max_bins=256):
     return Binning(thresholds)
 
 
-def _dense_column_counts(X, k):
-    return np.unique(X[:, k], return_counts=True)
+def _columns(X):
+    """The columns of a dense ``X`` as the contiguous rows of a float64 array (``X.T``, copied when needed)."""
+    return np.ascontiguousarray(np.asarray(X, dtype=np.float64).T)
+
+
+def _dense_column_counts(XT, k):
+    """Distinct values and counts of column ``k``, given the columns as rows (``_columns``)."""
+    return np.unique(XT[k], return_counts=True)
 
 
 def _sparse_column_counts(X, k):

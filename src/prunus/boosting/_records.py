@@ -128,7 +128,7 @@ Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B 
 
 hist : (S, B, C) seen weight per feature, bin and class.
 seen_tot : (S, C) seen weight per feature and class.
-brange : (S, 2) lowest and highest seen bin per feature.
+brange : (S, 2) lowest and highest seen bin per feature; outside that range the histogram is zero.
 occ : (S, B) uint8, whether a bin holds a seen example.
 mk : (S,) int64, examples assessed per feature (the assessment counts).
 lb, ub : (S,) feature interval; tb : (S,) int64 its best threshold bin.
@@ -179,10 +179,14 @@ def search_settings(
 def new_workspace(n_features, max_bins, n_classes):
     """Allocate a ``Workspace`` for up to ``n_features`` candidate features."""
     S, B, C = int(n_features), int(max_bins), int(n_classes)
+    # no bin seen yet: ``brange`` is the empty range (B, -1), and the histogram outside it is zero
+    brange = np.empty((S, 2), dtype=np.int64)
+    brange[:, 0] = B
+    brange[:, 1] = -1
     return Workspace(
         hist=np.zeros((S, B, C)),
         seen_tot=np.zeros((S, C)),
-        brange=np.empty((S, 2), dtype=np.int64),
+        brange=brange,
         occ=np.zeros((S, B), dtype=np.uint8),
         mk=np.zeros(S, dtype=np.int64),
         lb=np.zeros(S),

@@ -126,12 +126,17 @@ def _rescan(node, ws, s):
 
 @njit(cache=True)
 def _reset(node, ws):
-    """Empty the histograms and intervals of the node's features."""
+    """Empty the histograms and intervals of the node's features.
+
+    Only the bins a slot has seen since its last reset (``ws.brange``) hold
+    weight: the rest of its histogram is still zero, so a feature that the
+    last search assessed on a few examples costs a few bins here, not all.
+    """
     nbins = node.nbins
     C = ws.seen_tot.shape[1]
     B = ws.hist.shape[1]
     for s in range(nbins.shape[0]):
-        for b in range(nbins[s]):
+        for b in range(max(ws.brange[s, 0], 0), min(ws.brange[s, 1] + 1, B)):
             for c in range(C):
                 ws.hist[s, b, c] = 0.0
             ws.occ[s, b] = 0
@@ -641,25 +646,73 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
 
 
 @njit(cache=True)
-def prefix_lower_bound(node, ws, s, m):
-    """Feature-level lower bound ``min_t L_m`` of feature slot ``s`` from the first ``m`` examples.
-
-    The histogram is rebuilt in row ``s`` of ``ws``, which is overwritten.
-    """
+def _clear_row(node, ws, s):
+    """Row ``s`` of ``ws`` back to no example seen."""
     C = ws.seen_tot.shape[1]
-    B = ws.hist.shape[1]
     for b in range(node.nbins[s]):
         for c in range(C):
             ws.hist[s, b, c] = 0.0
         ws.occ[s, b] = 0
     for c in range(C):
         ws.seen_tot[s, c] = 0.0
-    ws.brange[s, 0] = B
+    ws.brange[s, 0] = ws.hist.shape[1]
     ws.brange[s, 1] = -1
     _rewind(node, s)
+
+
+@njit(cache=True)
+def prefix_lower_bound(node, ws, s, m):
+    """Feature-level lower bound ``min_t L_m`` of feature slot ``s`` from the first ``m`` examples.
+
+    The histogram is rebuilt in row ``s`` of ``ws``, which is overwritten.
+    """
+    _clear_row(node, ws, s)
     _assess(node, ws, s, 0, m)
     lbv, ubv, tbv = feature_summary(node, ws, s, 1.0)
     return lbv
+
+
+@njit(cache=True, inline="always")
+def _copy_row(node, ws, s, hist, seen, occ, brange, nzs, to_ws):
+    """Copy row ``s`` of ``ws`` (histogram, class sums, bins seen, sparse cursor) to or from the saved arrays."""
+    C = ws.seen_tot.shape[1]
+    for b in range(node.nbins[s]):
+        for c in range(C):
+            if to_ws:
+                ws.hist[s, b, c] = hist[b, c]
+            else:
+                hist[b, c] = ws.hist[s, b, c]
+        if to_ws:
+            ws.occ[s, b] = occ[b]
+        else:
+            occ[b] = ws.occ[s, b]
+    for c in range(C):
+        if to_ws:
+            ws.seen_tot[s, c] = seen[c]
+        else:
+            seen[c] = ws.seen_tot[s, c]
+    for k in range(2):
+        if to_ws:
+            ws.brange[s, k] = brange[k]
+        else:
+            brange[k] = ws.brange[s, k]
+    _copy_cursor(node.sp, s, nzs, brange, to_ws)
+
+
+@njit(cache=True)
+def _copy_cursor(sp, s, nzs, brange, to_ws):
+    """``_copy_row`` of the sparse cursor of slot ``s`` (into ``brange[2]`` and ``nzs``); nothing on dense codes."""
+    if sp is None:
+        return
+    for c in range(nzs.shape[0]):
+        if to_ws:
+            sp.nzs[s, c] = nzs[c]
+        else:
+            nzs[c] = sp.nzs[s, c]
+    if to_ws:
+        sp.cur[s] = brange[2]
+    else:
+        brange[2] = sp.cur[s]
 
 
 @njit(cache=True)
@@ -670,27 +723,50 @@ def weight_order_counts(node, best_slot, best_value, ws):
     whose bound reaches E* up to rounding is proven no better (it can at most
     tie); without it, rounding makes "L_m >= E*" flicker for exactly tied
     features. ``L_m^k`` is non-decreasing in ``m``, so the smallest ``m`` is
-    found by binary search, rebuilding the prefix histogram at each probe
-    (the rows of ``ws`` are overwritten).
+    found by binary search. ``ws`` is the workspace as ``search_split`` left
+    it on this node (or a fresh one): a feature the search assessed on its
+    first ``m_k`` examples with ``L_{m_k} >= E*`` is searched in ``[0, m_k]``
+    only. A probe copies the histogram of the bracket's low end and adds
+    the examples up to the probe, in order (the sums, hence the bounds, are
+    those of a histogram rebuilt from the first example), so a feature costs
+    at most twice its bracket in examples, plus a histogram copy and scan
+    per probe. The rows of ``ws`` are overwritten.
     """
     n = node.idx.shape[0]
     S = node.feats.shape[0]
+    C = ws.seen_tot.shape[1]
+    B = ws.hist.shape[1]
     target = best_value - node.tie
     out = np.zeros(S, dtype=np.int64)
+    hist = np.empty((B, C))
+    seen = np.empty(C)
+    occ = np.empty(B, dtype=np.uint8)
+    brange = np.empty(3, dtype=np.int64)
+    nzs = np.empty(C)
     for s in range(S):
         if s == best_slot:
             out[s] = n
             continue
         if node.nbins[s] < 2:
             continue
-        lo = 0
         hi = n
+        mk = ws.mk[s]
+        if 0 < mk < n and feature_summary(node, ws, s, 1.0)[0] >= target:
+            hi = mk
+        # the saved state is the histogram of the first ``lo`` examples
+        lo = 0
+        _clear_row(node, ws, s)
+        _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
         while lo < hi:
             mid = (lo + hi) // 2
-            if prefix_lower_bound(node, ws, s, mid) >= target:
+            _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
+            _assess(node, ws, s, lo, mid)
+            if feature_summary(node, ws, s, 1.0)[0] >= target:
                 hi = mid
             else:
+                _assess(node, ws, s, mid, mid + 1)
                 lo = mid + 1
+                _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
         out[s] = lo
     return out
 

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..pruning import CARTClassifier
 from ..tree import Tree
+from ..tree._encoding import close_table
 from ..utils._param_validation import validate_fit
 from ..utils._validation import reset_fitted
 from ..voting import PACBayesTreeClassifier
@@ -158,7 +159,12 @@ class _DaskClassifierMixin:
                 "grow_size is required to fit on a dask collection: the number of rows, drawn at random, "
                 "on which the tree is grown in memory."
             )
-        return self._local_class._fit_sampled(self, DaskSample(self, X, y, sample_weight))
+        sample = DaskSample(self, X, y, sample_weight)
+        if hasattr(self, "categorical_features"):
+            # A dask collection holds numeric columns only: no categorical feature.
+            self._encoding = None
+            close_table(self, sample.n_features)
+        return self._local_class._fit_sampled(self, sample)
 
     def predict(self, X):
         """Class of every row; a lazy dask array for a dask ``X``.
@@ -284,6 +290,9 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         Draws L1, the test rows and the block folds.
     grow_size : int or None, default=None
         Rows of L1, held in memory.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Categorical columns of in-memory input (see the core estimator); a
+        dask collection must hold numeric columns.
     class_weight : dict, "balanced" or None, default=None
         As the core estimator's, on in-memory input only (dask input refuses
         it: give the product in ``sample_weight``).

@@ -33,6 +33,7 @@ class DaskSample:
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         estimator.n_features_in_ = int(X.shape[1])
+        self.n_features = int(X.shape[1])
         self.n_samples = int(X.shape[0])
         self.n_blocks = int(X.numblocks[0])
 

@@ -2,35 +2,54 @@
 
 from __future__ import annotations
 
-import numbers
+import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils import check_random_state
+from sklearn.base import ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
 from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
 from ..tree._tree import check_X_missing
-from ..tree.cart import CARTGrower, GrowthParams, check_growth_params
+from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
-from ..utils._progress import progress_bar
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ..utils._validation import open_classifier_fit, refuse_dask
-from . import selection as sel
+from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import cp_table
 from ._reselect import reselect
 from ._sampled import fit_cart_sampled
 from .path import check_loss_matrix
 
-_METHODS = ("M1", "M2")
-_SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
+#: A numeric target with more distinct values than this, making up more than
+#: a fifth of the rows, is more likely a regression target than classes.
+_MANY_CLASSES = 50
 
 
-class CARTClassifier(ClassifierMixin, BaseEstimator):
+def check_not_regression_target(y):
+    """Refuse a continuous target and warn on a numeric one with very many
+    distinct values, both naming :class:`~prunus.CARTRegressor`."""
+    y = np.asarray(y)
+    if type_of_target(y) in ("continuous", "continuous-multioutput"):
+        raise ValueError(
+            "Unknown label type: continuous. y holds real numbers, which CARTClassifier cannot take as classes; "
+            "for a regression use CARTRegressor."
+        )
+    if y.ndim == 1 and y.dtype.kind in "iuf":
+        n_distinct = np.unique(y).shape[0]
+        if n_distinct > _MANY_CLASSES and n_distinct > y.shape[0] / 5:
+            warnings.warn(
+                f"y has {n_distinct} distinct numeric values among {y.shape[0]} rows, each a class of "
+                "CARTClassifier; if y is a quantity to predict, CARTRegressor may be meant.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+
+class CARTClassifier(ClassifierMixin, BaseCART):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
     Implements the procedure analysed in Gey, *Risk bounds for CART
@@ -112,8 +131,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels (``colour in {red,
         blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
-        ``category`` and string / object columns of a DataFrame (and the
-        string columns of a numpy array of objects); None: none. Indices,
+        ``category`` and string / object columns of a DataFrame; None:
+        none. Indices,
         column names or a boolean mask select columns; a selected numeric
         column must hold level codes 0, 1, ... (NaN missing). The levels seen
         at fit are kept in ``categories_``; at predict a level not seen at fit
@@ -188,21 +207,8 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
 
     _parameter_constraints = {
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
-        "max_depth": [Interval(Integral, 1, None, closed="left"), None],
-        "min_samples_leaf": [
-            Interval(Integral, 1, None, closed="left"),
-            Interval(RealNotInt, 0.0, 1.0, closed="neither"),
-        ],
-        "method": [StrOptions(set(_METHODS))],
-        "selection": [StrOptions(set(_SELECTIONS))],
-        "test_size": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
-        "cv": CV_SPLITS,
-        "alpha": [Interval(Real, 0.0, None, closed="left"), None],
+        **SHARED_CONSTRAINTS,
         "kappa": [Interval(Real, 1.0, None, closed="left")],
-        "penalty_c": [Interval(Real, 0.0, None, closed="left"), None],
-        "n_jobs": [Integral, None],
-        "verbose": ["verbose"],
-        "random_state": ["random_state"],
         "grow_size": [Interval(Integral, 2, None, closed="left"), None],
         "class_weight": CLASS_WEIGHT,
         "loss_matrix": ["array-like", None],
@@ -229,49 +235,25 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         loss_matrix=None,
         categorical_features="from_dtype",
     ):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_leaf = min_samples_leaf
-        self.method = method
-        self.selection = selection
-        self.test_size = test_size
-        self.cv = cv
-        self.alpha = alpha
+        super().__init__(
+            criterion=criterion,
+            selection=selection,
+            method=method,
+            cv=cv,
+            test_size=test_size,
+            alpha=alpha,
+            penalty_c=penalty_c,
+            max_depth=max_depth,
+            min_samples_leaf=min_samples_leaf,
+            n_jobs=n_jobs,
+            verbose=verbose,
+            random_state=random_state,
+        )
         self.kappa = kappa
-        self.penalty_c = penalty_c
-        self.n_jobs = n_jobs
-        self.verbose = verbose
-        self.random_state = random_state
         self.grow_size = grow_size
         self.class_weight = class_weight
         self.loss_matrix = loss_matrix
         self.categorical_features = categorical_features
-
-    # ------------------------------------------------------------ checks
-    def _check_params(self, n_samples):
-        """Checks that involve the data or several parameters at once.
-
-        Each parameter alone is checked by ``_parameter_constraints`` (through
-        ``validate_fit``) before this runs.
-        """
-        n_learn = n_samples
-        if self.selection == "holdout":
-            n_test = int(np.ceil(self.test_size * n_samples))
-            n_learn = n_samples - n_test
-            if n_test < 1 or n_learn < 1:
-                raise ValueError(
-                    f"selection='holdout' with test_size={self.test_size} leaves {n_learn} learning and "
-                    f"{n_test} test samples out of n_samples = {n_samples}; both need at least one sample."
-                )
-        if self.method == "M1" and n_learn < 2:
-            raise ValueError(
-                f"method='M1' splits the learning sample in two halves and needs at least 2 learning "
-                f"samples; got {n_learn} (n_samples = {n_samples})."
-            )
-        if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral) and self.cv > n_samples:
-            raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
-        if self.selection == "alpha" and self.alpha is None:
-            raise ValueError("selection='alpha' needs alpha, a finite float >= 0; got None.")
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):
@@ -296,8 +278,12 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
-        X = open_table(self, X)
-        X, y_enc, weight = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan")
+        validate_fit(self, y)  # parameters and mixed labels first, as every fit
+        refuse_dask(self, X, y, sample_weight)  # before y is read as an array
+        check_not_regression_target(y)
+        X, y_enc, weight = open_classifier_fit(
+            self, X, y, sample_weight, prepare_X=lambda X: open_table(self, X), ensure_all_finite="allow-nan"
+        )
         # getattr: the Dask subclass has no class_weight parameter.
         class_weight = getattr(self, "class_weight", None)
         weight = weight * class_weight_factors(class_weight, self.classes_, y_enc)
@@ -310,122 +296,21 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         if self.grow_size is not None:
             given = None if sample_weight is None and class_weight is None else weight
             return self._fit_sampled(InMemorySample(X, self.classes_[y_enc], given))
-        n = X.shape[0]
-        self._check_params(n)
-        params = check_growth_params(
-            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
-        )
-        n_classes = self.classes_.shape[0]
-        rng = check_random_state(self.random_state)
-        # Drawn first, so every tree of this fit (and of a refit with the same
-        # random_state on other rows) is grown with the same feature draws.
-        grow_seed = rng.randint(2**31 - 1)
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y_enc, n_classes, n_categories=n_categories_of(self))
-
-        self.cv_results_ = None
-        self.test_risk_ = None
-        learn = np.arange(n)
-        if self.selection == "holdout":
-            perm = rng.permutation(n)
-            n_test = int(np.ceil(self.test_size * n))
-            test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
-        cv = self.selection in ("cv", "cv-1se")
-        n_growths = (self._n_folds(X, y_enc) + 1) if cv else 1
-        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
-            bar.update()
-            if cv:
-                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
-        self.pruning_indices_ = prune_rows
-        n_prune = prune_rows.shape[0]
-
-        if not cv:
-            test_counts = None
-            if self.selection == "holdout":
-                test_counts = path.tree._node_counts_rows(grower.X, grower.y, weight, test, n_classes)
-            k = self._select_from_counts(path, n_prune, test_counts)
-        return self._store_selection(path, k)
+        grower = CARTGrower(X, y_enc, self.classes_.shape[0], n_categories=n_categories_of(self))
+        return self._fit_grower(grower, weight, loss)
 
     def _fit_sampled(self, sample):
         """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
         (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
         return fit_cart_sampled(self, sample)
 
-    def _select_from_counts(self, path, n_prune, test_counts=None):
-        """k-hat of every selection but CV: from the path, the pruning sample's
-        size ``n_prune`` and, for "holdout", the test sample's node counts."""
-        if self.selection == "holdout":
-            k, self.test_risk_ = sel.select_holdout(path, test_counts)
-        elif self.selection == "alpha":
-            k = path.index(self.alpha)
-        else:
-            kappa = 1.0 if self.selection == "slope" else self.kappa
-            c = self.penalty_c if self.selection == "penalty" else None
-            if c is None:
-                c = 2.0 * sel.minimal_penalty_constant(path, n_prune, kappa)
-            self.penalty_c_ = c
-            k = sel.select_penalty(path, n_prune, c, kappa)
-        return k
-
-    def _store_selection(self, path, k):
-        self.selection_ = self.selection
-        self.path_ = path
-        self.tree_ = path.tree
-        self.selected_index_ = int(k)
-        self.alpha_ = float(path.alphas[k])
-        self.pruned_tree_, index = path.subtree(k, return_index=True)
-        self.pruned_counts_ = path.counts[index]
+    def _store_leaf_predictions(self, path, index):
         self._leaf_label = path.label[index]
         self._leaf_proba = _node_proba(self.pruned_tree_, self.pruned_counts_)
-        return self
 
-    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
-        folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
-        betas = sel.cv_temperatures(path.alphas)
-        if loss is not None:
-            # A fold's root collapses below its R(root), at most the largest loss.
-            betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
-        squares: list = []
-        wrong, held_out = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, self.n_jobs, progress, loss, squares
-        )
-        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if squares else None)
-        self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
-        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
-
-    def _n_folds(self, X, y):
-        if isinstance(self.cv, numbers.Integral):
-            return int(self.cv)
-        if hasattr(self.cv, "get_n_splits"):
-            return int(self.cv.get_n_splits(X, y))
-        return len(self.cv) if hasattr(self.cv, "__len__") else None
-
-    def _folds(self, X, y, n_classes, rng):
-        """(train, test) index pairs from ``cv``: a fold count (stratified
-        when every class has a member per fold), a splitter or the splits."""
-        if isinstance(self.cv, numbers.Integral):
-            min_class = np.bincount(y, minlength=n_classes).min()
-            splitter_cls = StratifiedKFold if min_class >= self.cv else KFold
-            splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
-            return list(splitter.split(X, y))
-        splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
-        n = X.shape[0]
-        for pair in splits:
-            if len(pair) != 2:
-                raise ValueError("cv must yield (train, test) index pairs.")
-            train, test = (np.asarray(idx) for idx in pair)
-            if (
-                train.size == 0
-                or test.size == 0
-                or train.min() < 0
-                or test.min() < 0
-                or max(train.max(), test.max()) >= n
-            ):
-                raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
-        if len(splits) < 2:
-            raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
-        return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+    def _stratify(self, y, n_classes):
+        return np.bincount(y, minlength=n_classes).min() >= self.cv
 
     # ------------------------------------------------- after the fit
     def select(self, alpha=None, *, cp=None, rule=None):
@@ -486,11 +371,6 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
-
     def summary(self, decimals=3):
         """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
 
@@ -499,9 +379,15 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         names come from the fit (``feature_names_in_`` when X had column
         names, ``classes_``). See :func:`prunus.tree.export_summary`.
 
+        Parameters
+        ----------
+        decimals : int, default=3
+            Decimals of thresholds and class shares.
+
         Returns
         -------
         str
+            One line per node: ``node) split n loss yval (yprob)``, ``*`` at a leaf.
         """
         check_is_fitted(self, "pruned_tree_")
         return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
@@ -510,7 +396,17 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
         """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
 
         See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
-        Returns the matplotlib Axes.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when omitted).
+        decimals : int, default=2
+            Decimals of the thresholds.
+
+        Returns
+        -------
+        matplotlib.axes.Axes
         """
         from ..tree import node_summaries
 
@@ -536,46 +432,6 @@ class CARTClassifier(ClassifierMixin, BaseEstimator):
             node_labels=[str(c) for c in self.classes_[self._leaf_label]],
             categories=getattr(self, "categories_", None),
         )
-
-    def apply(self, X):
-        """Leaf of the selected tree reached by each row.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (NaN is a missing value).
-
-        Returns
-        -------
-        leaves : ndarray of int64 of shape (n_samples,)
-            Node id of the leaf each row reaches.
-
-        See Also
-        --------
-        decision_path : The nodes each row visits.
-        """
-        X = self._check_X(X)
-        return self.pruned_tree_.apply(X)
-
-    def decision_path(self, X):
-        """Sparse indicator of the nodes of the selected tree each row visits.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (NaN is a missing value).
-
-        Returns
-        -------
-        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
-            Non-zero where a row visits a node.
-
-        See Also
-        --------
-        apply : The leaf each row reaches.
-        """
-        X = self._check_X(X)
-        return self.pruned_tree_.decision_path(X)
 
     def predict_proba(self, X):
         """Class frequencies of the pruning sample in the leaf of each row.

@@ -177,13 +177,24 @@ class CostComplexityPath:
         out[order] = np.cumsum(diff[:-1], axis=0)
         return out
 
+    def held_out_loss(self, counts, alphas=None):
+        """Loss of another sample given by its per-node statistics: here the
+        misclassified weight (:meth:`misclassified`)."""
+        return self.misclassified(counts, alphas)
+
+    @staticmethod
+    def sample_weight_of(counts):
+        """Total weight of a sample from its per-node statistics."""
+        return float(np.asarray(counts, dtype=np.float64)[0].sum())
+
     def _held_out_rows(self, X, y, weight, rows, alphas):
         """Loss of the rows ``rows`` of checked arrays (``y`` class codes) at
-        each temperature: (misclassified weight, the same again as the sum of
-        the squared 0/1 errors, their total weight)."""
+        each temperature: (misclassified weight or loss, the weighted sum of the
+        squared losses of the rows, their total weight)."""
         counts = self.tree._node_counts_rows(X, y, weight, rows, self.counts.shape[1])
         wrong = self.misclassified(counts, alphas)
-        return wrong, wrong, float(counts[0].sum())
+        squares = self.misclassified(counts, alphas, squared=True) if getattr(self, "loss", None) is not None else wrong
+        return wrong, squares, float(counts[0].sum())
 
     def misclassified(self, counts, alphas=None, squared=False):
         """Misclassified weight of another sample (per-node ``counts``) by each T_alpha.
@@ -232,6 +243,21 @@ class SquaredErrorPath(CostComplexityPath):
 
     def __repr__(self):
         return f"SquaredErrorPath(K={len(self)}, n_leaves={self.n_leaves[0]}..{self.n_leaves[-1]})"
+
+    def held_out_loss(self, moments, alphas=None):
+        """Weighted squared error of another sample, given by its per-node
+        ``moments`` (:meth:`Tree.node_moments`), by each T_alpha: a node
+        contributes ``SS + W (mean - value)^2`` of the sample while a leaf."""
+        moments = np.asarray(moments, dtype=np.float64)
+        if moments.shape != (self.tree.n_nodes, N_MOMENTS):
+            raise ValueError(f"moments must have shape ({self.tree.n_nodes}, 3), got {moments.shape}.")
+        gap = moments[:, 1] - self.value
+        return self.sum_over_leaves(moments[:, 2] + moments[:, 0] * gap * gap, alphas)
+
+    @staticmethod
+    def sample_weight_of(moments):
+        """Total weight of a sample from its per-node moments."""
+        return float(np.asarray(moments, dtype=np.float64)[0, 0])
 
     def _held_out_rows(self, X, y, weight, rows, alphas):
         """(weighted squared error, weighted sum of the squared errors' squares,

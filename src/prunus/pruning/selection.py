@@ -11,9 +11,10 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-from .path import cost_complexity_path
+from .path import cost_complexity_path, squared_error_path
 
-#: Any temperature above 1 prunes to the root: alpha_k <= R(root) <= 1.
+#: Any temperature above 1 prunes a classification tree to the root:
+#: alpha_k <= R(root) <= 1 (see :func:`root_temperature` for regression).
 ROOT_TEMPERATURE = 2.0
 
 
@@ -24,37 +25,64 @@ def _last_argmin(values):
 
 
 def select_holdout(path, test_counts):
-    """k-hat of eq. (10): the T_k with the least misclassified test weight.
+    """k-hat of eq. (10): the T_k with the least test loss (misclassified
+    weight, or squared error for a :class:`SquaredErrorPath`).
 
     Parameters
     ----------
     path : CostComplexityPath
-    test_counts : ndarray, shape (n_nodes, n_classes)
-        Class weights of the test sample per node of T_max.
+    test_counts : ndarray, shape (n_nodes, n_classes) or (n_nodes, 3)
+        Class weights (or moments) of the test sample per node of T_max.
 
     Returns
     -------
     k : int
     test_risk : ndarray, shape (K,)
-        P_{n_t}(f_{T_k}) for every k.
+        P_{n_t}(f_{T_k}) for every k (the test mean squared error for a regression).
     """
-    wrong = path.misclassified(test_counts)
-    total = float(np.asarray(test_counts)[0].sum())
+    wrong = path.held_out_loss(test_counts)
+    total = path.sample_weight_of(test_counts)
     risk = wrong / total if total > 0 else wrong
     return _last_argmin(risk), risk
 
 
-def cv_temperatures(alphas):
+def root_temperature(grower):
+    """A temperature that prunes any tree of the grower's sample to its root.
+
+    :data:`ROOT_TEMPERATURE` for classification. For a regression, alpha_k
+    <= R(root), the weighted variance of y on any subsample, which is at
+    most the squared range of y: twice that.
+    """
+    if not grower.regression or grower.y.shape[0] == 0:
+        return ROOT_TEMPERATURE
+    spread = float(grower.y.max() - grower.y.min())
+    if spread == 0.0:
+        return ROOT_TEMPERATURE
+    return min(2.0 * spread * spread, np.finfo(np.float64).max)
+
+
+def cv_temperatures(alphas, root=ROOT_TEMPERATURE):
     """rpart's evaluation points: geometric means of consecutive alphas.
 
     T_k is optimal on [alpha_k, alpha_{k+1}); its representative temperature
-    is sqrt(alpha_k alpha_{k+1}), and the root's is :data:`ROOT_TEMPERATURE`.
+    is sqrt(alpha_k alpha_{k+1}), and the root's is ``root``, a temperature
+    above every alpha of every fold (:func:`root_temperature`).
     """
     alphas = np.asarray(alphas, dtype=np.float64)
     betas = np.empty_like(alphas)
     betas[:-1] = np.sqrt(alphas[:-1] * alphas[1:])
-    betas[-1] = ROOT_TEMPERATURE
+    betas[-1] = root
     return betas
+
+
+def learning_parts(rows, method, rng):
+    """(rows to grow on, rows to prune with) of the learning sample ``rows``:
+    both are ``rows`` for M2; for M1 the halves L1, L2 drawn by ``rng`` (sorted)."""
+    if method == "M2":
+        return rows, rows
+    perm = rng.permutation(rows.shape[0])
+    half = rows.shape[0] // 2
+    return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
 
 
 def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
@@ -91,38 +119,38 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
     prune_rows : ndarray of int
         Rows forming the pruning sample (``rows`` for M2, L2 for M1).
     """
-    if method == "M2":
-        grow_rows = prune_rows = rows
-    else:
-        perm = rng.permutation(rows.shape[0])
-        half = rows.shape[0] // 2
-        grow_rows, prune_rows = np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
+    grow_rows, prune_rows = learning_parts(rows, method, rng)
     grow_weight = np.zeros_like(weight)
     grow_weight[grow_rows] = weight[grow_rows]
     if loss is not None:
         grow_weight[grow_rows] *= loss.sum(axis=1)[grower.y[grow_rows]]
     tree, counts = grower.grow(params, grow_weight, grow_seed)
     if method == "M1" or loss is not None:
-        counts = _counts(grower, tree, weight, prune_rows)
+        counts = node_statistics(grower, tree, weight, prune_rows)
+    if grower.regression:
+        return squared_error_path(tree, counts), prune_rows
     return cost_complexity_path(tree, counts, loss=loss), prune_rows
 
 
-def _counts(grower, tree, weight, rows):
+def node_statistics(grower, tree, weight, rows):
+    """Per-node statistics of the rows ``rows`` of the grower's sample: class
+    weights, or for a regression (weight, mean, within sum of squares)."""
+    if grower.regression:
+        return tree._node_moments_rows(grower.X, grower.y, weight, rows)
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_misclassified(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
     path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed), loss)
-    test_counts = _counts(grower, path.tree, weight, test)
-    squares = path.misclassified(test_counts, betas, squared=True) if loss is not None else None
-    return path.misclassified(test_counts, betas), float(test_counts[0].sum()), squares
+    return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 
 def cv_risks(
     grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, loss=None, squares=None
 ):
-    """Held-out misclassified weight of every fold's pruned trees at ``betas``.
+    """Held-out loss (misclassified weight, the loss of a loss matrix, or the
+    squared error for a regression grower) of every fold's pruned trees at ``betas``.
 
     One tree and one path per fold, each evaluated at every temperature from
     the counts of the fold's held-out part: no refit per alpha. Every fold
@@ -138,7 +166,7 @@ def cv_risks(
         Loss matrix (see :func:`build_path`): ``wrong`` is then the held-out
         weighted loss.
     squares : list, optional
-        With ``loss``: receives the held-out weighted squared loss, shape
+        Receives the held-out weighted sums of the rows' squared losses, shape
         (n_folds, len(betas)), for :func:`cv_summary`.
 
     Returns
@@ -146,10 +174,12 @@ def cv_risks(
     wrong : ndarray, shape (n_folds, len(betas))
     weight : ndarray, shape (n_folds,)
         Held-out weight of each fold.
+    squares : ndarray, shape (n_folds, len(betas))
+        Only with ``squares``.
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
     tasks = (
-        delayed(_fold_misclassified)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)
     )
     results = []
@@ -158,9 +188,9 @@ def cv_risks(
         if progress is not None:
             progress()
     wrong = np.array([r[0] for r in results])
-    held_out = np.array([r[1] for r in results])
-    if loss is not None and squares is not None:
-        squares.append(np.array([r[2] for r in results]))
+    held_out = np.array([r[2] for r in results])
+    if squares is not None:
+        squares.append(np.array([r[1] for r in results]))
     return wrong, held_out
 
 
@@ -168,11 +198,12 @@ def cv_summary(wrong, weight, n_samples, squares=None):
     """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
-    the pooled held-out risk. With a loss matrix, ``squares`` holds the
-    held-out weighted squared losses and the SE is rpart's
-    sqrt((mean of l^2 - p^2) / n) (the same for 0-1 loss).
+    the pooled held-out risk. Given ``squares``, the held-out weighted sums
+    of the rows' squared losses (a loss matrix, the squared error), rpart's
+    per-row one, sqrt((mean of l^2 - p^2) / n) (the binomial one for 0-1 loss).
     """
-    mean = wrong.sum(axis=0) / weight.sum()
+    total = weight.sum()
+    mean = wrong.sum(axis=0) / total
     per_fold = wrong / np.where(weight > 0, weight, 1.0)[:, None]
     std = per_fold.std(axis=0)
     if squares is None:

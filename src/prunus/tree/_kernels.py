@@ -143,14 +143,24 @@ def scatter_moments(leaves, y, weight, n_nodes):
         d = y[i] - out[t, 1]
         sums[t] += weight[i] * d
         out[t, 2] += weight[i] * d * d
-    for t in range(n_nodes):
-        if out[t, 0] <= 0.0:
+    return finish_moments(out, low, high, out[:, 2].copy(), sums)
+
+
+@njit(cache=True, nogil=True)
+def finish_moments(out, low, high, squares, sums):
+    """Second pass of the moments of groups of rows: ``out[g]`` = (weight,
+    mean, ...) gets the sum of squares ``squares[g]`` of the deviations from
+    the mean corrected by their rounded sum ``sums[g]`` (Chan, Golub &
+    LeVeque's corrected two-pass algorithm); a group whose values span
+    ``[low[g], high[g]]`` with ``low == high`` is pure: that value, exactly 0."""
+    for g in range(out.shape[0]):
+        if out[g, 0] <= 0.0:
             continue
-        if low[t] == high[t]:
-            out[t, 1] = low[t]
-            out[t, 2] = 0.0
+        if low[g] == high[g]:
+            out[g, 1] = low[g]
+            out[g, 2] = 0.0
         else:
-            out[t, 2] = max(out[t, 2] - sums[t] * sums[t] / out[t, 0], 0.0)
+            out[g, 2] = max(squares[g] - sums[g] * sums[g] / out[g, 0], 0.0)
     return out
 
 

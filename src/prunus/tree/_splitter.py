@@ -35,6 +35,7 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
+from ._kernels import finish_moments
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -166,15 +167,7 @@ def side_moments(data, rows, segment, goes_left, by_side, shift, out):
         w = weight[row]
         sums[side] += w * d
         squares[side] += w * d * d
-    for side in range(n_sides):
-        if out[side, 0] <= 0.0:
-            continue
-        if low[side] == high[side]:
-            out[side, 1] = low[side]
-            out[side, 2] = 0.0
-        else:
-            out[side, 2] = max(squares[side] - sums[side] * sums[side] / out[side, 0], 0.0)
-    return out
+    return finish_moments(out, low, high, squares, sums)
 
 
 @njit(cache=True, nogil=True)

@@ -10,6 +10,7 @@ and refuses a single class, all before any long work.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,7 +96,9 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
     if (weight < 0).any():
         raise ValueError("sample_weight has negative values; weights must be non-negative.")
     if n_samples and not weight.sum() > 0:
-        raise ValueError("sample_weight is zero for every row: weights must contain at least one non-zero number.")
+        raise ValueError(
+            "sample_weight is zero for every row: sample weights must contain at least one non-zero number."
+        )
     return weight
 
 
@@ -128,6 +131,7 @@ def open_classifier_fit(
     accept_sparse: bool | tuple[str, ...] = False,
     ensure_min_samples: int = 1,
     reset: bool = True,
+    prepare_X: Callable[[Any], Any] | None = None,
 ) -> tuple[Any, np.ndarray, np.ndarray]:
     """The opening of a classifier's ``fit``.
 
@@ -150,6 +154,9 @@ def open_classifier_fit(
         Fewest rows accepted.
     reset : bool, default=True
         Forget the previous fit first (False for a warm start).
+    prepare_X : callable, optional
+        Applied to ``X`` once the parameters are checked, before ``X`` is validated
+        (e.g. categorical columns coded as levels).
 
     Returns
     -------
@@ -164,6 +171,8 @@ def open_classifier_fit(
         reset_fitted(estimator)
     validate_fit(estimator, y)
     refuse_dask(estimator, X, y, sample_weight)
+    if prepare_X is not None:
+        X = prepare_X(X)
     X, y = validate_data(
         estimator,
         X,

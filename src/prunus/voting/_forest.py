@@ -376,8 +376,15 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         old_classes: np.ndarray = self.classes_ if warm else np.empty(0)
         old: list = self._forest if warm else []
         old_rows: int = self._n_fit_rows if warm else 0
-        X = open_table(self, X)
-        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite="allow-nan", reset=not warm)
+        X, y_codes, sw = open_classifier_fit(
+            self,
+            X,
+            y,
+            sample_weight,
+            prepare_X=lambda X: open_table(self, X),
+            ensure_all_finite="allow-nan",
+            reset=not warm,
+        )
         close_table(self, X.shape[1])
         classes = self.classes_
         fixed = self._check_params()

@@ -1,0 +1,299 @@
+"""What CARTClassifier and CARTRegressor share: the parameters of growth,
+pruning and selection, and the fit from a presorted :class:`CARTGrower` (grow
+T_max, prune it into Breiman's sequence, select one T_k by hold-out, CV, the
+slope heuristic, a penalty or a given alpha), apply and decision_path."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..tree._encoding import coded_table
+from ..tree._tree import check_X_missing
+from ..tree.cart import GrowthParams, check_growth_params
+from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
+from ..utils._progress import progress_bar
+from ..utils._validation import refuse_dask
+from . import selection as sel
+
+METHODS = ("M1", "M2")
+SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
+
+#: Constraints of the parameters both estimators take (``criterion`` is each one's own).
+SHARED_CONSTRAINTS = {
+    "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_leaf": [
+        Interval(Integral, 1, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="neither"),
+    ],
+    "method": [StrOptions(set(METHODS))],
+    "selection": [StrOptions(set(SELECTIONS))],
+    "test_size": [Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    "cv": CV_SPLITS,
+    "alpha": [Interval(Real, 0.0, None, closed="left"), None],
+    "penalty_c": [Interval(Real, 0.0, None, closed="left"), None],
+    "n_jobs": [Integral, None],
+    "verbose": ["verbose"],
+    "random_state": ["random_state"],
+}
+
+
+class BaseCART(BaseEstimator):
+    """Grow, prune and select; subclasses open the fit (check X, y and the
+    weights, make the grower) and turn the selected tree into predictions."""
+
+    #: Exponent parameter of the "penalty" shape (|T|/n)^(kappa / (2 kappa - 1)); 1 is linear.
+    kappa = 1.0
+    #: Whether ``n_jobs=None`` runs the folds of a large enough fit in threads on every core.
+    _auto_threads = False
+    #: Rows x features from which a fold's growth outweighs starting threads (measured on make_friedman1).
+    _THREADS_FROM_CELLS = 20_000
+
+    def __init__(
+        self,
+        *,
+        criterion="squared_error",
+        selection="holdout",
+        method="M2",
+        cv=10,
+        test_size=0.1,
+        alpha=None,
+        penalty_c=None,
+        max_depth=None,
+        min_samples_leaf=1,
+        n_jobs=None,
+        verbose=0,
+        random_state=None,
+        categorical_features="from_dtype",
+    ):
+        # Growth of T_max
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        # Pruning and selection
+        self.selection = selection
+        self.method = method
+        self.cv = cv
+        self.test_size = test_size
+        self.alpha = alpha
+        self.penalty_c = penalty_c
+        # Execution
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.random_state = random_state
+        self.categorical_features = categorical_features
+
+    # ------------------------------------------------------------ checks
+    def _check_params(self, n_samples):
+        """Checks that involve the data or several parameters at once.
+
+        Each parameter alone is checked by ``_parameter_constraints`` (through
+        ``validate_fit``) before this runs.
+        """
+        n_learn = n_samples
+        if self.selection == "holdout":
+            n_test = int(np.ceil(self.test_size * n_samples))
+            n_learn = n_samples - n_test
+            if n_test < 1 or n_learn < 1:
+                raise ValueError(
+                    f"selection='holdout' with test_size={self.test_size} leaves {n_learn} learning and "
+                    f"{n_test} test samples out of n_samples = {n_samples}; both need at least one sample."
+                )
+        if self.method == "M1" and n_learn < 2:
+            raise ValueError(
+                f"method='M1' splits the learning sample in two halves and needs at least 2 learning "
+                f"samples; got {n_learn} (n_samples = {n_samples})."
+            )
+        if self.selection in ("cv", "cv-1se") and isinstance(self.cv, numbers.Integral) and self.cv > n_samples:
+            raise ValueError(f"cv={self.cv} folds need at least {self.cv} samples, got n_samples = {n_samples}.")
+        if self.selection == "alpha" and self.alpha is None:
+            raise ValueError("selection='alpha' needs alpha, a finite float >= 0; got None.")
+
+    # --------------------------------------------------------------- fit
+    def _fit_grower(self, grower, weight, loss=None):
+        """Grow T_max from ``grower`` (the whole sample, presorted once),
+        prune it and select; ``weight`` are the checked sample weights and
+        ``loss`` a classifier's loss matrix (None: 0-1 loss)."""
+        n = grower.X.shape[0]
+        self._check_params(n)
+        params = check_growth_params(
+            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
+        )
+        rng = check_random_state(self.random_state)
+        # Drawn first, so every tree of this fit (and of a refit with the same
+        # random_state on other rows) is grown with the same feature draws.
+        grow_seed = rng.randint(2**31 - 1)
+
+        self.cv_results_ = None
+        self.test_risk_ = None
+        learn = np.arange(n)
+        if self.selection == "holdout":
+            perm = rng.permutation(n)
+            n_test = int(np.ceil(self.test_size * n))
+            test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
+        cv = self.selection in ("cv", "cv-1se")
+        n_growths = (self._n_folds(grower.X, grower.y) + 1) if cv else 1
+        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
+            bar.update()
+            if cv:
+                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
+        self.pruning_indices_ = prune_rows
+        n_prune = prune_rows.shape[0]
+
+        if not cv:
+            test_counts = None
+            if self.selection == "holdout":
+                test_counts = sel.node_statistics(grower, path.tree, weight, test)
+            k = self._select_from_counts(path, n_prune, test_counts)
+        return self._store_selection(path, k)
+
+    def _select_from_counts(self, path, n_prune, test_counts=None):
+        """k-hat of every selection but CV: from the path, the pruning sample's
+        size ``n_prune`` and, for "holdout", the test sample's node statistics."""
+        if self.selection == "holdout":
+            k, self.test_risk_ = sel.select_holdout(path, test_counts)
+        elif self.selection == "alpha":
+            k = path.index(self.alpha)
+        else:
+            kappa = 1.0 if self.selection == "slope" else self.kappa
+            c = self.penalty_c if self.selection == "penalty" else None
+            if c is None:
+                c = 2.0 * sel.minimal_penalty_constant(path, n_prune, kappa)
+            self.penalty_c_ = c
+            k = sel.select_penalty(path, n_prune, c, kappa)
+        return k
+
+    def _store_selection(self, path, k):
+        self.selection_ = self.selection
+        self.path_ = path
+        self.tree_ = path.tree
+        self.selected_index_ = int(k)
+        self.alpha_ = float(path.alphas[k])
+        self.pruned_tree_, index = path.subtree(k, return_index=True)
+        self.pruned_counts_ = path.counts[index]
+        self._store_leaf_predictions(path, index)
+        return self
+
+    def _store_leaf_predictions(self, path, index):
+        """Keep what ``predict`` reads for the nodes ``index`` of T_max kept in T_k-hat."""
+        raise NotImplementedError
+
+    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
+        folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
+        betas = sel.cv_temperatures(path.alphas, sel.root_temperature(grower))
+        if loss is not None:
+            # A fold's root collapses below its R(root), at most the largest loss.
+            betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
+        squares: list = []
+        n_jobs = self._n_jobs(grower)
+        wrong, held_out = sel.cv_risks(
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, n_jobs, progress, loss, squares
+        )
+        per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
+        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)
+        self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
+        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+
+    def _n_jobs(self, grower):
+        """``n_jobs``, or for ``None`` with ``_auto_threads`` one thread per core
+        when the data is large enough for threads to pay (results are equal)."""
+        if self.n_jobs is not None or not self._auto_threads:
+            return self.n_jobs
+        X = grower.X
+        return -1 if X.shape[0] * X.shape[1] >= self._THREADS_FROM_CELLS else None
+
+    def _n_folds(self, X, y):
+        if isinstance(self.cv, numbers.Integral):
+            return int(self.cv)
+        if hasattr(self.cv, "get_n_splits"):
+            return int(self.cv.get_n_splits(X, y))
+        return len(self.cv) if hasattr(self.cv, "__len__") else None
+
+    def _stratify(self, y, n_classes):
+        """Whether integer ``cv`` folds are stratified by ``y``."""
+        return False
+
+    def _folds(self, X, y, n_classes, rng):
+        """(train, test) index pairs from ``cv``: a fold count (shuffled;
+        stratified where :meth:`_stratify` says so), a splitter or the splits."""
+        if isinstance(self.cv, numbers.Integral):
+            splitter_cls = StratifiedKFold if self._stratify(y, n_classes) else KFold
+            splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
+            return list(splitter.split(X, y))
+        splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
+        n = X.shape[0]
+        for pair in splits:
+            if len(pair) != 2:
+                raise ValueError("cv must yield (train, test) index pairs.")
+            train, test = (np.asarray(idx) for idx in pair)
+            if (
+                train.size == 0
+                or test.size == 0
+                or train.min() < 0
+                or test.min() < 0
+                or max(train.max(), test.max()) >= n
+            ):
+                raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
+        if len(splits) < 2:
+            raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
+        return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+
+    # ----------------------------------------------------------- predict
+    def _check_X(self, X):
+        check_is_fitted(self, "pruned_tree_")
+        refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def apply(self, X):
+        """Leaf of the selected tree reached by each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        leaves : ndarray of int64 of shape (n_samples,)
+            Node id of the leaf each row reaches.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
+        """
+        X = self._check_X(X)
+        return self.pruned_tree_.apply(X)
+
+    def decision_path(self, X):
+        """Sparse indicator of the nodes of the selected tree each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Non-zero where a row visits a node.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
+        """
+        X = self._check_X(X)
+        return self.pruned_tree_.decision_path(X)

@@ -1,0 +1,198 @@
+"""CARTRegressor: grow a least-squares T_max, prune it on squared error, select one subtree."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import RegressorMixin
+from sklearn.utils.validation import _check_sample_weight, validate_data
+
+from ..tree._encoding import close_table, n_categories_of, open_table
+from ..tree.cart import CARTGrower
+from ..utils._param_validation import StrOptions, validate_fit
+from ..utils._validation import refuse_dask, reset_fitted
+from ._base import SHARED_CONSTRAINTS, BaseCART
+
+
+def _check_regression_y(y):
+    """Refuse a target of strings before scikit-learn's conversion, naming y."""
+    arr = np.asarray(y)
+    if arr.dtype.kind in "OUS":
+        try:
+            arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                "y must hold numbers for CARTRegressor; got non-numeric values (for classes, use CARTClassifier)."
+            ) from None
+    if arr.ndim == 2 and arr.shape[1] > 1:
+        raise ValueError(f"y must be 1-D (one target), got shape {arr.shape}: CARTRegressor predicts one output.")
+
+
+class CARTRegressor(RegressorMixin, BaseCART):
+    """CART regression: least-squares growth, Breiman's pruning on squared
+    error and a choice of final selection.
+
+    T_max is grown by the least-squares criterion (Breiman et al.,
+    *Classification and Regression Trees*, chapter 8), pruned into the nested
+    sequence T_1 > ... > T_K by the cost-complexity algorithm on the
+    within-leaf squared error, and one T_k is selected: by a test sample,
+    cross-validation as in R's rpart (method "anova"), or the penalty
+    ``c |T| / n`` whose shape Gey & Nedelec, *Model selection for CART
+    regression trees* (2005), show valid, with ``c`` calibrated by the slope
+    heuristic. Each leaf predicts the mean of y of the pruning sample in it.
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+        Growth criterion of T_max (by :func:`~prunus.tree.grow_cart`: missing
+        values in X, NaN, are routed to the better side per split).
+    max_depth : int or None, default=None
+    min_samples_leaf : int or float, default=1
+        Growing limits of T_max (by default its leaves hold one value of y).
+    method : {"M2", "M1"}, default="M2"
+        "M2": grow and prune on the learning sample L. "M1": split L in two
+        halves, grow T_max on L1 and take every pruning statistic (risks,
+        leaf means) from L2 (Gey & Nedelec's two methods).
+    selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
+        "holdout": the T_k with the least squared error on a test sample of
+        ``test_size`` (kept out of L). "cv": rpart-style cross-validation,
+        each fold's path evaluated at the geometric means of consecutive
+        alphas of the full path. "cv-1se": the smallest tree within one
+        standard error (rpart's, from the rows' held-out squared errors) of the
+        CV minimum. "slope": penalty ``2 c_min |T| / n`` with c_min the slope
+        of R(T_k) against |T_k|/n over the largest trees (no held-out data).
+        "penalty": ``penalty_c |T| / n`` (``penalty_c=None`` calibrates it
+        as "slope" does). "alpha": T_alpha for the given ``alpha``.
+    test_size : float in (0, 1), default=0.1
+        Fraction of the sample held out as test sample for "holdout".
+    cv : int >= 2, CV splitter or iterable of (train, test) splits, default=10
+        Folds for "cv" and "cv-1se" (an int gives shuffled K folds).
+    alpha : float >= 0 or None, default=None
+        Temperature for "alpha", in scikit-learn's ``ccp_alpha`` units
+        (squared error per leaf over the total weight).
+    penalty_c : float >= 0 or None, default=None
+        Constant of the "penalty" selection, in units of y squared.
+    n_jobs : int or None, default=None
+        Folds run in parallel with joblib threads (the builder releases the
+        GIL, and every fold reuses the order of X sorted once per fit).
+        ``None``: one thread per core when X has at least 20,000 cells (rows
+        times features), where a fold's growth outweighs starting threads,
+        else sequentially; ``1``: always sequentially. Results are the same.
+    verbose : int, default=0
+        With ``verbose > 0`` a progress bar counts the growths.
+    random_state : int, RandomState or None, default=None
+        Seeds the hold-out split and the CV folds.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels, as in
+        :class:`~prunus.CARTClassifier` (pandas ``category`` and string
+        columns of a DataFrame by default); the best subset of a node is
+        exact (levels ordered by their mean, Fisher 1958). Unseen levels at
+        predict follow missing values.
+
+    Attributes
+    ----------
+    tree_ : Tree
+        T_max.
+    path_ : SquaredErrorPath
+        Breiman's sequence T_1 > ... > T_K of T_max on squared error.
+    selected_index_ : int
+        The index k-hat of the selected subtree in ``path_``.
+    alpha_ : float
+        Its temperature alpha_{k-hat}.
+    pruned_tree_ : Tree
+        The selected subtree T_{k-hat}, whose leaves predict.
+    pruned_counts_ : ndarray, shape (n_nodes of ``pruned_tree_``, 3)
+        Weight, mean and within sum of squares of the pruning sample in the
+        nodes of ``pruned_tree_``.
+    n_features_in_ : int
+    cv_results_ : dict or None
+        For CV selections: ``alpha`` (evaluation temperatures), ``n_leaves``,
+        ``mean_risk`` (pooled held-out mean squared error), ``std_risk``
+        (across folds), ``se_risk`` (rpart's SE).
+    test_risk_ : ndarray or None
+        For "holdout": test mean squared error of every T_k.
+    pruning_indices_ : ndarray of int
+        Rows of X whose statistics gave the pruning risks and leaf means.
+    penalty_c_ : float
+        For "slope" and "penalty": the penalty constant used.
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        Levels of each categorical feature in code order; None for a numeric one.
+
+    See Also
+    --------
+    CARTClassifier : the same procedure for classes.
+    sklearn.tree.DecisionTreeRegressor : its ``ccp_alpha`` prunes the same sequence.
+    """
+
+    _parameter_constraints = {
+        "criterion": [StrOptions({"squared_error"})],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        **SHARED_CONSTRAINTS,
+    }
+    _auto_threads = True
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow, prune and select.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+            NaN marks a missing value.
+        y : array-like, shape (n_samples,)
+            Finite real target.
+        sample_weight : array-like, shape (n_samples,), optional
+            Non-negative weights, used for growing, pruning risks, leaf means
+            and every selection criterion.
+
+        Returns
+        -------
+        self : CARTRegressor
+            The fitted estimator.
+        """
+        reset_fitted(self)
+        validate_fit(self)  # the hyper-parameters; y is checked as numbers, not labels
+        refuse_dask(self, X, y, sample_weight)
+        _check_regression_y(y)
+        X = open_table(self, X)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True)
+        close_table(self, X.shape[1])
+        weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        # Sorted once; the final tree and every fold grow from this order.
+        grower = CARTGrower(X, y, regression=True, n_categories=n_categories_of(self))
+        return self._fit_grower(grower, weight)
+
+    def _store_leaf_predictions(self, path, index):
+        self._leaf_value = path.value[index]
+
+    def predict(self, X):
+        """Mean of y of the pruning sample in the leaf of each row.
+
+        Parameters
+        ----------
+        X : array-like, shape (n_samples, n_features)
+            NaN marks a missing value.
+
+        Returns
+        -------
+        y : ndarray, shape (n_samples,)
+            Predicted values.
+        """
+        leaves = self.apply(X)
+        return self._leaf_value[leaves]
+
+    def node_labels(self, decimals=3):
+        """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for
+        :meth:`Tree.export_text`, :meth:`Tree.to_dot` and :meth:`Tree.plot`.
+
+        Parameters
+        ----------
+        decimals : int, default=3
+
+        Returns
+        -------
+        labels : list of str
+            One per node of ``pruned_tree_``.
+        """
+        counts = self.pruned_counts_
+        return [f"mean = {v:.{decimals}g}, weight = {w:g}" for v, w in zip(self._leaf_value, counts[:, 0])]

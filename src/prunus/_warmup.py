@@ -114,6 +114,26 @@ def _tree_methods(d: SimpleNamespace) -> None:
     tree.prune(np.flatnonzero(~tree.is_leaf)[:1])
 
 
+def _categorical_tree(d: SimpleNamespace) -> None:
+    """Subset splits (ordered scan, exhaustive; squared error), their routing and pruning path."""
+    from .pruning import cost_complexity_path
+    from .tree import grow_cart
+
+    for y, params in (
+        (d.y2, {}),
+        (d.y, {}),
+        (d.y, {"min_samples_leaf": 3}),
+        (d.X[:, 2], {"criterion": "squared_error"}),
+    ):
+        grow_cart(d.Xcat, y, categorical_features=[3, 4], **params)
+    grow_cart(d.Xcat, d.y, categorical_features=[3, 4], max_leaf_nodes=6)
+    tree, counts = grow_cart(d.Xcat, d.y, categorical_features=[3, 4], return_counts=True)
+    tree.decision_path(d.Xcat)
+    tree.node_counts(d.Xcat, d.y, d.w)
+    tree.node_moments(d.Xcat, d.X[:, 2])
+    cost_complexity_path(tree, counts).subtree(1)
+
+
 def _regression(d: SimpleNamespace) -> None:
     """Least-squares regression trees: growth, node moments, the squared-error pruning path."""
     from .pruning import squared_error_path
@@ -228,6 +248,7 @@ TREE_PATHS: list[Path] = [
     ("grow_cart NaN", _grow("grow_cart", "Xnan", max_leaf_nodes=6)),
     ("grow_cart stopping rules", _grow("grow_cart", max_depth=3, min_samples_leaf=3, min_samples_split=5, min_impurity_decrease=0.01)),
     ("grow_cart criterion=entropy", _grow("grow_cart", criterion="entropy")),
+    ("grow_cart categorical features, their routing and path", _categorical_tree),
     ("regression trees (squared_error) and their path", _regression),
     ("grow_cart categorical", _grow("grow_cart", "Xcat", categorical_features=[3, 4])),
     ("grow_cart categorical best-first, entropy", _grow("grow_cart", "Xcat", categorical_features=[3, 4], max_leaf_nodes=6, criterion="entropy")),

@@ -97,8 +97,11 @@ def test_numeric_input_is_unchanged():
 def test_numpy_object_array_with_strings():
     df, y = _table()
     X = df.astype(object).to_numpy()
-    est = CARTClassifier(selection="alpha", alpha=0.0).fit(X, y)
+    with pytest.raises(ValueError):  # numpy input: categorical columns are selected, not guessed
+        CARTClassifier().fit(X, y)
+    est = CARTClassifier(selection="alpha", alpha=0.0, categorical_features=[0, 1]).fit(X, y)
     np.testing.assert_array_equal(est.is_categorical_, [True, True, False])
+    assert list(est.categories_[0]) == ["blue", "green", "red", "white", "yellow"]
     assert est.score(X, y) > 0.95
 
 
@@ -137,3 +140,27 @@ def test_string_column_not_selected_is_named():
     df, y = _table()
     with pytest.raises(ValueError, match="column 'colour' of X is not numeric"):
         CARTClassifier(categorical_features=["size"]).fit(df, y)
+
+
+def test_regressor_on_a_table():
+    from prunus import CARTRegressor
+
+    rng = np.random.default_rng(2)
+    n = 400
+    shop = rng.choice([f"s{i}" for i in range(15)], n)
+    effect = {f"s{i}": float(i % 4) for i in range(15)}
+    x = rng.normal(size=n)
+    y = np.array([effect[s] for s in shop]) + 0.5 * x + 0.1 * rng.normal(size=n)
+    df = pd.DataFrame({"shop": pd.Categorical(shop), "x": x})
+    est = CARTRegressor(selection="cv", cv=5, random_state=0).fit(df, y)
+    np.testing.assert_array_equal(est.is_categorical_, [True, False])
+    assert est.pruned_tree_.is_categorical[0]
+    # The first split groups the shops by their effect (15 levels: ordered by mean, exact).
+    left = {est.categories_[0][c] for c in est.pruned_tree_.left_categories(0)}
+    groups = [{s for s in effect if effect[s] <= t} for t in (0, 1, 2)]
+    assert any(left == g or left == set(effect) - g for g in groups)
+    assert est.score(df, y) > 0.9
+    unseen, missing = df.copy(), df.copy()
+    unseen["shop"] = pd.Categorical(["s99"] * n)
+    missing["shop"] = pd.Categorical([None] * n, categories=["s0"])
+    np.testing.assert_array_equal(est.predict(unseen), est.predict(missing))

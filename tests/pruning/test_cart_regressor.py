@@ -89,8 +89,9 @@ def test_cv_standard_error_is_rparts_per_row_one():
     full, _ = sel.build_path(grower, np.arange(200), w, "M2", params, 7, np.random.RandomState(0))
     betas = sel.cv_temperatures(full.alphas, sel.root_temperature(grower))
     assert betas[-1] == 2.0 * (y.max() - y.min()) ** 2
-    loss, held, squares = sel.cv_risks(grower, w, folds, "M2", params, 7, betas, np.random.RandomState(0), squares=True)
-    mean, _, se = sel.cv_summary(loss, held, 200, squares)
+    squares = []
+    loss, held = sel.cv_risks(grower, w, folds, "M2", params, 7, betas, np.random.RandomState(0), squares=squares)
+    mean, _, se = sel.cv_summary(loss, held, 200, squares[0])
     # Per-row errors of every fold at every beta, by hand.
     errors = np.zeros((200, betas.shape[0]))
     seeds = np.random.RandomState(0).randint(2**31 - 1, size=4)
@@ -101,7 +102,8 @@ def test_cv_standard_error_is_rparts_per_row_one():
             sub, index = path.subtree(k, return_index=True)
             errors[test, j] = (y[test] - path.value[index[sub.apply(X[test])]]) ** 2
     want_mean = (w[:, None] * errors).sum(axis=0) / w.sum()
-    want_se = np.sqrt((w[:, None] * (errors - want_mean) ** 2).sum(axis=0)) / w.sum()
+    # rpart's per-row SE: sqrt((weighted mean of e^2 - mean^2) / n).
+    want_se = np.sqrt(((w[:, None] * errors**2).sum(axis=0) / w.sum() - want_mean**2) / 200)
     np.testing.assert_allclose(mean, want_mean, rtol=1e-9)
     np.testing.assert_allclose(se, want_se, rtol=1e-6)
 

@@ -13,6 +13,8 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import coded_table
+from ..tree._tree import check_X_missing
 from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
@@ -67,6 +69,7 @@ class BaseCART(BaseEstimator):
         n_jobs=None,
         verbose=0,
         random_state=None,
+        categorical_features="from_dtype",
     ):
         # Growth of T_max
         self.criterion = criterion
@@ -83,6 +86,7 @@ class BaseCART(BaseEstimator):
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.random_state = random_state
+        self.categorical_features = categorical_features
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -244,6 +248,9 @@ class BaseCART(BaseEstimator):
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
         refuse_dask(self, X, method="predict")
+        coded = coded_table(self, X)
+        if coded is not None:
+            return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
     def __sklearn_tags__(self):

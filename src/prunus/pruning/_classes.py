@@ -16,7 +16,7 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import cp_table
@@ -131,8 +131,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Features split by subsets of their levels (``colour in {red,
         blue}``) rather than by thresholds. ``"from_dtype"``: the pandas
-        ``category`` and string / object columns of a DataFrame (and the
-        string columns of a numpy array of objects); None: none. Indices,
+        ``category`` and string / object columns of a DataFrame; None:
+        none. Indices,
         column names or a boolean mask select columns; a selected numeric
         column must hold level codes 0, 1, ... (NaN missing). The levels seen
         at fit are kept in ``categories_``; at predict a level not seen at fit
@@ -278,6 +278,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
+        validate_fit(self, y)  # parameters and mixed labels first, as every fit
         refuse_dask(self, X, y, sample_weight)  # before y is read as an array
         check_not_regression_target(y)
         X, y_enc, weight = open_classifier_fit(

@@ -6,6 +6,7 @@ import numpy as np
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
+from ..tree._encoding import close_table, n_categories_of, open_table
 from ..tree.cart import CARTGrower
 from ..utils._param_validation import StrOptions, validate_fit
 from ..utils._validation import refuse_dask, reset_fitted
@@ -79,6 +80,13 @@ class CARTRegressor(RegressorMixin, BaseCART):
     verbose : int, default=0
         With ``verbose > 0`` a progress bar counts the growths.
     random_state : int, RandomState or None, default=None
+        Seeds the hold-out split and the CV folds.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Features split by subsets of their levels, as in
+        :class:`~prunus.CARTClassifier` (pandas ``category`` and string
+        columns of a DataFrame by default); the best subset of a node is
+        exact (levels ordered by their mean, Fisher 1958). Unseen levels at
+        predict follow missing values.
 
     Attributes
     ----------
@@ -106,6 +114,10 @@ class CARTRegressor(RegressorMixin, BaseCART):
         Rows of X whose statistics gave the pruning risks and leaf means.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list of (ndarray or None)
+        Levels of each categorical feature in code order; None for a numeric one.
 
     See Also
     --------
@@ -113,7 +125,11 @@ class CARTRegressor(RegressorMixin, BaseCART):
     sklearn.tree.DecisionTreeRegressor : its ``ccp_alpha`` prunes the same sequence.
     """
 
-    _parameter_constraints = {"criterion": [StrOptions({"squared_error"})], **SHARED_CONSTRAINTS}
+    _parameter_constraints = {
+        "criterion": [StrOptions({"squared_error"})],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        **SHARED_CONSTRAINTS,
+    }
     _auto_threads = True
 
     def fit(self, X, y, sample_weight=None):
@@ -138,10 +154,12 @@ class CARTRegressor(RegressorMixin, BaseCART):
         validate_fit(self)  # the hyper-parameters; y is checked as numbers, not labels
         refuse_dask(self, X, y, sample_weight)
         _check_regression_y(y)
+        X = open_table(self, X)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True)
+        close_table(self, X.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         # Sorted once; the final tree and every fold grow from this order.
-        grower = CARTGrower(X, y, regression=True)
+        grower = CARTGrower(X, y, regression=True, n_categories=n_categories_of(self))
         return self._fit_grower(grower, weight)
 
     def _store_leaf_predictions(self, path, index):

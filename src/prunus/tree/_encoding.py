@@ -8,8 +8,8 @@ levels at fit so that the same codes are given at predict:
 
 * a pandas ``category`` column: its categories, in their order, are the
   levels (the codes are pandas' ``.cat.codes``);
-* a string / object column (pandas, or a numpy array of strings or objects):
-  the sorted distinct values seen at fit;
+* a string / object column (of a DataFrame, or selected in a numpy array of
+  strings or objects): the sorted distinct values seen at fit;
 * a numeric column selected as categorical: its values must be non-negative
   integer codes (``L`` = largest code + 1), as for scikit-learn's
   ``HistGradientBoostingClassifier``.
@@ -20,8 +20,6 @@ DataFrame is recognised by its ``columns`` and ``dtypes``.
 """
 
 from __future__ import annotations
-
-import numbers
 
 import numpy as np
 
@@ -48,14 +46,14 @@ def _is_category(col) -> bool:
 
 
 def _is_text(col) -> bool:
-    """An object / string column whose present values are not all numbers."""
+    """An object / string column holding strings."""
     dtype = getattr(col, "dtype", None)
     kind = getattr(dtype, "kind", "O")
     if kind not in _STRING_KINDS and getattr(dtype, "name", "") not in ("string", "str"):
         return False
     values = np.asarray(col, dtype=object)
     missing = _missing(col, values)
-    return any(not isinstance(v, numbers.Number) for v in values[~missing])
+    return any(isinstance(v, (str, bytes)) for v in values[~missing])
 
 
 def _missing(col, values):
@@ -162,11 +160,15 @@ def _numeric(col, name):
     try:
         if _is_category(col):
             col = np.asarray(col, dtype=object)
-        return np.asarray(col, dtype=np.float64)
+        values = np.array(col, dtype=np.float64)
     except (TypeError, ValueError):
         raise ValueError(
             f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
         ) from None
+    # One NaN for every missing value: R's NA (a signalling NaN) would raise
+    # "invalid value" floating-point warnings in every later sum.
+    values[np.isnan(values)] = np.nan
+    return values
 
 
 def _integer_codes(values, name):
@@ -238,16 +240,19 @@ def fit_encoding(X, categorical_features="from_dtype"):
     """
     if is_dask_collection(X):
         return None, X  # the estimators refuse it, naming their Dask counterpart
-    X = X if is_dataframe(X) or hasattr(X, "tocsr") else _as_table(X)
+    if categorical_features is None:
+        return None, X
     if hasattr(X, "tocsr"):  # sparse: numeric only
-        if categorical_features not in (None, "from_dtype"):
+        if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
             raise ValueError("categorical_features needs dense X; sparse input is numeric only.")
         return None, X
+    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
+        return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
+    X = X if is_dataframe(X) else _as_table(X)
     names = np.asarray([str(c) for c in X.columns], dtype=object) if is_dataframe(X) else None
     n_features = X.shape[1]
     if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
-        if X.dtype.kind not in _STRING_KINDS:
-            return None, X
+        return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
     mask = _selected(categorical_features, names, n_features, X)
     if not mask.any():
         return None, X
@@ -273,8 +278,9 @@ def fit_encoding(X, categorical_features="from_dtype"):
 
 # ------------------------------------------------------------------ estimators
 def open_table(estimator, X):
-    """The first step of an estimator's ``fit``: ``X`` with its categorical
-    columns (``estimator.categorical_features``) coded as levels.
+    """``X`` with its categorical columns (``estimator.categorical_features``)
+    coded as levels: the ``prepare_X`` step of an estimator's fit, run once
+    its parameters and labels are checked.
 
     Sets ``estimator._encoding`` (None when no column is categorical: then
     ``X`` is returned untouched, and the usual checks see it). Call

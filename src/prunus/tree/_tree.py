@@ -135,9 +135,11 @@ class Tree:
         n_cat = _check_n_categories(n_categories, n_features)
         is_leaf = left == TREE_LEAF
         # Categorical splits have no threshold (NaN): checked as if it were 0.
-        safe_feature = np.clip(feature, 0, max(n_features - 1, 0)) if feature.shape == left.shape else feature
-        is_categorical = ~is_leaf & (n_cat[safe_feature] > 0) if feature.shape == left.shape else is_leaf
-        checked_threshold = np.where(is_categorical, 0.0, threshold) if threshold.shape == left.shape else threshold
+        is_categorical = np.zeros(left.shape, dtype=np.bool_)
+        checked_threshold = threshold
+        if n_cat.any() and feature.shape == left.shape and threshold.shape == left.shape:
+            is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, n_features - 1)] > 0)
+            checked_threshold = np.where(is_categorical, 0.0, threshold)
         _check_structure(left, right, feature, checked_threshold, n_features)
         feature = np.where(is_leaf, -2, feature)
         threshold = np.where(is_leaf, -2.0, np.where(is_categorical, np.nan, threshold))

@@ -376,8 +376,8 @@ def grow_cart(
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask
         Categorical features, split by subsets of their levels (see
         :ref:`the user guide <cart-categorical>`). ``"from_dtype"``: the
-        pandas ``category`` and string / object columns of a DataFrame (or
-        of a numpy array of objects); None: none. Indices, column names or a
+        pandas ``category`` and string / object columns of a DataFrame;
+        None: none. Indices, column names or a
         boolean mask select columns; a selected numeric column must hold
         level codes ``0 .. L - 1`` (NaN missing). The returned tree reads
         level codes: pandas' ``.cat.codes`` (NaN for -1) for a category

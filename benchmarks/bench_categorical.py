@@ -1,0 +1,223 @@
+"""Categorical predictors: prunus's subset splits against R's rpart (factors as factors).
+
+Tables
+------
+* rpart's own example data, read from the lazy-load database of R's rpart
+  package (``/usr/lib/R/library/rpart/data/Rdata.rdb``; Debian
+  ``r-cran-rpart``): ``cu.summary`` (Reliability ~ Price + Country + Mileage
+  + Type, 5 classes), ``car.test.frame`` (Type ~ ., 6 classes), ``kyphosis``
+  (numeric features only), ``stagec`` (pgstat ~ age + eet + g2 + grade +
+  gleason + ploidy). Small: mean test error over ``--draws`` random 75/25
+  splits.
+* synthetic tables: five factors and three numeric features; the class is an
+  interaction of level groups of two factors and a numeric threshold, with
+  10% label noise; two classes with factors of 2, 5, 10, 20 and 50 levels,
+  three classes with 2, 4, 6, 10 and 12 levels (rpart enumerates every
+  partition of a factor for more than two classes: 2^49 for 50 levels, which
+  it does not finish); 2,000 and 20,000 training rows, 10,000 test rows.
+
+Fits
+----
+* prunus: ``CARTClassifier(selection="cv", cv=10)`` on a pandas DataFrame
+  whose factors are ``category`` columns (default settings), and the same on
+  the level codes read as ordered numbers (``categorical_features=None``),
+  which is what a table of integer-coded factors got before;
+* rpart with its defaults (``xval = 10``, ``cp = 0.01``, surrogates on) and
+  the min-xerror subtree, and rpart grown fully like prunus (``cp = 0,
+  minsplit = 2, minbucket = 1``, no competitors or surrogates), each timed
+  inside R on the same rows.
+
+Times are the best of ``--repeat`` fits (prunus's kernels loaded first). The
+machine may be shared: compare the ratios, measured in the same run.
+
+Run: ``python benchmarks/bench_categorical.py [--quick] [--draws 20] [--repeat 3]``
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+
+import numpy as np
+import pandas as pd
+
+from prunus import CARTClassifier
+from prunus.datasets._text import read_r_lazyload
+
+RPART_DATA = "/usr/lib/R/library/rpart/data/Rdata"
+
+_RPART_SCRIPT = r"""
+suppressMessages(library(rpart))
+args <- commandArgs(TRUE)
+repeat_n <- as.integer(args[3])
+train <- read.csv(args[1], stringsAsFactors = TRUE, na.strings = "NA")
+test <- read.csv(args[2], stringsAsFactors = TRUE, na.strings = "NA")
+for (name in setdiff(names(train), "y")) if (is.factor(train[[name]]))
+  test[[name]] <- factor(as.character(test[[name]]), levels = levels(train[[name]]))
+fit_min <- function(control) {
+  fit <- rpart(y ~ ., data = train, method = "class", control = control)
+  cp <- fit$cptable
+  prune(fit, cp = cp[which.min(cp[, "xerror"]), "CP"])
+}
+controls <- list(default = rpart.control(xval = 10),
+                 full = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
+                                      maxcompete = 0, maxsurrogate = 0))
+for (name in names(controls)) {
+  best <- Inf
+  for (r in seq_len(repeat_n)) {
+    set.seed(r)
+    elapsed <- system.time(pruned <- fit_min(controls[[name]]))[["elapsed"]]
+    best <- min(best, elapsed)
+  }
+  pred <- as.character(predict(pruned, test, type = "class"))
+  err <- mean(is.na(pred) | pred != as.character(test$y))
+  cat(name, best, err, "\n")
+}
+"""
+
+
+def rpart_tables():
+    """(name, DataFrame of features, labels) of rpart's example data with a class target."""
+    data = read_r_lazyload(RPART_DATA + ".rdb", RPART_DATA + ".rdx")
+    cu = data["cu.summary"].dropna(subset=["Reliability"])
+    yield "cu.summary", cu[["Price", "Country", "Mileage", "Type"]], cu["Reliability"].astype(str).to_numpy()
+    car = data["car.test.frame"]
+    yield "car.test.frame", car.drop(columns=["Type"]), car["Type"].astype(str).to_numpy()
+    ky = data["kyphosis"]
+    yield "kyphosis", ky.drop(columns=["Kyphosis"]), ky["Kyphosis"].astype(str).to_numpy()
+    st = data["stagec"]
+    yield (
+        "stagec",
+        st[["age", "eet", "g2", "grade", "gleason", "ploidy"]],
+        st["pgstat"].astype(int).astype(str).to_numpy(),
+    )
+
+
+def synthetic(n, n_classes, seed, levels=(2, 5, 10, 20, 50)):
+    """Factors of 2-50 levels, numeric features, an interaction of level groups and a threshold."""
+    rng = np.random.default_rng(seed)
+    codes = [rng.integers(0, L, n) for L in levels]
+    num = rng.normal(size=(n, 3))
+    group_a = rng.permutation(levels[3]) < levels[3] // 2  # a random half of factor f3's levels
+    group_b = rng.permutation(levels[4]) % 3  # three random groups of factor f4's levels
+    signal = group_a[codes[3]].astype(int) + (group_b[codes[4]] == 1) * (num[:, 0] > 0.3)
+    y = (signal + (codes[1] >= 3)) % n_classes
+    flip = rng.random(n) < 0.1
+    y[flip] = rng.integers(0, n_classes, flip.sum())
+    frame = {}
+    for j, (L, c) in enumerate(zip(levels, codes)):
+        frame[f"f{j}"] = pd.Categorical.from_codes(c, [f"l{k}" for k in range(L)])
+    for j in range(3):
+        frame[f"x{j}"] = num[:, j]
+    return pd.DataFrame(frame), np.array([f"c{k}" for k in y])
+
+
+def as_codes(df):
+    """The table with every category column replaced by its level codes (NaN missing)."""
+    out = df.copy()
+    for name in out.columns:
+        if isinstance(out[name].dtype, pd.CategoricalDtype):
+            out[name] = out[name].cat.codes.astype(float).replace(-1.0, np.nan)
+    return out.astype(float)
+
+
+def best_of(fn, repeat):
+    best, out = np.inf, None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, out
+
+
+def run_rpart(train, ytr, test, yte, repeat):
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for part, (X, y) in (("train", (train, ytr)), ("test", (test, yte))):
+            path = os.path.join(tmp, f"{part}.csv")
+            X.assign(y=y).to_csv(path, index=False, na_rep="NA")
+            paths.append(path)
+        script = os.path.join(tmp, "fit.R")
+        with open(script, "w") as fh:
+            fh.write(_RPART_SCRIPT)
+        out = subprocess.run(["Rscript", script, *paths, str(repeat)], capture_output=True, text=True, check=True)
+    result = {}
+    for line in out.stdout.strip().splitlines():
+        name, seconds, err = line.split()
+        result[name] = (float(seconds), float(err))
+    return result
+
+
+def evaluate(Xtr, ytr, Xte, yte, repeat, has_r, seed):
+    est = CARTClassifier(selection="cv", cv=10, random_state=seed)
+    t_cat, fitted = best_of(lambda: est.fit(Xtr, ytr), repeat)
+    err_cat = float(np.mean(fitted.predict(Xte) != yte))
+    ordinal = CARTClassifier(selection="cv", cv=10, random_state=seed, categorical_features=None)
+    ordinal.fit(as_codes(Xtr), ytr)
+    err_ord = float(np.mean(ordinal.predict(as_codes(Xte)) != yte))
+    out = dict(t_cat=t_cat, err_cat=err_cat, err_ord=err_ord)
+    if has_r:
+        r = run_rpart(Xtr, ytr, Xte, yte, repeat)
+        out.update(t_rd=r["default"][0], err_rd=r["default"][1], t_rf=r["full"][0], err_rf=r["full"][1])
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer draws, no 20,000-row tables")
+    parser.add_argument("--draws", type=int, default=20, help="random 75/25 splits of each small table")
+    parser.add_argument("--repeat", type=int, default=3, help="fits per timing (best of)")
+    args = parser.parse_args()
+    draws = 4 if args.quick else args.draws
+    has_r = shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
+    if not has_r:
+        print("Rscript or rpart's data not found (apt-get install r-base-core r-cran-rpart): rpart left out")
+    # Load the kernels first, so that no timing includes compilation.
+    warm, wy = synthetic(300, 3, 0)
+    CARTClassifier(selection="cv", cv=3).fit(warm, wy)
+    CARTClassifier(selection="cv", cv=3, categorical_features=None).fit(as_codes(warm), wy)
+
+    header = (
+        f"{'table':<22}{'rows':>7} | {'err prunus':>10} {'ordinal':>8} {'rpart':>7} {'rpart full':>10} | "
+        f"{'s prunus':>9} {'s rpart':>8} {'ratio':>6} {'s full':>7} {'ratio':>6}"
+    )
+    print(header)
+    print("-" * len(header))
+
+    def report(name, n_train, results):
+        m = {k: np.mean([r[k] for r in results]) for k in results[0]}
+        line = f"{name:<22}{n_train:>7} | {m['err_cat']:>10.3f} {m['err_ord']:>8.3f} "
+        if has_r:
+            line += f"{m['err_rd']:>7.3f} {m['err_rf']:>10.3f} | {m['t_cat']:>9.3f} {m['t_rd']:>8.3f} "
+            line += f"{m['t_rd'] / m['t_cat']:>5.1f}x {m['t_rf']:>7.3f} {m['t_rf'] / m['t_cat']:>5.1f}x"
+        else:
+            line += f"{'':>7} {'':>10} | {m['t_cat']:>9.3f}"
+        print(line, flush=True)
+
+    if has_r:
+        for name, X, y in rpart_tables():
+            rng = np.random.default_rng(0)
+            results = []
+            for d in range(draws):
+                perm = rng.permutation(len(y))
+                n_test = len(y) // 4
+                te, tr = perm[:n_test], perm[n_test:]
+                Xtr, Xte = X.iloc[tr].reset_index(drop=True), X.iloc[te].reset_index(drop=True)
+                results.append(evaluate(Xtr, y[tr], Xte, y[te], args.repeat, has_r, d))
+            report(name, len(y) - len(y) // 4, results)
+    sizes = (2_000,) if args.quick else (2_000, 20_000)
+    for n_classes in (2, 3):
+        # rpart enumerates the 2^(L-1) - 1 partitions of a factor for more than two classes:
+        # with 50 levels it does not finish, so the 3-class tables keep to 12 levels.
+        levels = (2, 5, 10, 20, 50) if n_classes == 2 else (2, 4, 6, 10, 12)
+        for n_train in sizes:
+            X, y = synthetic(n_train + 10_000, n_classes, seed=n_train + n_classes, levels=levels)
+            Xtr, Xte = X.iloc[:n_train].reset_index(drop=True), X.iloc[n_train:].reset_index(drop=True)
+            result = evaluate(Xtr, y[:n_train], Xte, y[n_train:], args.repeat, has_r, 0)
+            report(f"synthetic K={n_classes}", n_train, [result])
+
+
+if __name__ == "__main__":
+    main()

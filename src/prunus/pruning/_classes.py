@@ -16,7 +16,7 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import Integral, Interval, Real, StrOptions, validate_fit
+from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import cp_table
@@ -278,11 +278,14 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         predict : The majority class of the pruning sample in each row's leaf.
         cost_complexity_path : The pruning path of any tree.
         """
-        validate_fit(self, y)  # parameters and mixed labels first, as every fit
-        refuse_dask(self, X, y, sample_weight)  # before y is read as an array
-        check_not_regression_target(y)
         X, y_enc, weight = open_classifier_fit(
-            self, X, y, sample_weight, prepare_X=lambda X: open_table(self, X), ensure_all_finite="allow-nan"
+            self,
+            X,
+            y,
+            sample_weight,
+            prepare_X=lambda X: open_table(self, X),
+            check_y=check_not_regression_target,
+            ensure_all_finite="allow-nan",
         )
         # getattr: the Dask subclass has no class_weight parameter.
         class_weight = getattr(self, "class_weight", None)

@@ -132,6 +132,7 @@ def open_classifier_fit(
     ensure_min_samples: int = 1,
     reset: bool = True,
     prepare_X: Callable[[Any], Any] | None = None,
+    check_y: Callable[[Any], None] | None = None,
 ) -> tuple[Any, np.ndarray, np.ndarray]:
     """The opening of a classifier's ``fit``.
 
@@ -157,6 +158,10 @@ def open_classifier_fit(
     prepare_X : callable, optional
         Applied to ``X`` once the parameters are checked, before ``X`` is validated
         (e.g. categorical columns coded as levels).
+    check_y : callable, optional
+        Called with ``y`` once the parameters are checked and ``y`` is known not
+        to be a dask collection, before the labels are encoded (e.g. to refuse a
+        regression target with an error naming the regressor).
 
     Returns
     -------
@@ -171,6 +176,8 @@ def open_classifier_fit(
         reset_fitted(estimator)
     validate_fit(estimator, y)
     refuse_dask(estimator, X, y, sample_weight)
+    if check_y is not None:
+        check_y(y)
     if prepare_X is not None:
         X = prepare_X(X)
     X, y = validate_data(

@@ -248,8 +248,10 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
     grow_size = check_grow_size(est.grow_size, n)
     by_blocks = est.selection in ("cv", "cv-1se")
     if by_blocks and sample.n_blocks == 1:
+        # The core estimators name their Dask counterpart; a Dask estimator given numpy input, itself.
+        dask_name = getattr(est, "_dask_counterpart", None) or type(est).__name__
         raise ValueError(
-            f"with grow_size, selection='cv' needs a dask collection (prunus.distributed.{est._dask_counterpart}): "
+            f"with grow_size, selection='cv' needs a dask collection (prunus.distributed.{dask_name}): "
             "its folds are whole row blocks."
         )
     if by_blocks and not isinstance(est.cv, numbers.Integral):

@@ -417,8 +417,9 @@ def _regression_section(rep, settings, progress):
     rep.table(header, rows)
     rep.text(
         "Means over repetitions; ratio = mean excess risk of the selected tree over that of the best tree of its "
-        "sequence. Gey & Nedelec bound the risk of the tree selected by a test sample (and by the penalty "
-        "c |T|/n) by a constant times the best risk over the sequence plus a remainder; they give no constant."
+        "sequence. Gey & Nedelec's risk bounds are of the oracle type (the selected tree's risk at most a "
+        "constant times the best risk over the sequence, plus a remainder); they give no numbers. `slope` is "
+        "the penalty 2 c_min |T| / n, c_min fitted on the larger half of the sequence."
     )
     for method in ("M1", "M2"):
         found = ratios[(method, "holdout")]

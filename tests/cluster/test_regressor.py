@@ -181,3 +181,19 @@ def test_bad_input(client):
         DaskCARTRegressor(method="M1", grow_size=100).fit(Xd, y[:-1])
     with pytest.raises(TypeError, match="prunus.distributed.DaskCARTRegressor"):
         CARTRegressor(method="M1", grow_size=50).fit(Xd, y)
+
+
+def test_node_moments_of_any_tree_over_blocks(client):
+    from prunus.distributed import node_moments
+
+    X, y = regression(n=1500, seed=6)
+    w = np.random.RandomState(0).randint(0, 3, size=len(y)).astype(float)
+    tree = grow_cart(X[:300], y[:300], criterion="squared_error", max_depth=4, random_state=0)
+    got = node_moments(tree, da.from_array(X, chunks=170), da.from_array(y, chunks=170), w, split_every=3)
+    ref = tree.node_moments(X, y, w)
+    np.testing.assert_array_equal(got[:, 0], ref[:, 0])  # integer weights: exact in any order
+    np.testing.assert_allclose(got, ref, rtol=RTOL, atol=1e-12)
+    with pytest.raises(TypeError, match=r"prunus.distributed.node_moments"):
+        tree.node_moments(da.from_array(X, chunks=170), y)
+    with pytest.raises(ValueError, match="features"):
+        node_moments(tree, da.from_array(X[:, :2], chunks=170), y)

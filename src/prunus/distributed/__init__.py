@@ -23,7 +23,7 @@ never needs it.
 """
 
 from ._client import connect
-from ._counts import apply, node_counts
+from ._counts import apply, node_counts, node_moments
 from ._detect import is_dask_collection
 from ._estimators import DaskCARTClassifier, DaskCARTRegressor, DaskPACBayesTreeClassifier, predict
 from ._sample import DaskSample
@@ -37,5 +37,6 @@ __all__ = [
     "connect",
     "is_dask_collection",
     "node_counts",
+    "node_moments",
     "predict",
 ]

@@ -452,7 +452,9 @@ def _regression_section(rep, settings, progress):
         f"Train/test: a seeded random 75/25 split. Every procedure uses {settings.cv}-fold CV. prunus and rpart "
         "select the minimum-CV-error subtree (`cv`; `cv-1se` is the 1-SE rule), T_max grown to pure leaves "
         "(rpart: cp = 0, minsplit = 2, minbucket = 1, no competitor or surrogate splits); rpart's time is measured "
-        "inside R (system.time around rpart and prune). scikit-learn's route: DecisionTreeRegressor's "
+        "inside R (system.time around rpart and prune). Each tool draws its CV folds once (prunus random_state 0, "
+        "R's set.seed(0)); on a few thousand rows the selected subtree, and its test MSE, move with that draw. "
+        "scikit-learn's route: DecisionTreeRegressor's "
         f"cost-complexity path, {settings.sklearn_alphas} of its alphas (quantiles), GridSearchCV refitting a "
         "tree per alpha and fold."
     )

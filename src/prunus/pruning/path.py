@@ -12,6 +12,8 @@ Gey & Nedelec, *Model selection for CART regression trees*) from any per-node
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -201,6 +203,12 @@ class CostComplexityPath:
             True at the internal nodes that are leaves of T_k or below one.
         """
         return self.collapse_alpha <= self.alphas[self._check_k(k)]
+
+    @overload
+    def subtree(self, k: int, return_index: Literal[False] = ...) -> Tree: ...
+
+    @overload
+    def subtree(self, k: int, return_index: Literal[True]) -> tuple[Tree, np.ndarray]: ...
 
     def subtree(self, k: int, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
         """T_k as a :class:`Tree`.

@@ -360,6 +360,8 @@ def vote_proba(
     hs_vote_weights : HS-vote node weights.
     """
     if leaves is None:
+        if X is None:
+            raise ValueError("vote_proba needs X or leaves.")
         leaves = tree.apply(X)
     votes = path_votes_kernel(leaves, tree.parent, node_label, node_weight, n_classes)
     total = votes.sum(axis=1, keepdims=True)

@@ -210,6 +210,9 @@ class CostComplexityPath:
     @overload
     def subtree(self, k: int, return_index: Literal[True]) -> tuple[Tree, np.ndarray]: ...
 
+    @overload
+    def subtree(self, k: int, return_index: bool = ...) -> Tree | tuple[Tree, np.ndarray]: ...
+
     def subtree(self, k: int, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
         """T_k as a :class:`Tree`.
 

@@ -116,7 +116,7 @@ def _score(est, X, y, sample_weight=None):
     return float(num / den)
 
 
-def _r2_score(est, X, y, sample_weight=None):
+def _r2_score(est: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
     """Coefficient of determination R^2 (weighted by ``sample_weight``) of ``est`` on dask data, computed.
 
     The total sum of squares is taken around the weighted mean (a second
@@ -287,7 +287,7 @@ class _DaskApplyMixin:
 
     _local_class: type[Any]
 
-    def apply(self, X):
+    def apply(self, X: Any) -> Any:
         """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
 
         Parameters
@@ -442,7 +442,7 @@ class DaskCARTRegressor(_DaskApplyMixin, _DaskMixin, CARTRegressor):
 
     _local_class = CARTRegressor
 
-    def predict(self, X):
+    def predict(self, X: Any) -> Any:
         """Mean of y of the pruning sample in the leaf of each row; lazy for a dask ``X``.
 
         Parameters
@@ -461,7 +461,7 @@ class DaskCARTRegressor(_DaskApplyMixin, _DaskMixin, CARTRegressor):
         """
         return predict(self, X) if any_dask(X) else self._local_class.predict(self, X)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Coefficient of determination R^2 of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
 
         Parameters

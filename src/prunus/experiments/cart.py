@@ -264,7 +264,7 @@ def _friedman1_truth(n, seed):
     return X, y, f_star
 
 
-def regression_oracle(settings: Settings, progress=True):
+def regression_oracle(settings: Settings, progress: bool = True) -> list[dict[str, Any]]:
     """Risk of the selected regression tree against the best tree of its sequence, per (n, method, rule).
 
     One task per (n, repetition). Returns a list of dict records, one per fit.
@@ -349,7 +349,7 @@ def _regression_compare_job(name, procedure, Xtr, ytr, Xte, yte, settings):
     return (name, f"prunus M2 {procedure}", mse, est.pruned_tree_.n_leaves, elapsed)
 
 
-def regression_comparison(settings: Settings, progress=True):
+def regression_comparison(settings: Settings, progress: bool = True) -> tuple[list[Any], bool]:
     """Test MSE, leaves and fit time of CARTRegressor (CV, 1-SE), rpart (when ``Rscript`` is present)
     and scikit-learn's route, per data set of ``settings.reg_datasets``.
 
@@ -364,11 +364,11 @@ def regression_comparison(settings: Settings, progress=True):
     return run_tasks(_regression_compare_job, jobs, "cart: regression comparison", progress), has_r
 
 
-def _regression_section(rep, settings, progress):
+def _regression_section(rep: Report, settings: Settings, progress: bool) -> None:
     """The regression part of the report: oracle ratios of M1 and M2, then rpart / scikit-learn."""
     rep.heading("Regression trees: the selected tree against the best of its sequence")
     records = regression_oracle(settings, progress)
-    groups = {}
+    groups: dict[tuple, list[dict[str, Any]]] = {}
     for rec in records:
         groups.setdefault((rec["method"], rec["rule"], rec["n"]), []).append(rec)
     rep.text(

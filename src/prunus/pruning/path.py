@@ -477,8 +477,7 @@ class SquaredErrorPath(CostComplexityPath):
         sse : ndarray, shape (len(alphas),)
             The weighted squared error by each T_alpha.
         """
-        from ..tree._tree import _check_weight
-        from ..tree.cart import check_target
+        from ..tree._tree import _check_weight, check_target
 
         X = self.tree._check_X(X)
         y = check_target(y, X.shape[0])

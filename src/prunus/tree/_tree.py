@@ -9,7 +9,11 @@ the same tree can be pruned with one sample and evaluated with another
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any, Literal, overload
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 
 from ..utils._validation import is_dask_collection
@@ -106,16 +110,16 @@ class Tree:
 
     def __init__(
         self,
-        children_left,
-        children_right,
-        feature,
-        threshold,
-        n_features,
-        missing_go_to_left=None,
+        children_left: ArrayLike,
+        children_right: ArrayLike,
+        feature: ArrayLike,
+        threshold: ArrayLike,
+        n_features: int,
+        missing_go_to_left: ArrayLike | None = None,
         *,
-        n_categories=None,
-        category_bits=None,
-    ):
+        n_categories: ArrayLike | None = None,
+        category_bits: ArrayLike | None = None,
+    ) -> None:
         # Copies, so that later edits of the caller's arrays cannot break the
         # validated structure (parent / depth are derived once, here).
         left = np.array(children_left, dtype=np.int64, order="C", copy=True)
@@ -164,6 +168,7 @@ class Tree:
     # ------------------------------------------------------------------ shape
     @property
     def n_nodes(self) -> int:
+        """Number of nodes (internal nodes and leaves)."""
         return int(self.children_left.shape[0])
 
     @property
@@ -173,14 +178,22 @@ class Tree:
 
     @property
     def n_leaves(self) -> int:
+        """Number of leaves."""
         return int(np.count_nonzero(self.is_leaf))
 
     @property
     def max_depth(self) -> int:
+        """Depth of the deepest leaf (0 for a single leaf)."""
         return int(self.depth.max())
 
     def leaves_below(self) -> np.ndarray:
-        """Number of leaves of the branch rooted at each node."""
+        """Number of leaves of the branch rooted at each node.
+
+        Returns
+        -------
+        n_leaves : ndarray of int64, shape (n_nodes,)
+            1 at a leaf; at the root, :attr:`n_leaves`.
+        """
         n_leaves = self.is_leaf.astype(np.float64)[:, None]
         return leaf_counts_to_node_counts(n_leaves, self.parent)[:, 0].astype(np.int64)
 
@@ -203,12 +216,22 @@ class Tree:
         # The kernels read the bitsets as int64 words (the same bits).
         return self.is_categorical, self.category_bits.view(np.int64), self.n_categories
 
-    def apply(self, X) -> np.ndarray:
-        """Leaf id reached by each row of ``X``, shape (n_samples,).
+    def apply(self, X: ArrayLike) -> np.ndarray:
+        """Leaf id reached by each row of ``X``.
 
         NaN is a missing value and follows ``missing_go_to_left``; so does,
         at a categorical split, a value that is not a level code of the
         feature. For a dask ``X`` use :func:`prunus.distributed.apply`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows; NaN is a missing value.
+
+        Returns
+        -------
+        leaves : ndarray of int64, shape (n_samples,)
+            The node id of the leaf of every row.
         """
         _refuse_dask("apply", X)
         X = self._check_X(X)
@@ -224,8 +247,19 @@ class Tree:
             return apply_categorical_kernel(X, rows, *self._routing(), self._categories_record())
         return apply_rows_kernel(X, rows, *self._routing())
 
-    def left_categories(self, node) -> np.ndarray:
-        """Level codes sent left by the categorical split at ``node`` (ascending)."""
+    def left_categories(self, node: int) -> np.ndarray:
+        """Level codes sent left by the categorical split at ``node``.
+
+        Parameters
+        ----------
+        node : int
+            A node that splits on a categorical feature.
+
+        Returns
+        -------
+        codes : ndarray of int, ascending
+            The levels whose rows go to the left child.
+        """
         if not self.is_categorical[node]:
             raise ValueError(f"node {node} is not a categorical split.")
         n_levels = int(self.n_categories[self.feature[node]])
@@ -233,8 +267,19 @@ class Tree:
         words = self.category_bits[node, codes >> 6]
         return codes[((words >> (codes & 63).astype(np.uint64)) & np.uint64(1)) == 1]
 
-    def decision_path(self, X) -> sparse.csr_matrix:
-        """Sparse (n_samples, n_nodes) indicator of the nodes each row visits."""
+    def decision_path(self, X: ArrayLike) -> sparse.csr_matrix:
+        """Indicator of the nodes each row visits.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows; NaN is a missing value.
+
+        Returns
+        -------
+        indicator : scipy.sparse.csr_matrix of int64, shape (n_samples, n_nodes)
+            1 where the row's path goes through the node.
+        """
         leaves = self.apply(X)
         lengths = self.depth[leaves] + 1
         indptr = np.zeros(leaves.shape[0] + 1, dtype=np.int64)
@@ -247,15 +292,19 @@ class Tree:
         data = np.ones(indices.shape[0], dtype=np.int64)
         return sparse.csr_matrix((data, indices, indptr), shape=(leaves.shape[0], self.n_nodes))
 
-    def node_counts(self, X, y, sample_weight=None, *, n_classes=None) -> np.ndarray:
+    def node_counts(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None, *, n_classes: int | None = None
+    ) -> np.ndarray:
         """Weighted class counts of a sample routed down the tree.
 
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            The rows; NaN is a missing value.
         y : array-like of int, shape (n_samples,)
             Class codes in ``0 .. n_classes - 1``.
         sample_weight : array-like, shape (n_samples,), optional
+            Row weights (default: ones).
         n_classes : int, optional (keyword only)
             Defaults to ``y.max() + 1``.
 
@@ -295,7 +344,7 @@ class Tree:
         counts = scatter_counts(leaves, y[rows], weight[rows], self.n_nodes, int(n_classes))
         return leaf_counts_to_node_counts(counts, self.parent)
 
-    def node_moments(self, X, y, sample_weight=None) -> np.ndarray:
+    def node_moments(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> np.ndarray:
         """Weight, mean and within sum of squares of a real target per node.
 
         The statistics of a regression sample routed down the tree, from
@@ -306,9 +355,11 @@ class Tree:
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            The rows; NaN is a missing value.
         y : array-like of float, shape (n_samples,)
             Finite real target.
         sample_weight : array-like, shape (n_samples,), optional
+            Row weights (default: ones).
 
         Returns
         -------
@@ -322,8 +373,6 @@ class Tree:
             computed from deviations, not as ``sum w y^2 - (sum w y)^2 / W``,
             which loses every digit when the mean is large against the spread.
         """
-        from .cart import check_target
-
         _refuse_dask("node_moments", X, y, sample_weight)
         leaves = self.apply(X)
         y = check_target(y, leaves.shape[0])
@@ -336,7 +385,16 @@ class Tree:
         return leaf_moments_to_node_moments(scatter_moments(leaves, y[rows], weight[rows], self.n_nodes), self.parent)
 
     # -------------------------------------------------------------- pruning
-    def prune(self, nodes, return_index=False):
+    @overload
+    def prune(self, nodes: ArrayLike, return_index: Literal[False] = ...) -> Tree: ...
+
+    @overload
+    def prune(self, nodes: ArrayLike, return_index: Literal[True]) -> tuple[Tree, np.ndarray]: ...
+
+    @overload
+    def prune(self, nodes: ArrayLike, return_index: bool = ...) -> Tree | tuple[Tree, np.ndarray]: ...
+
+    def prune(self, nodes: ArrayLike, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
         """The subtree obtained by turning ``nodes`` into leaves.
 
         Parameters
@@ -349,7 +407,9 @@ class Tree:
         Returns
         -------
         tree : Tree
-        index : ndarray of int, only if ``return_index``
+            The pruned tree.
+        index : ndarray of int
+            Only with ``return_index``: the id in ``self`` of each node.
         """
         collapse = np.zeros(self.n_nodes, dtype=bool)
         nodes = np.asarray(nodes)
@@ -365,8 +425,19 @@ class Tree:
             collapse[nodes.astype(np.int64)] = True
         return self.subtree(self.keep_mask(collapse), return_index=return_index)
 
-    def keep_mask(self, collapse) -> np.ndarray:
-        """Nodes that remain when every node of the mask ``collapse`` becomes a leaf."""
+    def keep_mask(self, collapse: ArrayLike) -> np.ndarray:
+        """Nodes that remain when every node of the mask ``collapse`` becomes a leaf.
+
+        Parameters
+        ----------
+        collapse : ndarray of bool, shape (n_nodes,)
+            The nodes that become leaves.
+
+        Returns
+        -------
+        keep : ndarray of bool, shape (n_nodes,)
+            False below every collapsed node.
+        """
         collapse = np.asarray(collapse)
         if collapse.dtype != bool or collapse.shape != (self.n_nodes,):
             raise ValueError(
@@ -375,8 +446,33 @@ class Tree:
             )
         return ~removed_below(collapse, self.parent)
 
-    def subtree(self, keep, return_index=False):
-        """The rooted subtree made of the nodes in the boolean mask ``keep``."""
+    @overload
+    def subtree(self, keep: ArrayLike, return_index: Literal[False] = ...) -> Tree: ...
+
+    @overload
+    def subtree(self, keep: ArrayLike, return_index: Literal[True]) -> tuple[Tree, np.ndarray]: ...
+
+    @overload
+    def subtree(self, keep: ArrayLike, return_index: bool = ...) -> Tree | tuple[Tree, np.ndarray]: ...
+
+    def subtree(self, keep: ArrayLike, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
+        """The rooted subtree made of the nodes in the boolean mask ``keep``.
+
+        Parameters
+        ----------
+        keep : array-like of bool, shape (n_nodes,)
+            Keeps the root, is closed under taking parents and keeps both
+            children of a node or neither (e.g. :meth:`keep_mask`).
+        return_index : bool, default=False
+            Also return, for each node of the subtree, its id in ``self``.
+
+        Returns
+        -------
+        tree : Tree
+            The subtree.
+        index : ndarray of int64
+            Only with ``return_index``: the id in ``self`` of each node.
+        """
         keep = np.asarray(keep, dtype=bool)
         if keep.shape != (self.n_nodes,) or not keep[0]:
             raise ValueError("'keep' must be a boolean mask over the nodes that keeps the root.")
@@ -425,8 +521,32 @@ class Tree:
         return f"Tree(n_nodes={self.n_nodes}, n_leaves={self.n_leaves}, max_depth={self.max_depth}, n_features={self.n_features})"
 
     # -------------------------------------------------------------- export
-    def export_text(self, feature_names=None, node_labels=None, decimals=3, categories=None):
-        """Indented text rendering (see :func:`prunus.tree.export_text`)."""
+    def export_text(
+        self,
+        feature_names: Sequence[str] | None = None,
+        node_labels: Sequence[Any] | None = None,
+        decimals: int = 3,
+        categories: Sequence[Any] | None = None,
+    ) -> str:
+        """Indented text rendering (see :func:`prunus.tree.export_text`).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the features (``x[j]`` when omitted).
+        node_labels : sequence, optional
+            One entry per node, e.g. the majority class, shown at the leaves.
+        decimals : int, default=3
+            Decimals of the thresholds.
+        categories : sequence, optional
+            Names of the levels of each categorical feature (see
+            :func:`prunus.tree.export_text`).
+
+        Returns
+        -------
+        text : str
+            One line per split side and per leaf.
+        """
         from .export import export_text
 
         return export_text(
@@ -435,15 +555,40 @@ class Tree:
 
     def export_summary(
         self,
-        node_counts=None,
-        node_moments=None,
-        feature_names=None,
-        class_names=None,
-        node_labels=None,
-        decimals=3,
-        categories=None,
-    ):
-        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`)."""
+        node_counts: ArrayLike | None = None,
+        node_moments: ArrayLike | None = None,
+        feature_names: Sequence[str] | None = None,
+        class_names: Sequence[Any] | None = None,
+        node_labels: Sequence[Any] | None = None,
+        decimals: int = 3,
+        categories: Sequence[Any] | None = None,
+    ) -> str:
+        """rpart-style printout: per node the split, n, prediction (see :func:`prunus.tree.export_summary`).
+
+        Parameters
+        ----------
+        node_counts : ndarray of shape (n_nodes, n_classes), optional
+            Class weights of a sample in every node: a classification tree.
+        node_moments : ndarray of shape (n_nodes, 3), optional
+            Weight, mean and sum of squares of a real target in every node: a
+            regression tree.
+        feature_names : sequence of str, optional
+            Names of the features (``x[j]`` when omitted).
+        class_names : sequence, optional
+            Names of the classes, in the columns' order.
+        node_labels : sequence, optional
+            The predicted class of every node, when it is not the majority of
+            ``node_counts``.
+        decimals : int, default=3
+            Decimals of thresholds and class shares.
+        categories : sequence, optional
+            Names of the levels of each categorical feature.
+
+        Returns
+        -------
+        text : str
+            One line per node.
+        """
         from .export import export_summary
 
         return export_summary(
@@ -457,16 +602,67 @@ class Tree:
             categories=categories,
         )
 
-    def to_dot(self, feature_names=None, node_labels=None, decimals=3, categories=None):
-        """Graphviz DOT source (see :func:`prunus.tree.to_dot`)."""
+    def to_dot(
+        self,
+        feature_names: Sequence[str] | None = None,
+        node_labels: Sequence[Any] | None = None,
+        decimals: int = 3,
+        categories: Sequence[Any] | None = None,
+    ) -> str:
+        """Graphviz DOT source (see :func:`prunus.tree.to_dot`).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the features (``x[j]`` when omitted).
+        node_labels : sequence, optional
+            One entry per node, e.g. the majority class, shown at the leaves.
+        decimals : int, default=3
+            Decimals of the thresholds.
+        categories : sequence, optional
+            Names of the levels of each categorical feature (see
+            :func:`prunus.tree.export_text`).
+
+        Returns
+        -------
+        dot : str
+            A ``digraph``.
+        """
         from .export import to_dot
 
         return to_dot(
             self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
         )
 
-    def plot(self, feature_names=None, node_labels=None, ax=None, decimals=2, categories=None):
-        """Draw the tree with matplotlib (see :func:`prunus.tree.plot_tree`)."""
+    def plot(
+        self,
+        feature_names: Sequence[str] | None = None,
+        node_labels: Sequence[Any] | None = None,
+        ax: Any = None,
+        decimals: int = 2,
+        categories: Sequence[Any] | None = None,
+    ) -> Any:
+        """Draw the tree with matplotlib (see :func:`prunus.tree.plot_tree`).
+
+        Parameters
+        ----------
+        feature_names : sequence of str, optional
+            Names of the features (``x[j]`` when omitted).
+        node_labels : sequence, optional
+            One entry per node, e.g. the majority class, shown at the leaves.
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure when omitted.
+        decimals : int, default=2
+            Decimals of the thresholds.
+        categories : sequence, optional
+            Names of the levels of each categorical feature (see
+            :func:`prunus.tree.export_text`).
+
+        Returns
+        -------
+        ax : matplotlib Axes
+            The Axes drawn on.
+        """
         from .export import plot_tree
 
         return plot_tree(
@@ -475,8 +671,19 @@ class Tree:
 
     # ------------------------------------------------------------ adapters
     @classmethod
-    def from_sklearn(cls, estimator) -> "Tree":
-        """Convert a fitted scikit-learn tree estimator (or its ``tree_``)."""
+    def from_sklearn(cls, estimator: Any) -> "Tree":
+        """Convert a fitted scikit-learn tree estimator (or its ``tree_``).
+
+        Parameters
+        ----------
+        estimator : DecisionTreeClassifier, DecisionTreeRegressor or its ``tree_``
+            A fitted scikit-learn decision tree.
+
+        Returns
+        -------
+        tree : Tree
+            The same partition (splits and sides of missing values).
+        """
         sk = getattr(estimator, "tree_", estimator)
         for name in ("children_left", "children_right", "feature", "threshold", "n_features"):
             if not hasattr(sk, name):
@@ -499,6 +706,36 @@ def check_X_missing(X) -> np.ndarray:
     if np.isinf(X).any():
         raise ValueError("X contains infinity; missing values are NaN, and inf is not a value.")
     return np.ascontiguousarray(X)
+
+
+def check_target(y: ArrayLike, n_rows: int) -> np.ndarray:
+    """A regression target: float64, 1-D, ``n_rows`` finite values (errors name y).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        The real target.
+    n_rows : int
+        Rows of X.
+
+    Returns
+    -------
+    y : ndarray of float64, shape (n_rows,)
+        The checked target, C-contiguous.
+    """
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        raise ValueError(
+            f"y must be a 1-D array of {n_rows} numbers, got a column vector of shape {y.shape}; use y.ravel()."
+        )
+    if y.ndim != 1 or y.shape[0] != n_rows:
+        raise ValueError(f"y must be a 1-D array of {n_rows} numbers, got shape {y.shape}.")
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"y must hold numbers for a regression, got dtype {y.dtype}.")
+    y = np.ascontiguousarray(y, dtype=np.float64)
+    if not np.isfinite(y).all():
+        raise ValueError("y contains NaN or infinity; a regression target must be finite.")
+    return y
 
 
 def _check_structure(left, right, feature, threshold, n_features):

@@ -22,7 +22,7 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
-from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
+from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
@@ -157,36 +157,6 @@ def _workspace_arrays(order, weight, n_classes, n_words=0):
 
 #: Statistics per node of a regression growth: weight, mean, within sum of squares.
 N_MOMENTS = 3
-
-
-def check_target(y: ArrayLike, n_rows: int) -> np.ndarray:
-    """A regression target: float64, 1-D, ``n_rows`` finite values (errors name y).
-
-    Parameters
-    ----------
-    y : array-like of shape (n_rows,)
-        The real target.
-    n_rows : int
-        Rows of X.
-
-    Returns
-    -------
-    y : ndarray of float64, shape (n_rows,)
-        The checked target, C-contiguous.
-    """
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        raise ValueError(
-            f"y must be a 1-D array of {n_rows} numbers, got a column vector of shape {y.shape}; use y.ravel()."
-        )
-    if y.ndim != 1 or y.shape[0] != n_rows:
-        raise ValueError(f"y must be a 1-D array of {n_rows} numbers, got shape {y.shape}.")
-    if y.dtype.kind not in "biuf":
-        raise ValueError(f"y must hold numbers for a regression, got dtype {y.dtype}.")
-    y = np.ascontiguousarray(y, dtype=np.float64)
-    if not np.isfinite(y).all():
-        raise ValueError("y contains NaN or infinity; a regression target must be finite.")
-    return y
 
 
 def check_level_codes(X: np.ndarray, n_categories: ArrayLike | None) -> np.ndarray:

@@ -6,8 +6,12 @@ slope heuristic, a penalty or a given alpha), apply and decision_path."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
+from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
@@ -20,6 +24,9 @@ from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealN
 from ..utils._progress import progress_bar
 from ..utils._validation import refuse_dask
 from . import selection as sel
+
+if TYPE_CHECKING:
+    from sklearn.model_selection import BaseCrossValidator
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
@@ -55,25 +62,27 @@ class BaseCART(BaseEstimator):
     _auto_threads = False
     #: Rows x features from which a fold's growth outweighs starting threads (measured on make_friedman1).
     _THREADS_FROM_CELLS = 20_000
+    # A fold count, a splitter or the splits (``_parameter_constraints``); read by duck typing.
+    cv: Any
 
     def __init__(
         self,
         *,
-        criterion="squared_error",
-        selection="holdout",
-        method="M2",
-        cv=10,
-        test_size=0.1,
-        alpha=None,
-        penalty_c=None,
-        max_depth=None,
-        min_samples_leaf=1,
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-        categorical_features="from_dtype",
-        grow_size=None,
-    ):
+        criterion: str = "squared_error",
+        selection: str = "holdout",
+        method: str = "M2",
+        cv: int | BaseCrossValidator | Iterable[Any] = 10,
+        test_size: float = 0.1,
+        alpha: float | None = None,
+        penalty_c: float | None = None,
+        max_depth: int | None = None,
+        min_samples_leaf: int | float = 1,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
+        grow_size: int | None = None,
+    ) -> None:
         # Growth of T_max
         self.criterion = criterion
         self.max_depth = max_depth
@@ -268,7 +277,7 @@ class BaseCART(BaseEstimator):
         tags.input_tags.allow_nan = True
         return tags
 
-    def apply(self, X):
+    def apply(self, X: ArrayLike) -> np.ndarray:
         """Leaf of the selected tree reached by each row.
 
         Parameters
@@ -288,7 +297,7 @@ class BaseCART(BaseEstimator):
         X = self._check_X(X)
         return self.pruned_tree_.apply(X)
 
-    def decision_path(self, X):
+    def decision_path(self, X: ArrayLike) -> sparse.csr_matrix:
         """Sparse indicator of the nodes of the selected tree each row visits.
 
         Parameters

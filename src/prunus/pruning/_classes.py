@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -19,9 +22,13 @@ from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
-from ._cp_table import cp_table
+from ._cp_table import CPTable, cp_table
 from ._reselect import reselect
 from .path import check_loss_matrix
+
+if TYPE_CHECKING:
+    from sklearn.model_selection import BaseCrossValidator
+    from typing_extensions import Self
 
 #: A numeric target with more distinct values than this, making up more than
 #: a fifth of the rows, is more likely a regression target than classes.
@@ -215,24 +222,24 @@ class CARTClassifier(ClassifierMixin, BaseCART):
 
     def __init__(
         self,
-        criterion="gini",
-        max_depth=None,
-        min_samples_leaf=1,
-        method="M2",
-        selection="holdout",
-        test_size=0.1,
-        cv=10,
-        alpha=None,
-        kappa=1.0,
-        penalty_c=None,
-        n_jobs=None,
-        verbose=0,
-        random_state=None,
-        grow_size=None,
-        class_weight=None,
-        loss_matrix=None,
-        categorical_features="from_dtype",
-    ):
+        criterion: str = "gini",
+        max_depth: int | None = None,
+        min_samples_leaf: int | float = 1,
+        method: str = "M2",
+        selection: str = "holdout",
+        test_size: float = 0.1,
+        cv: int | BaseCrossValidator | Iterable[Any] = 10,
+        alpha: float | None = None,
+        kappa: float = 1.0,
+        penalty_c: float | None = None,
+        n_jobs: int | None = None,
+        verbose: int = 0,
+        random_state: int | np.random.RandomState | None = None,
+        grow_size: int | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+        loss_matrix: ArrayLike | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
+    ) -> None:
         super().__init__(
             criterion=criterion,
             selection=selection,
@@ -254,7 +261,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         self.categorical_features = categorical_features
 
     # --------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow, prune and select.
 
         Parameters
@@ -309,7 +316,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         return np.bincount(y, minlength=n_classes).min() >= self.cv
 
     # ------------------------------------------------- after the fit
-    def select(self, alpha=None, *, cp=None, rule=None):
+    def select(self, alpha: float | None = None, *, cp: float | None = None, rule: str | None = None) -> Self:
         """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
 
         Exactly one of the arguments chooses the subtree. Returns a **copy** of
@@ -337,24 +344,38 @@ class CARTClassifier(ClassifierMixin, BaseCART):
 
         Returns
         -------
-        CARTClassifier
+        estimator : CARTClassifier
             A fitted copy.
         """
         check_is_fitted(self, "path_")
         return reselect(self, alpha=alpha, cp=cp, rule=rule)
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of every feature in the selected tree, normalized to sum to one.
+
+        The decrease of the growth criterion's impurity brought by the splits
+        on each feature, counted on the pruning sample (``pruned_counts_``).
+        """
         check_is_fitted(self, "pruned_tree_")
         return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion)
 
     @property
-    def variable_importance_(self):
+    def variable_importance_(self) -> np.ndarray:
+        """rpart's ``variable.importance`` without surrogate terms: the raw (unnormalized) impurity decreases.
+
+        In units of weight times impurity; ``feature_importances_`` is this
+        divided by its sum.
+        """
         check_is_fitted(self, "pruned_tree_")
         return classification_importances(self.pruned_tree_, self.pruned_counts_, self.criterion, normalize=False)
 
     @property
-    def cv_table_(self):
+    def cv_table_(self) -> CPTable:
+        """rpart's ``cptable`` of the fitted path (see :class:`~prunus.pruning.CPTable`).
+
+        ``xerror`` and ``xstd`` are present after a cross-validated selection.
+        """
         check_is_fitted(self, "path_")
         return cp_table(self.path_, self.cv_results_)
 
@@ -367,7 +388,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
             return check_X_missing(coded)
         return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
 
-    def summary(self, decimals=3):
+    def summary(self, decimals: int = 3) -> str:
         """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
 
         Counts are those of the pruning sample (``pruned_counts_``), the
@@ -382,13 +403,13 @@ class CARTClassifier(ClassifierMixin, BaseCART):
 
         Returns
         -------
-        str
+        text : str
             One line per node: ``node) split n loss yval (yprob)``, ``*`` at a leaf.
         """
         check_is_fitted(self, "pruned_tree_")
         return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
 
-    def plot(self, ax=None, decimals=2):
+    def plot(self, ax: Any = None, decimals: int = 2) -> Any:
         """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
 
         See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
@@ -402,7 +423,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
 
         Returns
         -------
-        matplotlib.axes.Axes
+        ax : matplotlib.axes.Axes
+            The Axes drawn on.
         """
         from ..tree import node_summaries
 
@@ -429,7 +451,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
             categories=getattr(self, "categories_", None),
         )
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class frequencies of the pruning sample in the leaf of each row.
 
         Parameters
@@ -449,7 +471,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         leaves = self.apply(X)
         return self._leaf_proba[leaves]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Majority class of the pruning sample in the leaf (Gey's f-hat_T).
 
         Parameters
@@ -468,6 +490,29 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose predicted class is ``y``.
+
+        See Also
+        --------
+        predict : The class of every row.
+        """
+        return super().score(X, y, sample_weight)
 
 
 def _node_proba(tree, counts):

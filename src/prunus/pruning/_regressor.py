@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.base import RegressorMixin
 from sklearn.utils.validation import _check_sample_weight, validate_data
 
@@ -12,6 +15,9 @@ from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
 from ..utils._validation import refuse_dask, reset_fitted
 from ._base import SHARED_CONSTRAINTS, BaseCART
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 def _check_regression_y(y):
@@ -152,7 +158,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
     #: The estimator of :mod:`prunus.distributed` that takes dask collections.
     _dask_counterpart: str | None = "DaskCARTRegressor"
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow, prune and select.
 
         Parameters
@@ -180,7 +186,10 @@ class CARTRegressor(RegressorMixin, BaseCART):
         refuse_dask(self, X, y, sample_weight)
         _check_regression_y(y)
         X = open_table(self, X)
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True)
+        X, y = cast(
+            "tuple[np.ndarray, np.ndarray]",
+            validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True),
+        )
         close_table(self, X.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
         if self.grow_size is not None:
@@ -192,7 +201,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
     def _store_leaf_predictions(self, path, index):
         self._leaf_value = path.value[index]
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Mean of y of the pruning sample in the leaf of each row.
 
         Parameters
@@ -212,13 +221,14 @@ class CARTRegressor(RegressorMixin, BaseCART):
         leaves = self.apply(X)
         return self._leaf_value[leaves]
 
-    def node_labels(self, decimals=3):
+    def node_labels(self, decimals: int = 3) -> list[str]:
         """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for
         :meth:`Tree.export_text`, :meth:`Tree.to_dot` and :meth:`Tree.plot`.
 
         Parameters
         ----------
         decimals : int, default=3
+            Significant digits of the means.
 
         Returns
         -------
@@ -227,3 +237,30 @@ class CARTRegressor(RegressorMixin, BaseCART):
         """
         counts = self.pruned_counts_
         return [f"mean = {v:.{decimals}g}, weight = {w:g}" for v, w in zip(self._leaf_value, counts[:, 0])]
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """R^2, the coefficient of determination of :meth:`predict` on ``(X, y)``.
+
+        ``1 - sum w (y - y_pred)^2 / sum w (y - mean_w(y))^2``: 1 for perfect
+        predictions, 0 for a constant prediction of the (weighted) mean of
+        ``y``, negative for worse ones (scikit-learn's ``r2_score``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+        y : array-like of shape (n_samples,)
+            True values.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights.
+
+        Returns
+        -------
+        score : float
+            R^2 of ``predict(X)`` against ``y``.
+
+        See Also
+        --------
+        predict : The value of every row.
+        """
+        return super().score(X, y, sample_weight)

@@ -316,7 +316,7 @@ class NodeMoments:
     against the spread. Merging equal means changes nothing (a pure node stays
     exactly pure); the order of the merges changes only the last bits.
 
-    Attributes
+    Parameters
     ----------
     table : ndarray, shape (n_nodes, 3)
         Weight, weighted mean (0 without weight) and weighted sum of squared

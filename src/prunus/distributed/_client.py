@@ -22,6 +22,12 @@ def connect(scheduler: str, timeout: float | None = None) -> Any:
         Seconds to wait for the scheduler to answer (default
         :data:`CONNECT_TIMEOUT`).
 
+    Returns
+    -------
+    client : distributed.Client
+        The client, which dask computations then use by default; close it
+        (or use it as a context manager) when done.
+
     Raises
     ------
     ConnectionError

@@ -59,10 +59,13 @@ def node_counts(
     Parameters
     ----------
     tree : Tree
+        The tree the rows are routed down.
     X : dask array or dask DataFrame of numeric columns, shape (n_samples, n_features)
+        The rows, block by block.
     y : dask array / Series or array-like of int, shape (n_samples,)
         Class codes in ``0 .. n_classes - 1``.
     sample_weight : dask array / Series or array-like, shape (n_samples,), optional
+        Row weights (default: ones).
     n_classes : int, optional
         Defaults to ``y.max() + 1`` (found in the same pass).
     split_every : int
@@ -142,7 +145,24 @@ def _block_apply(X, tree):
 
 
 def apply(tree: Tree, X: Any) -> Any:
-    """Leaf id of every row of a dask ``X``: a lazy int64 dask array (``map_blocks``)."""
+    """Leaf id of every row of a dask ``X``: a lazy int64 dask array (``map_blocks``).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree the rows are routed down.
+    X : dask array or dask DataFrame of numeric columns, shape (n_samples, n_features)
+        The rows, block by block.
+
+    Returns
+    -------
+    leaves : dask array of int64, shape (n_samples,)
+        Lazy: the leaf of every row, as :meth:`Tree.apply`.
+
+    See Also
+    --------
+    node_counts : Per-node class counts of a dask sample.
+    """
     dask = require_dask()
     X = as_matrix(X, tree.n_features)
     return X.map_blocks(

@@ -6,11 +6,21 @@ import sys
 from typing import Any
 
 
-def is_dask_collection(obj) -> bool:
+def is_dask_collection(obj: object) -> bool:
     """True for a dask array, DataFrame, Series or delayed object.
 
     An object can only be a dask collection if dask has been imported, so this
     never imports dask itself.
+
+    Parameters
+    ----------
+    obj : object
+        Anything.
+
+    Returns
+    -------
+    is_dask : bool
+        Whether ``obj`` is a dask collection.
     """
     dask = sys.modules.get("dask")
     if dask is None:

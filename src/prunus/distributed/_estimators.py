@@ -15,7 +15,7 @@ estimator. In-memory input is passed to the core estimator unchanged.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
@@ -29,6 +29,9 @@ from ..voting import PACBayesTreeClassifier
 from ._blocks import as_matrix, as_vector
 from ._detect import any_dask, require_dask
 from ._sample import DaskSample
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 __all__ = ["DaskCARTClassifier", "DaskCARTRegressor", "DaskPACBayesTreeClassifier", "predict"]
 
@@ -154,7 +157,7 @@ class _DaskMixin:
     _local_class: type[Any]
     grow_size: Any
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> Self:
         """Fit on dask collections (M1 at scale) or, unchanged, on in-memory arrays.
 
         Parameters
@@ -198,7 +201,7 @@ class _DaskMixin:
             close_table(self, sample.n_features)
         return self._local_class._fit_sampled(self, sample)
 
-    def to_local(self):
+    def to_local(self) -> Any:
         """The fitted core estimator: same parameters, same fitted attributes.
 
         Returns
@@ -218,7 +221,7 @@ class _DaskMixin:
 class _DaskClassifierMixin(_DaskMixin):
     """Dask input for ``predict`` / ``predict_proba`` / ``score`` of a core classifier."""
 
-    def predict(self, X):
+    def predict(self, X: Any) -> Any:
         """Class of every row; a lazy dask array for a dask ``X``.
 
         Parameters
@@ -237,7 +240,7 @@ class _DaskClassifierMixin(_DaskMixin):
         """
         return predict(self, X) if any_dask(X) else self._local_class.predict(self, X)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: Any) -> Any:
         """Class probabilities of every row; a lazy dask array for a dask ``X``.
 
         Parameters
@@ -256,7 +259,7 @@ class _DaskClassifierMixin(_DaskMixin):
         """
         return predict(self, X, method="predict_proba") if any_dask(X) else self._local_class.predict_proba(self, X)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
 
         Parameters

@@ -18,11 +18,21 @@ class DaskSample:
 
     Implements :class:`~prunus.tree.sample.LabelledSample`: :meth:`take`
     reads a few rows into memory, :meth:`map_reduce` runs a block function on
-    the workers and sums the results by a tree reduction. Sets
-    ``n_features_in_`` on ``estimator``.
+    the workers and sums the results by a tree reduction.
+
+    Parameters
+    ----------
+    estimator : estimator
+        The estimator being fitted; gets ``n_features_in_``.
+    X : dask array or dask DataFrame of numeric columns, shape (n_samples, n_features)
+        The features.
+    y : dask array or dask Series, shape (n_samples,)
+        The labels (or targets).
+    sample_weight : dask array or dask Series, shape (n_samples,), optional
+        Row weights.
     """
 
-    def __init__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None):
+    def __init__(self, estimator: Any, X: Any, y: Any, sample_weight: Any = None) -> None:
         if y is None:
             raise ValueError("y is required.")
         X, y, w = aligned(X, y, sample_weight)
@@ -38,7 +48,13 @@ class DaskSample:
         self.n_blocks = int(X.numblocks[0])
 
     def block_starts(self) -> np.ndarray:
-        """First global row of every block."""
+        """First global row of every block.
+
+        Returns
+        -------
+        starts : ndarray of int64, shape (n_blocks,)
+            Increasing, starting at 0.
+        """
         return row_offsets(self.X)
 
     def take(
@@ -49,6 +65,20 @@ class DaskSample:
 
         One task per block reads its rows once and returns both its share of
         the sample and its labels: blocks are never held for a second consumer.
+
+        Parameters
+        ----------
+        rows : ndarray of int64
+            Sorted global row numbers.
+        labels : bool, default=True
+            Whether to collect the sorted distinct labels of the whole ``y``.
+
+        Returns
+        -------
+        X, y, w, labels : tuple
+            The rows' features, labels and weights (None without weights) in
+            memory, and the sorted distinct labels of the whole ``y`` (None
+            with ``labels=False``).
         """
         dask = require_dask()
         rows = np.asarray(rows, dtype=np.int64)
@@ -64,7 +94,21 @@ class DaskSample:
         return np.ascontiguousarray(X), y, w, classes
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
-        """Sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)`` (tuples of tables / numbers)."""
+        """Sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)``.
+
+        Parameters
+        ----------
+        fn : callable
+            Returns a tuple of per-node tables and numbers; runs on the
+            workers (it must be picklable).
+        plan : object
+            What ``fn`` needs besides the block; sent once per worker.
+
+        Returns
+        -------
+        record : tuple
+            The element-wise sum of the blocks' tuples (a tree reduction).
+        """
         dask = require_dask()
         block = dask.delayed(fn, pure=True)
         plan_d = dask.delayed(plan)  # one copy per worker, not one per task

@@ -11,6 +11,7 @@ Thresholds are kept in raw units so fitted trees route raw inputs.
 from __future__ import annotations
 
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -29,27 +30,40 @@ zbin : int64 array (n_features,), the bin of 0.0 per feature: every entry not
 
 
 class Binning:
-    """Per-feature bin edges in raw units.
+    """Per-feature bin edges in raw units (made by :func:`fit_binning`).
 
-    Attributes
+    Parameters
     ----------
     thresholds : list of ndarray
         ``thresholds[k][t]`` is the raw threshold separating bin ``t`` from
         bin ``t + 1`` of feature ``k``: a training value lies in a bin ``<= t``
         iff it is ``<= thresholds[k][t]``.
+
+    Attributes
+    ----------
     n_bins : ndarray of int64, shape (n_features,)
         Number of bins actually used by each feature (1 for a constant feature).
     """
 
-    def __init__(self, thresholds):
+    def __init__(self, thresholds: list[np.ndarray]) -> None:
         self.thresholds = thresholds
         self.n_bins = np.array([len(t) + 1 for t in thresholds], dtype=np.int64)
 
-    def transform(self, X):
+    def transform(self, X: Any) -> np.ndarray:
         """Bin codes, feature-major: an array of shape ``(n_features, n_samples)``.
 
         Feature-major storage keeps one feature's codes contiguous, which is
         what the per-feature ``assess`` kernels read.
+
+        Parameters
+        ----------
+        X : ndarray or scipy sparse matrix of shape (n_samples, n_features)
+            Raw features (sparse input is never densified).
+
+        Returns
+        -------
+        codes : ndarray of uint8 or uint16, shape (n_features, n_samples)
+            The bin of every value.
         """
         dtype = self.dtype
         if sparse.issparse(X):
@@ -73,16 +87,26 @@ class Binning:
         return out
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         """Dtype of the bin codes: uint8 up to 256 bins, else uint16."""
         return np.dtype(np.uint8 if self.n_bins.max() <= 256 else np.uint16)
 
-    def transform_sparse(self, X):
+    def transform_sparse(self, X: Any) -> SparseBins:
         """Bin codes of a sparse matrix as ``SparseBins``, in O(nnz + n_samples + n_features) memory.
 
         Entries whose bin is the bin of 0.0 are left out: they are
         indistinguishable from implicit zeros. The dense
         ``(n_features, n_samples)`` array of ``transform`` is never built.
+
+        Parameters
+        ----------
+        X : scipy sparse matrix of shape (n_samples, n_features)
+            Raw features.
+
+        Returns
+        -------
+        bins : SparseBins
+            ``indptr``, ``feat``, ``bins`` (row by row) and ``zbin``.
         """
         X = _as_csc(X)
         n, k = X.shape
@@ -131,7 +155,7 @@ def _midpoints(lower, upper):
     return np.where(mid >= upper, lower, mid)
 
 
-def fit_binning(X, max_bins=256):
+def fit_binning(X: Any, max_bins: int = 256) -> Binning:
     """Compute the bin edges of every column of ``X``.
 
     Parameters

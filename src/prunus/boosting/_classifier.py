@@ -9,7 +9,11 @@ decreasing-weight order of the examples in O(n) by merging runs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.special import softmax
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -27,12 +31,27 @@ from ._order import merge_weight_order
 from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
-def samme_alpha(err, n_classes):
+
+def samme_alpha(err: float, n_classes: int) -> float:
     """SAMME's estimator weight ``log((1 - err) / err) + log(K - 1)``.
 
     For two classes this is discrete AdaBoost with the update
     ``w_i <- w_i exp(alpha 1{h(x_i) != y_i})`` (Freund & Schapire 1996).
+
+    Parameters
+    ----------
+    err : float or ndarray
+        Weighted training error of the round's tree, in (0, 1).
+    n_classes : int
+        K, the number of classes.
+
+    Returns
+    -------
+    alpha : float or ndarray
+        The tree's weight in the vote.
     """
     return np.log((1.0 - err) / err) + np.log(n_classes - 1.0)
 
@@ -183,23 +202,23 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_estimators=500,
-        max_depth=3,
-        split_search="adaptive",
-        criterion="error",
-        max_bins=256,
-        feature_fraction=1.0,
-        weight_trim=None,
-        track_bounds=False,
-        quick_init=0.9,
-        quick_batches=20,
-        min_batch=1,
-        adaptive_init=0.5,
-        adaptive_rule="lower_first",
-        adaptive_target=0.9,
-        random_state=None,
-        verbose=0,
-    ):
+        n_estimators: int = 500,
+        max_depth: int = 3,
+        split_search: str = "adaptive",
+        criterion: str = "error",
+        max_bins: int = 256,
+        feature_fraction: float = 1.0,
+        weight_trim: float | None = None,
+        track_bounds: bool = False,
+        quick_init: float = 0.9,
+        quick_batches: int = 20,
+        min_batch: int = 1,
+        adaptive_init: float = 0.5,
+        adaptive_rule: str = "lower_first",
+        adaptive_target: float = 0.9,
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_depth = max_depth
         self.split_search = split_search
@@ -232,7 +251,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         )
 
     # ------------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Boost ``n_estimators`` exact trees.
 
         Parameters
@@ -385,7 +404,13 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of every feature, averaged over the trees with their weights.
+
+        Each tree's split importances (the decrease of the misclassification
+        or entropy impurity of its training weights) are weighted by the
+        tree's ``estimator_weights_``.
+        """
         check_is_fitted(self)
         if not hasattr(self, "_node_counts"):
             raise AttributeError(
@@ -422,7 +447,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             return coded[:, 1] - coded[:, 0]
         return coded
 
-    def decision_function(self, X):
+    def decision_function(self, X: ArrayLike) -> np.ndarray:
         """SAMME decision function, as scikit-learn's ``AdaBoostClassifier``.
 
         Returns ``sum_t alpha_t c_t(x, k) / sum_t alpha_t`` per class with
@@ -446,8 +471,19 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         pred = self._tree_predictions(X)
         return self._to_decision(vote(pred, self.estimator_weights_, self.n_classes_), self.estimator_weights_.sum())
 
-    def staged_decision_function(self, X):
-        """Decision function after each round (generator)."""
+    def staged_decision_function(self, X: ArrayLike) -> Iterator[np.ndarray]:
+        """Decision function after each round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Yields
+        ------
+        scores : ndarray of shape (n_samples,) or (n_samples, n_classes)
+            :meth:`decision_function` of the first t + 1 trees.
+        """
         pred = self._tree_predictions(X)
         votes = np.zeros((pred.shape[1], self.n_classes_))
         rows = np.arange(pred.shape[1])
@@ -462,7 +498,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_.take((dec > 0).astype(int))
         return self.classes_.take(np.argmax(dec, axis=1))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of every row.
 
         Parameters
@@ -481,13 +517,39 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._decision_to_label(self.decision_function(X))
 
-    def staged_predict(self, X):
-        """Predicted labels after each round (generator)."""
+    def staged_predict(self, X: ArrayLike) -> Iterator[np.ndarray]:
+        """Predicted labels after each round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Yields
+        ------
+        y_pred : ndarray of shape (n_samples,)
+            :meth:`predict` of the first t + 1 trees.
+        """
         for dec in self.staged_decision_function(X):
             yield self._decision_to_label(dec)
 
-    def staged_score(self, X, y, sample_weight=None):
-        """Accuracy after each round (generator)."""
+    def staged_score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Iterator[float]:
+        """Accuracy after each round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Yields
+        ------
+        score : float
+            :meth:`score` of the first t + 1 trees.
+        """
         from sklearn.metrics import accuracy_score
 
         for pred in self.staged_predict(X):
@@ -501,7 +563,7 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
             dec = dec / (n_classes - 1)
         return softmax(dec, axis=1)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities ``softmax(decision / (K - 1))`` (scikit-learn's SAMME rule).
 
         Parameters
@@ -520,6 +582,41 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         return self._proba(self.decision_function(X), self.n_classes_)
 
-    def staged_predict_proba(self, X):
+    def staged_predict_proba(self, X: ArrayLike) -> Iterator[np.ndarray]:
+        """Class probabilities after each round.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+
+        Yields
+        ------
+        proba : ndarray of shape (n_samples, n_classes)
+            :meth:`predict_proba` of the first t + 1 trees.
+        """
         for dec in self.staged_decision_function(X):
             yield self._proba(dec, self.n_classes_)
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (dense or scipy sparse CSR / CSC).
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose predicted class is ``y``.
+
+        See Also
+        --------
+        staged_score : The accuracy after each round.
+        """
+        return super().score(X, y, sample_weight)

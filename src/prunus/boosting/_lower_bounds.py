@@ -20,6 +20,7 @@ import sys
 import warnings
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.optimize import Bounds, LinearConstraint, milp
 from sklearn.utils import Bunch
@@ -117,16 +118,21 @@ def _stump_bounds_binned(Xb, y, w, feats, n_bins, time_limit=None, exact=True):
     )
 
 
-def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
+def exact_lower_bound(
+    X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None, max_bins: int = 256, time_limit: float = 10.0
+) -> Bunch:
     """LB_exact and LB_wo of the best-stump problem for the given weights.
 
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
+        The sample's features.
     y : array-like of shape (n_samples,), two classes
+        The labels.
     sample_weight : array-like, optional
         Boosting weights (uniform by default).
     max_bins : int
+        Most bins per feature (as :class:`ExactBoostClassifier`'s).
     time_limit : float
         Seconds per integer program. When HiGHS stops before proving
         optimality the dual bound (still a valid lower bound) is used and a
@@ -134,9 +140,14 @@ def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
 
     Returns
     -------
-    Bunch with ``lb_exact``, ``lb_wo``, ``per_feature_exact``,
-    ``per_feature_wo``, ``best_feature``, ``best_error`` (weighted error sum of
-    normalized weights), ``optimal``.
+    bounds : Bunch
+        ``lb_exact``, ``lb_wo``, ``per_feature_exact``, ``per_feature_wo``,
+        ``best_feature``, ``best_error`` (weighted error sum of normalized
+        weights), ``optimal``.
+
+    See Also
+    --------
+    stump_lower_bounds : The same on binned features.
     """
     X = np.asarray(X, dtype=np.float64)
     classes, y = np.unique(np.asarray(y), return_inverse=True)
@@ -164,8 +175,38 @@ def exact_lower_bound(X, y, sample_weight=None, max_bins=256, time_limit=10.0):
     return out
 
 
-def stump_lower_bounds(Xb, y, w, feats, n_bins, time_limit=10.0, exact=True):
-    """Binned twin of :func:`exact_lower_bound` (used per boosting round); ``Xb`` dense bin codes.
+def stump_lower_bounds(
+    Xb: np.ndarray,
+    y: ArrayLike,
+    w: ArrayLike,
+    feats: np.ndarray,
+    n_bins: np.ndarray,
+    time_limit: float = 10.0,
+    exact: bool = True,
+) -> Bunch:
+    """Binned twin of :func:`exact_lower_bound` (used per boosting round).
+
+    Parameters
+    ----------
+    Xb : ndarray of shape (n_features, n_samples)
+        Dense bin codes (:meth:`Binning.transform`).
+    y : array-like of int, shape (n_samples,)
+        Class codes 0 and 1.
+    w : array-like of float, shape (n_samples,)
+        Normalized boosting weights.
+    feats : ndarray of int
+        The features searched (those with at least two bins).
+    n_bins : ndarray of int64, shape (n_features,)
+        Bins of every feature.
+    time_limit : float, default=10.0
+        Seconds per integer program.
+    exact : bool, default=True
+        Also solve the integer programs of LB_exact (else only LB_wo).
+
+    Returns
+    -------
+    bounds : Bunch
+        As :func:`exact_lower_bound` (``lb_exact`` None without ``exact``).
 
     Raises
     ------

@@ -28,14 +28,22 @@ extensions = [
 ]
 
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
+# A class page lists the members a user can call on it, including those inherited
+# from prunus's own base classes (``fit`` of the subtree classifiers, ``summary`` of
+# the CART estimators); what comes from scikit-learn, torch or Python is left out
+# by _skip_member below.
+autodoc_default_options = {"inherited-members": True}
+# Signatures show names and defaults only: the numpydoc Parameters sections give the types in
+# words (numpy.typing's ArrayLike would print as its full expansion).
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_show_inherited_class_members = False
 numpydoc_class_members_toctree = False
-# numpydoc validates the estimators during the build (warnings are errors): every parameter
-# described (PR01, PR02, PR07), and Returns (RT01) and See Also (SA01) on the methods a user calls.
-# tests/test_docs.py runs the same validation without a build.
-numpydoc_validation_checks = {"PR01", "PR02", "PR07", "RT01", "SA01"}
+# numpydoc validates every object of the API reference during the build (warnings are
+# errors): a docstring (GL08), every parameter described (PR01, PR02, PR07) and a Returns
+# section (RT01). tests/test_docs.py runs the same validation without a build, and also
+# requires See Also (SA01) on the estimators and on the methods below.
+numpydoc_validation_checks = {"GL08", "PR01", "PR02", "PR07", "RT01"}
 VALIDATED_ESTIMATORS = (
     "CARTClassifier",
     "CARTRegressor",
@@ -60,10 +68,6 @@ VALIDATED_METHODS = (
     "decision_function",
     "score",
 )
-# Everything else is left out of the validation (the names that do NOT match the estimators and methods).
-numpydoc_validation_exclude = {
-    rf"^(?!prunus\.[a-z_.]+\.({'|'.join(VALIDATED_ESTIMATORS)})(\.({'|'.join(VALIDATED_METHODS)}))?$)"
-}
 
 templates_path = ["_templates"]
 
@@ -131,9 +135,24 @@ def _write_cli_help(app):
 _SKLEARN_PLUMBING = {"get_params", "set_params", "get_metadata_routing", "set_output"}
 
 
+def _defined_outside_prunus(obj):
+    """A member whose code is not prunus's: scikit-learn's ``score``, torch's ``Module.to``, or a
+    descriptor of a built-in class (``Exception.with_traceback``, ``OSError.errno``...)."""
+    owner = getattr(obj, "__objclass__", None)  # methods and attributes of built-in classes
+    if owner is not None:
+        return not owner.__module__.startswith("prunus")
+    func = obj.fget if isinstance(obj, property) else getattr(obj, "__func__", obj)
+    if not callable(func) or not hasattr(func, "__module__"):
+        return False
+    return not (func.__module__ or "").startswith("prunus")
+
+
 def _skip_member(app, what, name, obj, skip, options):
-    """Leave scikit-learn's plumbing (``set_*_request``, ``get_params``...) out of the estimators' pages."""
+    """Leave scikit-learn's plumbing (``set_*_request``, ``get_params``...) and every member
+    inherited from outside prunus out of the class pages."""
     if name in _SKLEARN_PLUMBING or (name.startswith("set_") and name.endswith("_request")):
+        return True
+    if _defined_outside_prunus(obj):
         return True
     return None
 

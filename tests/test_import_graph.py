@@ -2,8 +2,9 @@
 
 Every ``import`` of ``src/prunus`` (at module level or inside a function) is
 read with ``ast``: the core packages never import ``prunus.distributed`` or
-``prunus.experiments``, ``utils`` imports no other package of prunus, and no
-two packages import each other, directly or through others.
+``prunus.experiments``, ``utils`` imports no other package of prunus, no
+two packages import each other, directly or through others, and no two
+modules of one package do.
 """
 
 import ast
@@ -88,7 +89,41 @@ def test_utils_stays_below_everything():
 
 
 def test_no_import_cycle_between_packages():
-    edges = _graph()
+    cycles = _cycles(_graph())
+    assert not cycles, "\n".join(cycles)
+
+
+def _module_path(module):
+    """The file of a module of prunus (``None`` for a package's ``__init__`` or a name in a module)."""
+    parts = module.split(".")
+    if parts[0] != "prunus":
+        return None
+    path = SRC.parent.joinpath(*parts).with_suffix(".py")
+    return path if path.is_file() else None
+
+
+def _module_graph():
+    """Imports between the modules of one package: ``{module: {imported module: [file:line]}}``.
+
+    A name imported from a module (``from ._tree import Tree``) is an import of
+    that module; a package's ``__init__`` (its face: it only hands names on) is
+    not a node.
+    """
+    edges = {}
+    for path in sorted(SRC.rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        src = _module_name(path)
+        for line, target in _imports(path):
+            while target and _module_path(target) is None and "." in target:
+                target = target.rsplit(".", 1)[0]
+            if _module_path(target) is None or target == src or _package(target) != _package(src):
+                continue
+            edges.setdefault(src, {}).setdefault(target, []).append(f"{path.relative_to(SRC.parent)}:{line}")
+    return edges
+
+
+def _cycles(edges):
     cycles = []
 
     def visit(node, path):
@@ -101,7 +136,26 @@ def test_no_import_cycle_between_packages():
 
     for start in edges:
         visit(start, [start])
-    assert not cycles, "\n".join(sorted(set(cycles)))
+    return sorted(set(cycles))
+
+
+def test_no_import_cycle_inside_a_package():
+    """The modules of one package read one way too: shared names live in the lower module."""
+    edges = _module_graph()
+    assert edges.get("prunus.tree.cart", {}).get("prunus.tree._tree"), "the module graph misses cart -> _tree"
+    cycles = _cycles(edges)
+    assert not cycles, "\n".join(cycles)
+
+
+def test_the_cycle_finder_sees_a_module_cycle():
+    edges = {
+        "p.a": {"p.b": ["a.py:1"]},
+        "p.b": {"p.c": ["b.py:2"]},
+        "p.c": {"p.a": ["c.py:3"]},
+        "p.d": {"p.a": ["d.py:4"]},
+    }
+    assert len(_cycles(edges)) == 3  # the one circle, from each of its three modules
+    assert all("p.d" not in c for c in _cycles(edges))
 
 
 @pytest.mark.parametrize(

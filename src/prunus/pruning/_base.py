@@ -22,6 +22,7 @@ from ..utils._validation import refuse_dask
 from . import selection as sel
 
 METHODS = ("M1", "M2")
+MISSING = ("surrogate", "learned")
 SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 #: Constraints of the parameters both estimators take (``criterion`` is each one's own).
@@ -40,7 +41,17 @@ SHARED_CONSTRAINTS = {
     "n_jobs": [Integral, None],
     "verbose": ["verbose"],
     "random_state": ["random_state"],
+    "missing": [StrOptions(set(MISSING))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
 }
+
+
+def surrogates_asked(estimator) -> int:
+    """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
+    with ``missing="surrogate"``, else 0 (the learned side)."""
+    if getattr(estimator, "missing", "learned") != "surrogate":
+        return 0
+    return int(estimator.max_surrogates)
 
 
 class BaseCART(BaseEstimator):
@@ -70,6 +81,8 @@ class BaseCART(BaseEstimator):
         verbose=0,
         random_state=None,
         categorical_features="from_dtype",
+        missing="surrogate",
+        max_surrogates=5,
     ):
         # Growth of T_max
         self.criterion = criterion
@@ -87,6 +100,8 @@ class BaseCART(BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -122,7 +137,16 @@ class BaseCART(BaseEstimator):
         n = grower.X.shape[0]
         self._check_params(n)
         params = check_growth_params(
-            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
+            GrowthParams(
+                self.criterion,
+                self.max_depth,
+                2,
+                self.min_samples_leaf,
+                0.0,
+                None,
+                None,
+                max_surrogates=surrogates_asked(self),
+            )
         )
         rng = check_random_state(self.random_state)
         # Drawn first, so every tree of this fit (and of a refit with the same

@@ -234,6 +234,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         class_weight=None,
         loss_matrix=None,
         categorical_features="from_dtype",
+        missing="surrogate",
+        max_surrogates=5,
     ):
         super().__init__(
             criterion=criterion,
@@ -254,6 +256,8 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         self.class_weight = class_weight
         self.loss_matrix = loss_matrix
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
 
     # --------------------------------------------------------------- fit
     def fit(self, X, y, sample_weight=None):

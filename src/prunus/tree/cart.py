@@ -20,17 +20,21 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
+from ._surrogate import empty_store, flat_surrogates
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes splitter",
-    defaults=("best",),
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
+    "splitter max_surrogates",
+    defaults=("best", 0),
 )
 GrowthParams.__doc__ = (
     "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`); "
     "``splitter`` is ``'best'`` (every threshold of every searched feature) or ``'random'`` (one threshold "
-    "drawn per searched feature, as in extremely randomized trees)."
+    "drawn per searched feature, as in extremely randomized trees); ``max_surrogates`` > 0 keeps that many "
+    "surrogate splits per split when the rows grown on have a missing value, and sends the rows missing a "
+    "split's feature by them (0: by the learned side)."
 )
 SPLITTERS = ("best", "random")
 
@@ -50,6 +54,7 @@ GROWTH_CONSTRAINTS = {
     ],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "splitter": [StrOptions(set(SPLITTERS))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
 }
 
 
@@ -254,6 +259,7 @@ class CARTGrower:
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
         self.order = _presort(self.X)
+        self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
 
@@ -293,7 +299,11 @@ class CARTGrower:
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
+        store = self._surrogate_store(params, weight, n_rows, n_words)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        surrogates = None
+        if store.n_found.shape[0] > 0:
+            surrogates = flat_surrogates(store, left.shape[0], left == -1)
         tree = Tree(
             left,
             right,
@@ -303,8 +313,23 @@ class CARTGrower:
             missing_go_to_left=missing_left,
             n_categories=self.n_categories,
             category_bits=bits.view(np.uint64),
+            surrogates=surrogates,
         )
         return tree, counts
+
+    def _surrogate_store(self, params, weight, n_rows, n_words):
+        """Surrogate tables for a growth: only when asked for and some row of
+        positive weight misses a value (complete data grows as fast as without)."""
+        k = int(params.max_surrogates)
+        if k == 0 or not self._has_missing(weight):
+            return empty_store()
+        from . import _surrogate
+
+        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+
+    def _has_missing(self, weight):
+        rows = self._rows_with_missing
+        return rows.shape[0] > 0 and bool(np.any(weight[rows] > 0.0))
 
 
 def grow_cart(

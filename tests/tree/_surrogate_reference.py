@@ -19,8 +19,6 @@ without the library's kernels:
 
 import math
 
-import numpy as np
-
 MIN_ADJ = 1e-10
 
 

@@ -129,8 +129,8 @@ def _grow(X, y, w, n_cat, max_surrogates=5, **stops):
 )
 def test_every_node_of_a_grown_tree_matches_reference(table, max_surrogates, max_depth, min_samples_leaf):
     X, n_cat, w, rng, float_weights = table
-    if not np.isnan(X).any():
-        X[0, 0] = np.nan  # surrogates are found only when some value is missing
+    if not np.isnan(X[w > 0]).any():
+        X[np.argmax(w), 0] = np.nan  # surrogates are found only when a row of the growth misses a value
     y = rng.integers(0, 2, X.shape[0])
     tree, counts = _grow(X, y, w, n_cat, max_surrogates, max_depth=max_depth, min_samples_leaf=min_samples_leaf)
     rows = np.flatnonzero(w > 0).tolist()
@@ -246,3 +246,28 @@ def test_tree_checks_surrogate_tables():
         Tree(*args, **kw, surrogates=s._replace(feature=bad))
     with pytest.raises(TypeError, match="SurrogateSplits"):
         Tree(*args, **kw, surrogates=(1, 2))
+
+
+@pytest.mark.parametrize("below_left", [True, False])
+def test_equal_agreements_keep_the_first_cut(below_left):
+    """Two cuts agree equally (a row of unknown primary side lies between them): the first is kept,
+    in either direction, and "below goes right" is preferred at the same cut only if strictly better."""
+    x = np.array([0.0, 1.0, 2.0, 2.5, 3.0, 4.0, 5.0])
+    low = 1 if below_left else -1
+    side = np.array([low, low, low, 0, -low, -low, -low], dtype=np.int8)
+    X = np.column_stack([np.zeros(7), x])
+    store = empty_store(7, 1, 1, 0)
+    node_surrogates(
+        np.ascontiguousarray(X.T),
+        np.zeros(2, dtype=np.int64),
+        np.ones(7),
+        np.arange(7, dtype=np.int32),
+        side,
+        0,
+        store,
+        0,
+    )
+    assert store.feature[0, 0] == 1
+    assert store.threshold[0, 0] == 2.25
+    assert bool(store.left_below[0, 0]) == below_left
+    assert store.agreement[0, 0] == 1.0 and store.adj[0, 0] == 1.0

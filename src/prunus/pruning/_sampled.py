@@ -28,6 +28,7 @@ from ..tree import grow_cart
 from ..tree.sample import CountPlan, LabelledSample, SampledSplit, check_block, encode, split_block_counts
 from ..utils._validation import check_classes
 from . import selection as sel
+from ._base import surrogates_asked
 from .path import cost_complexity_path
 
 #: Selections of a sampled fit ("cv" and "cv-1se" need several blocks: their folds are row blocks).
@@ -177,6 +178,7 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
             max_depth=est.max_depth,
             min_samples_leaf=est.min_samples_leaf,
             categorical_features=getattr(est, "is_categorical_", None),
+            max_surrogates=surrogates_asked(est),
         )
 
     est.cv_results_ = None

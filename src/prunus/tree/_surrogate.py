@@ -374,9 +374,7 @@ def split_with_surrogates(data, work, settings, segment, split, bits, store, nod
             any_missing = True
         else:
             side[r] = 1 if goes_left[r] else -1
-    w_left, w_right = node_surrogates(
-        data.columns, data.n_categories, data.weight, rows, side, feature, store, node
-    )
+    w_left, w_right = node_surrogates(data.columns, data.n_categories, data.weight, rows, side, feature, store, node)
     if w_left <= 0.0 or w_right <= 0.0:
         # A split on missingness: the learned side stands.
         return n_left, missing_left

@@ -348,6 +348,7 @@ def grow_cart(
     n_classes=None,
     return_counts=False,
     categorical_features="from_dtype",
+    max_surrogates=0,
 ):
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
@@ -408,6 +409,12 @@ def grow_cart(
         level codes: pandas' ``.cat.codes`` (NaN for -1) for a category
         column, the rank among the sorted distinct values for strings. The
         estimators (:class:`~prunus.CARTClassifier`) encode new data for you.
+    max_surrogates : int >= 0, default=0
+        With missing values in ``X``, keep up to this many surrogate splits
+        per split (rpart's definition, see :ref:`the user guide
+        <cart-missing>`) and send the rows missing a split's feature by them
+        during growth, else to the split's majority side. 0: every missing
+        value takes its split's learned side.
 
     Returns
     -------
@@ -425,6 +432,8 @@ def grow_cart(
             min_impurity_decrease,
             max_features,
             max_leaf_nodes,
+            "best",
+            max_surrogates,
         )
     )
     encoding, X = fit_encoding(X, categorical_features)

@@ -152,15 +152,30 @@ def _grown_rows(a, capacity):
 
 
 @njit(cache=True, nogil=True)
-def _route(data, work, settings, segment, split, child_counts, node_counts, bits, surrogates, node):
+def _route(data, work, settings, segment, split, counts, bits, surrogates, node, candidates):
     """Flag the side of the node's rows (:func:`route_rows`); with surrogate
     tables (``surrogates``, a :data:`._surrogate.SurrogateStore` with room
-    for ``node``) the node's surrogates are found and send the rows missing
-    the split feature. Returns (n_left, side of missing values)."""
+    for ``node``) the node's surrogates are found among ``candidates =
+    (features not constant at the node, whether their segments are sorted)``
+    and send the rows missing the split feature. ``counts = (child_counts,
+    node_counts)``. Returns (n_left, side of missing values)."""
+    child_counts, node_counts = counts
     n_left, m = route_rows(data, work, settings, segment, split, child_counts, node_counts, bits)
     if surrogates.n_found.shape[0] > 0:
+        features, sorted_segments = candidates
         n_left, m = split_with_surrogates(
-            data, work, settings, segment, (split[0], m, n_left), bits, surrogates, node, child_counts, node_counts
+            data,
+            work,
+            settings,
+            segment,
+            (split[0], m, n_left),
+            bits,
+            surrogates,
+            node,
+            child_counts,
+            node_counts,
+            features,
+            sorted_segments,
         )
     return n_left, m
 
@@ -218,8 +233,19 @@ def grow_depth_first(data, work, settings, surrogates):
         if f == NO_FEATURE:
             continue
         bits[node] = work.best_bits
+        # Every kept feature's segment is sorted here unless only some were drawn and searched.
+        candidates = (features[:n_kept], presorted or settings.max_features >= n_active)
         n_left, m = _route(
-            data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node], surrogates, node
+            data,
+            work,
+            settings,
+            (start, end),
+            (f, t, m),
+            (child_counts, counts[node]),
+            bits[node],
+            surrogates,
+            node,
+            candidates,
         )
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
@@ -300,7 +326,16 @@ def grow_best_first(data, work, settings, surrogates):
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
         n_left, m = _route(
-            data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node], surrogates, node
+            data,
+            work,
+            settings,
+            (start, end),
+            (f, t, m),
+            (child_counts, counts[node]),
+            bits[node],
+            surrogates,
+            node,
+            (kept, True),
         )
         n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f

@@ -137,7 +137,7 @@ def _midpoint(a, b):
 
 @njit(cache=True, nogil=True)
 def numeric_candidate(column, weight, rows, side):
-    """Best numeric surrogate of one feature over ``rows``.
+    """Best numeric surrogate of one feature over ``rows`` (any order).
 
     Returns (found, agreement weight, threshold, left_below)."""
     n = rows.shape[0]
@@ -150,16 +150,23 @@ def numeric_candidate(column, weight, rows, side):
             xs[m] = v
             rs[m] = rows[i]
             m += 1
+    order = np.argsort(xs[:m], kind="mergesort")
+    return sorted_numeric_candidate(column, weight, rs[order], m, side)
+
+
+@njit(cache=True, nogil=True)
+def sorted_numeric_candidate(column, weight, rows, m, side):
+    """:func:`numeric_candidate` over ``rows`` sorted by the feature, whose
+    first ``m`` are the rows where it is present (a presorted segment)."""
     if m == 0:
         return False, 0.0, 0.0, True
-    order = np.argsort(xs[:m], kind="mergesort")
     # Start with every row "above" the candidate threshold.
     ll = 0
     rl = 0
     llwt = 0.0
     rlwt = 0.0
     for i in range(m):
-        r = rs[i]
+        r = rows[i]
         s = side[r]
         w = weight[r]
         if s == 1:
@@ -175,15 +182,15 @@ def numeric_candidate(column, weight, rows, side):
     rrwt = 0.0
     found = False
     left_below = True
-    threshold = xs[order[0]]
-    lastx = xs[order[0]]
+    lastx = column[rows[0]]
+    threshold = lastx
     i = 0
     while ll + rl >= 2 and i < m:
-        j = order[i]
-        x = xs[j]
+        r = rows[i]
+        x = column[r]
         if lr + rr >= 2 and x != lastx:
             if llwt + rrwt > agree:
-                # below goes right: rows above (primary left) agree, below (primary right) agree
+                # Below goes right: the rows above that the primary sends left agree, and those below it sends right.
                 found = True
                 agree = llwt + rrwt
                 left_below = False
@@ -193,7 +200,6 @@ def numeric_candidate(column, weight, rows, side):
                 agree = lrwt + rlwt
                 left_below = True
                 threshold = _midpoint(lastx, x)
-        r = rs[j]
         s = side[r]
         w = weight[r]
         if s == 1:
@@ -266,6 +272,18 @@ def node_surrogates(columns, n_categories, weight, rows, side, primary, store, n
     on ``primary`` over ``rows``, given ``side[row]`` of the primary.
 
     Returns (W_L, W_R): the weights the primary sends left and right."""
+    candidates = np.arange(columns.shape[0])
+    return segment_surrogates(
+        columns, n_categories, weight, rows, side, primary, store, node, candidates, np.empty((0, 0), dtype=np.int32)
+    )
+
+
+@njit(cache=True, nogil=True)
+def segment_surrogates(columns, n_categories, weight, rows, side, primary, store, node, candidates, segments):
+    """:func:`node_surrogates` over the features ``candidates`` (ascending;
+    the others must be constant or missing on ``rows``). ``segments``: empty,
+    or a row per feature holding ``rows`` sorted by that feature with missing
+    values last (the builder's presorted segments), so that nothing is sorted."""
     w_left = 0.0
     w_right = 0.0
     for i in range(rows.shape[0]):
@@ -285,7 +303,8 @@ def node_surrogates(columns, n_categories, weight, rows, side, primary, store, n
     n_words = store.bits.shape[2]
     bits = np.zeros(n_words, dtype=np.int64)
     known = np.zeros(n_words, dtype=np.int64)
-    for g in range(columns.shape[0]):
+    for position in range(candidates.shape[0]):
+        g = candidates[position]
         if g == primary:
             continue
         categorical = n_categories.shape[0] > 0 and n_categories[g] > 0
@@ -293,6 +312,13 @@ def node_surrogates(columns, n_categories, weight, rows, side, primary, store, n
         left_below = True
         if categorical:
             found, agree = categorical_candidate(columns[g], weight, rows, side, n_categories[g], bits, known)
+        elif segments.shape[0] > 0:
+            segment = segments[g]
+            column = columns[g]
+            m = segment.shape[0]
+            while m > 0 and math.isnan(column[segment[m - 1]]):
+                m -= 1
+            found, agree, threshold, left_below = sorted_numeric_candidate(column, weight, segment, m, side)
         else:
             found, agree, threshold, left_below = numeric_candidate(columns[g], weight, rows, side)
         if not found:
@@ -350,7 +376,9 @@ def surrogate_side(value, n_levels, threshold, left_below, bits, known):
 
 
 @njit(cache=True, nogil=True)
-def split_with_surrogates(data, work, settings, segment, split, bits, store, node, child_counts, node_counts):
+def split_with_surrogates(
+    data, work, settings, segment, split, bits, store, node, child_counts, node_counts, candidates, sorted_segments
+):
     """After :func:`._splitter.route_rows` flagged the rows of a node: find
     the node's surrogates, send the rows missing the primary feature by them
     (else by the last resort), and recount the children's statistics.
@@ -358,7 +386,9 @@ def split_with_surrogates(data, work, settings, segment, split, bits, store, nod
     ``split = (feature, missing_left, n_left)`` with ``missing_left`` the
     side learned for missing values and ``n_left`` the rows sent left so
     far; ``bits`` the levels sent left at a categorical split (those absent
-    from the node follow the last resort). Returns (n_left, last-resort
+    from the node follow the last resort). ``candidates`` are the features
+    not constant at the node (ascending); with ``sorted_segments`` their
+    segments of ``work.index`` are sorted. Returns (n_left, last-resort
     side is left)."""
     start, end = segment
     feature, missing_left, n_left = split
@@ -374,7 +404,15 @@ def split_with_surrogates(data, work, settings, segment, split, bits, store, nod
             any_missing = True
         else:
             side[r] = 1 if goes_left[r] else -1
-    w_left, w_right = node_surrogates(data.columns, data.n_categories, data.weight, rows, side, feature, store, node)
+    candidates = np.sort(candidates)
+    if sorted_segments:
+        segments = work.index[:, start:end]
+    else:
+        segments = np.empty((0, 0), dtype=work.index.dtype)
+    w_left, w_right = segment_surrogates(
+        data.columns, data.n_categories, data.weight, rows, side, feature, store, node, candidates, segments
+    )
+
     if w_left <= 0.0 or w_right <= 0.0:
         # A split on missingness: the learned side stands.
         return n_left, missing_left

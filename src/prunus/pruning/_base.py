@@ -20,6 +20,7 @@ from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealN
 from ..utils._progress import progress_bar
 from ..utils._validation import refuse_dask
 from . import selection as sel
+from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
 MISSING = ("surrogate", "learned")
@@ -43,15 +44,8 @@ SHARED_CONSTRAINTS = {
     "random_state": ["random_state"],
     "missing": [StrOptions(set(MISSING))],
     "max_surrogates": [Interval(Integral, 0, None, closed="left")],
+    "grow_size": [Interval(Integral, 2, None, closed="left"), None],
 }
-
-
-def surrogates_asked(estimator) -> int:
-    """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
-    with ``missing="surrogate"``, else 0 (the learned side)."""
-    if getattr(estimator, "missing", "learned") != "surrogate":
-        return 0
-    return int(estimator.max_surrogates)
 
 
 class BaseCART(BaseEstimator):
@@ -83,6 +77,7 @@ class BaseCART(BaseEstimator):
         categorical_features="from_dtype",
         missing="surrogate",
         max_surrogates=5,
+        grow_size=None,
     ):
         # Growth of T_max
         self.criterion = criterion
@@ -102,6 +97,7 @@ class BaseCART(BaseEstimator):
         self.categorical_features = categorical_features
         self.missing = missing
         self.max_surrogates = max_surrogates
+        self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -145,7 +141,7 @@ class BaseCART(BaseEstimator):
                 0.0,
                 None,
                 None,
-                max_surrogates=surrogates_asked(self),
+                max_surrogates=sel.surrogates_asked(self),
             )
         )
         rng = check_random_state(self.random_state)
@@ -176,6 +172,12 @@ class BaseCART(BaseEstimator):
                 test_counts = sel.node_statistics(grower, path.tree, weight, test)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a
+        :class:`~prunus.tree.sample.LabelledSample`), pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _select_from_counts(self, path, n_prune, test_counts=None):
         """k-hat of every selection but CV: from the path, the pruning sample's

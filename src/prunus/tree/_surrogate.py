@@ -32,15 +32,22 @@ the rows of one node and write into a :data:`SurrogateStore` of per-node
 tables, so that growth (:mod:`._grower`) calls them once per split.
 """
 
+from __future__ import annotations
+
 import math
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
 from ._criterion import SQUARED_ERROR
 from ._splitter import side_moments
+
+if TYPE_CHECKING:
+    from ._tree import Tree
 
 #: Last resort of a row missing every surrogate's feature: the primary
 #: split's majority side by weight (rpart), rather than the side the split
@@ -505,7 +512,9 @@ def apply_surrogate_kernel(X, rows, children_left, feature, threshold, missing_l
     return out
 
 
-def add_surrogates(tree, X, sample_weight=None, max_surrogates=5):
+def add_surrogates(
+    tree: "Tree", X: ArrayLike, sample_weight: ArrayLike | None = None, max_surrogates: int = 5
+) -> "Tree":
     """The tree with the surrogate splits of every split, found on a sample.
 
     The rows of ``X`` (of positive weight) are sent down ``tree`` from the

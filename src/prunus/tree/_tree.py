@@ -218,7 +218,7 @@ class Tree:
         """Whether some split has surrogate splits."""
         return self.surrogates is not None and self.surrogates.feature.shape[0] > 0
 
-    def node_surrogates(self, node) -> SurrogateSplits:
+    def node_surrogates(self, node: int) -> SurrogateSplits:
         """The surrogate splits of ``node``, best first (empty tables if none)."""
         node = int(node)
         if not 0 <= node < self.n_nodes:
@@ -380,6 +380,7 @@ class Tree:
         """
         from .cart import check_target
 
+        _refuse_dask("node_moments", X, y, sample_weight)
         leaves = self.apply(X)
         y = check_target(y, leaves.shape[0])
         weight = _check_weight(sample_weight, leaves.shape[0])

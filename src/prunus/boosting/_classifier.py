@@ -21,7 +21,7 @@ from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
-from ._binning import fit_binning
+from ._binning import fit_binning, fit_transform
 from ._grow import apply_codes, grow_tree
 from ._order import merge_weight_order
 from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
@@ -284,10 +284,13 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         settings = self._search_settings(K)
         rng = check_random_state(self.random_state)
 
-        binning = fit_binning(X, self.max_bins)
+        if sparse.issparse(X):
+            binning = fit_binning(X, self.max_bins)
+            # Sparse input stays sparse: per row, only the entries outside their feature's bin of 0.0.
+            Xb = binning.transform_sparse(X)
+        else:
+            binning, Xb = fit_transform(X, self.max_bins)
         self.bin_thresholds_ = binning.thresholds
-        # Sparse input stays sparse: per row, only the entries outside their feature's bin of 0.0.
-        Xb = binning.transform_sparse(X) if sparse.issparse(X) else binning.transform(X)
         usable = np.flatnonzero(binning.n_bins >= 2).astype(np.int64)
         n_lazy = max(1, int(round(self.feature_fraction * len(usable)))) if len(usable) else 0
         ws = new_workspace(n_features, int(binning.n_bins.max()), K)

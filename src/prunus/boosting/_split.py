@@ -98,6 +98,11 @@ def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
     lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]])
+    upd = ws.upd
+    upd[s, 2] = upd[s, 0]
+    upd[s, 3] = upd[s, 1]
+    upd[s, 0] = ws.mk[s]
+    upd[s, 1] = lbv
     ws.lb[s] = snap(lbv, node.grid)
     ws.ub[s] = snap(ubv, node.grid)
 
@@ -147,6 +152,8 @@ def _reset(node, ws):
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
         ws.tb[s] = -1
+        ws.upd[s, 0] = -1.0
+        ws.upd[s, 2] = -1.0
         ws.brange[s, 0] = B
         ws.brange[s, 1] = -1
 
@@ -756,9 +763,15 @@ def weight_order_counts(node, best_slot, best_value, ws):
         mk = ws.mk[s]
         if 0 < mk < n and feature_summary(node, ws, s, 1.0)[0] >= target:
             hi = mk
-        # the saved state is the histogram of the first ``lo`` examples; ``ahead``: the row holds more
+        # The search's update before its last one, at m' < m_k examples, had L_{m'} < E*: the answer is
+        # above m'. (Both values were summed in the examples' order, as the probes sum them.)
         lo = 0
+        upd = ws.upd
+        if hi == mk and upd[s, 0] == mk and 0.0 <= upd[s, 2] < mk and upd[s, 3] < target:
+            lo = np.int64(upd[s, 2]) + 1
+        # the saved state is the histogram of the first ``lo`` examples; ``ahead``: the row holds more
         _clear_row(node, ws, s)
+        _assess(node, ws, s, 0, lo)
         _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
         ahead = False
         while lo < hi:

@@ -22,17 +22,21 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
+from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes splitter",
-    defaults=("best",),
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
+    "splitter max_surrogates",
+    defaults=("best", 0),
 )
 GrowthParams.__doc__ = (
     "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`); "
     "``splitter`` is ``'best'`` (every threshold of every searched feature) or ``'random'`` (one threshold "
-    "drawn per searched feature, as in extremely randomized trees)."
+    "drawn per searched feature, as in extremely randomized trees); ``max_surrogates`` > 0 keeps that many "
+    "surrogate splits per split when the rows grown on have a missing value, and sends the rows missing a "
+    "split's feature by them (0: by the learned side)."
 )
 SPLITTERS = ("best", "random")
 
@@ -52,6 +56,7 @@ GROWTH_CONSTRAINTS = {
     ],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "splitter": [StrOptions(set(SPLITTERS))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
 }
 
 
@@ -289,6 +294,7 @@ class CARTGrower:
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
         self.order = _presort(self.X)
+        self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
 
@@ -331,7 +337,11 @@ class CARTGrower:
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
+        store = self._surrogate_store(params, weight, n_rows, n_words)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        surrogates = None
+        if store.n_found.shape[0] > 0:
+            surrogates = flat_surrogates(store, left.shape[0], left == -1)
         tree = Tree(
             left,
             right,
@@ -341,8 +351,23 @@ class CARTGrower:
             missing_go_to_left=missing_left,
             n_categories=self.n_categories,
             category_bits=bits.view(np.uint64),
+            surrogates=surrogates,
         )
         return tree, counts
+
+    def _surrogate_store(self, params, weight, n_rows, n_words):
+        """Surrogate tables for a growth: only when asked for and some row of
+        positive weight misses a value (complete data grows as fast as without)."""
+        k = int(params.max_surrogates)
+        if k == 0 or not self._has_missing(weight):
+            return empty_store()
+        from . import _surrogate
+
+        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+
+    def _has_missing(self, weight):
+        rows = self._rows_with_missing
+        return rows.shape[0] > 0 and bool(np.any(weight[rows] > 0.0))
 
 
 @overload
@@ -362,6 +387,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[False] = ...,
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> Tree: ...
 
 
@@ -382,6 +408,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[True],
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> tuple[Tree, np.ndarray]: ...
 
 
@@ -401,6 +428,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: bool = False,
     categorical_features: str | ArrayLike | None = "from_dtype",
+    max_surrogates: int = 0,
 ) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
@@ -462,6 +490,12 @@ def grow_cart(
         level codes: pandas' ``.cat.codes`` (NaN for -1) for a category
         column, the rank among the sorted distinct values for strings. The
         estimators (:class:`~prunus.CARTClassifier`) encode new data for you.
+    max_surrogates : int >= 0, default=0
+        With missing values in ``X``, keep up to this many surrogate splits
+        per split (rpart's definition, see :ref:`the user guide
+        <cart-missing>`) and send the rows missing a split's feature by them
+        during growth, else to the split's majority side. 0: every missing
+        value takes its split's learned side.
 
     Returns
     -------
@@ -480,6 +514,8 @@ def grow_cart(
             min_impurity_decrease,
             max_features,
             max_leaf_nodes,
+            "best",
+            max_surrogates,
         )
     )
     encoding, X = fit_encoding(X, categorical_features)
@@ -493,3 +529,96 @@ def grow_cart(
     seed = check_random_state(random_state).randint(np.iinfo(np.int32).max)
     tree, counts = grower.grow(params, weight, seed)
     return (tree, counts) if return_counts else tree
+
+
+def add_surrogates(tree: Tree, X: ArrayLike, sample_weight: ArrayLike | None = None, max_surrogates: int = 5) -> Tree:
+    """The tree with the surrogate splits of every split, found on a sample.
+
+    The rows of ``X`` (of positive weight) are sent down ``tree`` from the
+    root; at each split the surrogates are those of the rows reaching it
+    (rpart's definition, see :ref:`the user guide <cart-missing>`), and rows
+    missing the split's feature follow them, else ``missing_go_to_left``.
+    On the sample a tree was grown on with surrogates this finds the same
+    surrogates; on complete training data, where the estimators find none
+    (so that they fit as fast as without), it adds them.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree whose splits get surrogates (its structure is kept).
+    X : array-like, shape (n_samples, n_features)
+        Missing values are NaN; categorical features hold level codes.
+    sample_weight : array-like, shape (n_samples,), optional
+        Row weights (default: ones); rows of weight 0 are left out.
+    max_surrogates : int, default=5
+        Most surrogate splits kept per split.
+
+    Returns
+    -------
+    tree : Tree
+        A new tree: ``tree``'s splits with these surrogates (any it had are replaced).
+    """
+    if isinstance(max_surrogates, bool) or not isinstance(max_surrogates, (int, np.integer)) or max_surrogates < 0:
+        raise ValueError(f"max_surrogates must be an integer >= 0, got {max_surrogates!r}.")
+    X = tree._check_X(X)
+    weight = _check_weight(sample_weight, X.shape[0])
+    columns = np.ascontiguousarray(X.T)
+    n_cat = tree.n_categories
+    n_words = -(-int(n_cat.max(initial=0)) // 64)
+    store = empty_store(X.shape[0], tree.n_nodes, int(max_surrogates), n_words)
+    side = store.side
+    rows_at = {0: np.flatnonzero(weight > 0.0).astype(np.int32)}
+    for node in range(tree.n_nodes):
+        rows = rows_at.pop(node, np.zeros(0, dtype=np.int32))
+        if tree.children_left[node] == -1:
+            continue
+        f = tree.feature[node]
+        # The primary's side of each row: route one level with this node as a stump.
+        go = _primary_sides(tree, node, X, rows)
+        side[rows] = go
+        node_surrogates(columns, n_cat, weight, rows, side, f, store, node)
+        missing = rows[go == 0]
+        for r in missing:
+            s = 0
+            for q in range(store.n_found[node]):
+                g = store.feature[node, q]
+                s = surrogate_side(
+                    columns[g, r],
+                    n_cat[g],
+                    store.threshold[node, q],
+                    store.left_below[node, q],
+                    store.bits[node, q],
+                    store.known[node, q],
+                )
+                if s != 0:
+                    break
+            side[r] = s if s != 0 else (1 if tree.missing_go_to_left[node] else -1)
+        rows_at[tree.children_left[node]] = rows[side[rows] == 1]
+        rows_at[tree.children_right[node]] = rows[side[rows] == -1]
+    return Tree(
+        tree.children_left,
+        tree.children_right,
+        tree.feature,
+        tree.threshold,
+        tree.n_features,
+        missing_go_to_left=tree.missing_go_to_left,
+        n_categories=tree.n_categories,
+        category_bits=tree.category_bits,
+        surrogates=flat_surrogates(store, tree.n_nodes, tree.is_leaf),
+    )
+
+
+def _primary_sides(tree, node, X, rows):
+    """+1 / -1 of the rows by ``node``'s split, 0 where its feature is missing
+    (or, at a categorical split, holds no level code)."""
+    f = tree.feature[node]
+    values = X[rows, f]
+    if tree.is_categorical[node]:
+        n_levels = tree.n_categories[f]
+        code = np.where((values >= 0) & (values < n_levels) & (values == np.floor(values)), values, -1)
+        code = np.nan_to_num(code, nan=-1).astype(np.int64)
+        valid = code >= 0
+        safe = np.maximum(code, 0)
+        left = (tree.category_bits[node, safe >> 6] >> (safe & 63).astype(np.uint64)) & np.uint64(1)
+        return np.where(valid, np.where(left == 1, 1, -1), 0).astype(np.int8)
+    return np.where(np.isnan(values), 0, np.where(values <= tree.threshold[node], 1, -1)).astype(np.int8)

@@ -36,6 +36,7 @@ from ._criterion import (
     better as _better,
 )
 from ._kernels import finish_moments
+from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -46,10 +47,24 @@ from ._kernels import finish_moments
 # ``n_categories[f]`` is the number of levels of a categorical feature f
 # (its values are level codes 0 .. L - 1, NaN missing), 0 for a numeric one;
 # empty when every feature is numeric.
+# ``level_slot[f]`` says how feature f is searched (empty: all presorted):
+# from its presorted order (-1), from a table of its level codes (-2,
+# categorical), or from a table of its levels ``level_codes[slot]`` (uint8
+# per row; missing is ``n_levels[slot]``) whose values are
+# ``level_values[slot]`` (see _level_split). A table-searched feature's
+# segment of ``Workspace.index`` is neither read nor partitioned: its
+# searches read the node's rows ``node_rows``.
 GrowthData = namedtuple(
     "GrowthData",
-    "columns y weight unit_weight target n_categories",
-    defaults=(np.empty(0), np.zeros(0, dtype=np.int64)),
+    "columns y weight unit_weight target n_categories level_slot level_codes level_values n_levels",
+    defaults=(
+        np.empty(0),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros((0, 0), dtype=np.uint8),
+        np.zeros((0, 0)),
+        np.zeros(0, dtype=np.int64),
+    ),
 )
 
 # Scratch arrays of one growth. ``index[f, :]`` holds the active rows sorted
@@ -487,6 +502,20 @@ def find_best_split(data, work, settings, segment, node_counts, features):
             features[n_kept] = feature  # not searched: kept for the children
             n_kept += 1
             continue
+        slot = level_slot(data, feature)
+        if slot != PRESORTED:
+            # From a table of the node's rows per level, which also tells a constant feature.
+            if slot == CATEGORICAL_TABLE:
+                best, searched = scan_categorical(
+                    data, work, settings, feature, work.node_rows, (start, end), best, tol
+                )
+            else:
+                best, searched = scan_levels(data, work, settings, feature, (start, end), best, tol)
+            if searched:
+                features[n_kept] = feature
+                n_kept += 1
+                n_searched += 1
+            continue
         if not presorted:
             sort_segment(data, work, feature, start, end)
         index = work.index[feature]
@@ -501,7 +530,7 @@ def find_best_split(data, work, settings, segment, node_counts, features):
         n_kept += 1
         n_searched += 1
         if is_categorical(data, feature):
-            best = scan_categorical(data, work, settings, feature, (start, present_end, end), best, tol)
+            best = scan_categorical(data, work, settings, feature, index, (start, end), best, tol)[0]
         elif settings.random_thresholds:
             best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
         elif regression:
@@ -532,7 +561,8 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     """
     start, end = segment
     feature, threshold, missing_left = split
-    index = work.index[feature]
+    # A table-searched feature's rows are the node's (its own order is not kept).
+    index = work.index[feature] if level_slot(data, feature) == PRESORTED else work.node_rows
     column = data.columns[feature]
     goes_left = work.goes_left
     regression = settings.criterion == SQUARED_ERROR
@@ -570,7 +600,9 @@ def partition(data, work, segment, features, child_features):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
     sorted (the other features are constant below this node and never read
-    again there).
+    again there). A feature searched from tables (``data.level_slot``) keeps
+    no order: it is passed on to both children, whose searches drop it where
+    it is constant.
 
     ``segment = (start, end, n_left)``. Writes to ``child_features[0]`` /
     ``child_features[1]`` the features not constant (nor entirely missing)
@@ -587,6 +619,13 @@ def partition(data, work, segment, features, child_features):
     n_kept_right = 0
     for position in range(features.shape[0]):
         f = features[position]
+        if level_slot(data, f) != PRESORTED:
+            # Searched from tables of the node's rows, which tell whether it is constant there.
+            child_features[0, n_kept_left] = f
+            child_features[1, n_kept_right] = f
+            n_kept_left += 1
+            n_kept_right += 1
+            continue
         index = work.index[f]
         _stable_partition(index, start, end, goes_left, index_buffer)
         # Missing values sort last: a segment is entirely missing when its first value is.

@@ -19,6 +19,7 @@ from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
+from ._level_split import PRESORTED, level_codes
 from ._splitter import GrowthData, Settings, Workspace
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
@@ -105,11 +106,22 @@ def _presort(X):
     return order
 
 
+#: Most distinct values of a numeric feature searched from per-node tables
+#: of class weights per value rather than from its presorted order (see
+#: ``_level_split``; at most 255), in classification trees that search
+#: every feature at every node. Categorical features are always searched
+#: from tables there. -1 searches every feature from its presorted order.
+MAX_TABLE_LEVELS = 32
+
+
 @njit(cache=True, nogil=True)
-def _workspace_arrays(order, weight, n_classes, n_words=0):
+def _workspace_arrays(order, weight, n_classes, n_words, unsorted):
     """The presorted order restricted to the rows of positive weight, for
     one growth (the global order is left untouched); ``n_words`` int64
-    words hold a subset of the levels of the largest categorical feature."""
+    words hold a subset of the levels of the largest categorical feature.
+    The features flagged in ``unsorted`` (searched from tables, see
+    ``_level_split``) get no order but feature 0's, read for the root's
+    class weights."""
     d, n = order.shape
     m = 0
     for i in range(n):
@@ -122,6 +134,8 @@ def _workspace_arrays(order, weight, n_classes, n_words=0):
             node_rows[k] = row
             k += 1
     for f in range(d):
+        if f > 0 and unsorted.shape[0] > 0 and unsorted[f]:
+            continue
         # Branch-free: whether a row is in the growth is unpredictable, so
         # every row is written at the cursor and only kept ones advance it.
         k = 0
@@ -256,6 +270,30 @@ class CARTGrower:
         self.order = _presort(self.X)
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
+        self._levels = None
+
+    def _level_tables(self, settings):
+        """The arrays of ``GrowthData`` that search few-level and categorical
+        features from per-node tables (:data:`MAX_TABLE_LEVELS`), computed
+        once per grower; None where every feature is searched presorted: for
+        a regression, a draw of features per node or random thresholds
+        (their trees keep the lists of features of the presorted search)."""
+        if (
+            self.regression
+            or MAX_TABLE_LEVELS < 0
+            or settings.max_features < self.n_features
+            or settings.random_thresholds
+        ):
+            return None
+        if self._levels is None or self._levels[0] != MAX_TABLE_LEVELS:
+            self._levels = (
+                MAX_TABLE_LEVELS,
+                level_codes(self._columns, self.order, self.n_categories, MAX_TABLE_LEVELS),
+            )
+        slot, codes, values, n_levels = self._levels[1]
+        if np.all(slot == PRESORTED):
+            return None
+        return slot, codes, values, n_levels
 
     @property
     def n_features(self):
@@ -285,13 +323,19 @@ class CARTGrower:
             raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         n_words = -(-int(self.n_categories.max(initial=0)) // 64)
-        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words))
-        n_rows = work.index.shape[1]
+        n_rows = int(np.count_nonzero(weight > 0.0))
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
+        levels = self._level_tables(settings)
+        unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
+        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
+        if levels is not None:
+            data = data._replace(
+                level_slot=levels[0], level_codes=levels[1], level_values=levels[2], n_levels=levels[3]
+            )
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
         tree = Tree(

@@ -300,6 +300,32 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """
     start, end = segment
     stats, counts, n_missing = _level_tables(data, work, settings, feature, rows, segment)
+    return _search_levels(work, settings, feature, stats, counts, (end - start, n_missing), best, tol)
+
+
+@njit(cache=True, nogil=True)
+def scan_categorical_table(data, work, settings, feature, segment, best, tol):
+    """:func:`scan_categorical` from the node's tables (``work.table``, see
+    :func:`~._level_split.fill_tables`), for a feature with a slot in them."""
+    start, end = segment
+    slot = data.level_slot[feature]
+    n_levels = data.n_levels[slot]
+    n_classes = work.total.shape[0]
+    first = data.level_offset[slot]
+    stats = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
+    counts = work.table_rows[first : first + n_levels + 1]
+    work.missing[:] = stats[n_levels]
+    return _search_levels(
+        work, settings, feature, stats[:n_levels], counts[:n_levels], (end - start, counts[n_levels]), best, tol
+    )
+
+
+@njit(cache=True, nogil=True)
+def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
+    """The search of :func:`scan_categorical` from the node's per-level
+    statistics and row counts, its missing rows' statistics in
+    ``work.missing`` and ``sizes = (rows, missing rows)``."""
+    n_missing = sizes[1]
     n_present = 0
     for code in range(counts.shape[0]):
         n_present += counts[code] > 0
@@ -309,7 +335,6 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
         if counts[code] > 0:
             present[n_present] = code
             n_present += 1
-    sizes = (end - start, n_missing)
     if n_present == 0 or (n_present == 1 and n_missing == 0):
         return best, False
     if settings.random_thresholds:

@@ -32,15 +32,19 @@ from ._criterion import MISCLASSIFICATION, better, proxy_from_sums, split_proxy,
 
 #: ``GrowthData.level_slot`` of a feature searched from its presorted order.
 PRESORTED = -1
-#: ``GrowthData.level_slot`` of a categorical feature searched from a table of its level codes' rows.
+#: ``GrowthData.level_slot`` of a categorical feature with more levels than a
+#: code byte holds, searched from a table of its own (from ``columns``).
 CATEGORICAL_TABLE = -2
+#: Most levels of a feature whose codes are kept in ``GrowthData.level_codes``
+#: (uint8, the code 255 left for a missing value at 254 levels).
+MAX_CODED_LEVELS = 254
 
 
 @njit(cache=True, nogil=True, inline="always")
 def level_slot(data, feature):
     """How ``feature`` is searched: :data:`PRESORTED`, :data:`CATEGORICAL_TABLE`,
-    or the row of its levels in ``data.level_codes`` (``data.level_slot`` may
-    be empty: every feature presorted)."""
+    or its slot in the node's tables (``data.level_slot`` may be empty:
+    every feature presorted)."""
     if data.level_slot.shape[0] == 0:
         return PRESORTED
     return data.level_slot[feature]
@@ -49,7 +53,8 @@ def level_slot(data, feature):
 @njit(cache=True, nogil=True)
 def level_codes(columns, order, n_categories, max_levels):
     """Levels of the numeric features with at most ``max_levels`` distinct
-    values (at most 255).
+    values (at most :data:`MAX_CODED_LEVELS`) and of the categorical ones
+    with at most :data:`MAX_CODED_LEVELS` levels.
 
     Parameters
     ----------
@@ -63,12 +68,14 @@ def level_codes(columns, order, n_categories, max_levels):
     Returns
     -------
     slot : ndarray of int64, shape (d,)
-        :data:`PRESORTED`, :data:`CATEGORICAL_TABLE`, or the row of the feature in the arrays below.
-    codes : ndarray of uint8, shape (n_slots, n)
-        Rank of each row's value among the feature's distinct values; a
-        missing value gets the number of levels.
+        :data:`PRESORTED`, :data:`CATEGORICAL_TABLE`, or the feature's slot.
+    codes : ndarray of uint8, shape (n, n_slots)
+        Each row's level per slot (by row: one pass over a node's rows
+        reads its levels of every slot from one cache line): the rank of its
+        value among the feature's distinct values, or a categorical level
+        code; a missing value gets the number of levels.
     values : ndarray of float64, shape (n_slots, max_levels)
-        The distinct values, ascending.
+        The distinct values of a numeric slot, ascending.
     n_levels : ndarray of int64, shape (n_slots,)
     """
     d, n = order.shape
@@ -76,7 +83,11 @@ def level_codes(columns, order, n_categories, max_levels):
     n_slots = 0
     for f in range(d):
         if n_categories.shape[0] > 0 and n_categories[f] > 0:
-            slot[f] = CATEGORICAL_TABLE
+            if n_categories[f] <= MAX_CODED_LEVELS:
+                slot[f] = n_slots
+                n_slots += 1
+            else:
+                slot[f] = CATEGORICAL_TABLE
             continue
         column = columns[f]
         distinct = 0
@@ -93,7 +104,7 @@ def level_codes(columns, order, n_categories, max_levels):
         if distinct <= max_levels:
             slot[f] = n_slots
             n_slots += 1
-    codes = np.empty((n_slots, n), dtype=np.uint8)
+    codes = np.empty((n, n_slots), dtype=np.uint8)
     values = np.zeros((n_slots, max(max_levels, 1)))
     n_levels = np.zeros(n_slots, dtype=np.int64)
     for f in range(d):
@@ -101,6 +112,13 @@ def level_codes(columns, order, n_categories, max_levels):
         if s < 0:
             continue
         column = columns[f]
+        if n_categories.shape[0] > 0 and n_categories[f] > 0:
+            n_cat = n_categories[f]
+            n_levels[s] = n_cat
+            for row in range(n):
+                v = column[row]
+                codes[row, s] = n_cat if np.isnan(v) else np.int64(v)
+            continue
         level = -1
         for j in range(n):
             row = order[f, j]
@@ -110,32 +128,47 @@ def level_codes(columns, order, n_categories, max_levels):
             if level < 0 or v != values[s, level]:
                 level += 1
                 values[s, level] = v
-            codes[s, row] = level
+            codes[row, s] = level
         n_levels[s] = level + 1
         i = n - 1
         while i >= 0 and np.isnan(column[order[f, i]]):  # missing values sort last
-            codes[s, order[f, i]] = level + 1
+            codes[order[f, i], s] = level + 1
             i -= 1
     return slot, codes, values, n_levels
 
 
 @njit(cache=True, nogil=True)
-def _tables(data, work, slot, segment):
-    """Class weights and row counts per level of the node's rows
-    ``node_rows[start:end]``; the last row of each is the missing values'."""
+def fill_tables(data, rows, segment, table, counts):
+    """The node's tables from its rows ``rows[start:end]``: ``counts[cell]``
+    rows and ``table[cell * K + k]`` weight of class k per cell, the cells
+    of slot s being ``level_offset[s] + level`` (its missing rows last)."""
     start, end = segment
-    n_levels = data.n_levels[slot]
-    codes = data.level_codes[slot]
+    n_classes = table.shape[0] // max(counts.shape[0], 1)
+    offset = data.level_offset
+    n_slots = offset.shape[0] - 1
+    codes = data.level_codes
     y = data.y
     weight = data.weight
-    table = np.zeros((n_levels + 1, work.total.shape[0]))
-    rows = np.zeros(n_levels + 1, dtype=np.int64)
+    table[:] = 0.0
+    counts[:] = 0
     for i in range(start, end):
-        row = work.node_rows[i]
-        c = codes[row]
-        table[c, y[row]] += weight[row]
-        rows[c] += 1
-    return table, rows
+        row = rows[i]
+        base = y[row]
+        w = weight[row]
+        r = codes[row]
+        for s in range(n_slots):
+            cell = offset[s] + r[s]
+            table[cell * n_classes + base] += w
+            counts[cell] += 1
+
+
+@njit(cache=True, nogil=True)
+def subtract_tables(parent, parent_counts, child, child_counts, out, out_counts):
+    """``out`` = the tables of a node's other child: the parent's less ``child``'s."""
+    for i in range(parent.shape[0]):
+        out[i] = parent[i] - child[i]
+    for i in range(parent_counts.shape[0]):
+        out_counts[i] = parent_counts[i] - child_counts[i]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -168,7 +201,8 @@ def _sides(left, missing, total, criterion):
 @njit(cache=True, nogil=True)
 def scan_levels(data, work, settings, feature, segment, best, tol):
     """Best threshold of the few-level ``feature`` at the node ``segment =
-    (start, end)`` (its rows ``work.node_rows[start:end]``), offered against
+    (start, end)``, from the node's tables (``work.table``, see
+    :func:`fill_tables`), offered against
     ``best`` (proxy, feature, threshold, missing_left) with the candidates
     and tie rule of the presorted scan.
 
@@ -179,7 +213,10 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
     slot = data.level_slot[feature]
     n_levels = data.n_levels[slot]
     values = data.level_values[slot]
-    table, rows = _tables(data, work, slot, segment)
+    n_classes = work.total.shape[0]
+    first = data.level_offset[slot]
+    table = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
+    rows = work.table_rows[first : first + n_levels + 1]
     n_missing = rows[n_levels]
     n_present = 0
     for code in range(n_levels):
@@ -193,7 +230,6 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
     missing = work.missing
     missing[:] = table[n_levels]
     left[:] = 0.0
-    n_classes = total.shape[0]
     weight_total = 0.0
     weight_missing = 0.0
     for k in range(n_classes):

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._compiled import njit
-from ._categorical_split import is_categorical, scan_categorical, set_absent_levels
+from ._categorical_split import is_categorical, scan_categorical, scan_categorical_table, set_absent_levels
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
@@ -48,15 +48,20 @@ from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
 # (its values are level codes 0 .. L - 1, NaN missing), 0 for a numeric one;
 # empty when every feature is numeric.
 # ``level_slot[f]`` says how feature f is searched (empty: all presorted):
-# from its presorted order (-1), from a table of its level codes (-2,
-# categorical), or from a table of its levels ``level_codes[slot]`` (uint8
-# per row; missing is ``n_levels[slot]``) whose values are
-# ``level_values[slot]`` (see _level_split). A table-searched feature's
-# segment of ``Workspace.index`` is neither read nor partitioned: its
-# searches read the node's rows ``node_rows``.
+# from its presorted order (-1), from a table of its level codes (-2, a
+# categorical feature of many levels), or from the node's tables, where it
+# has the slot ``level_slot[f]`` (see _level_split): its levels are
+# ``level_codes[:, slot]`` (uint8 per row, missing ``n_levels[slot]``), the
+# values of a numeric one ``level_values[slot]``, its cells in the tables
+# ``level_offset[slot] ..`` (``level_offset`` has one more entry, the number
+# of cells). A table-searched feature's segment of ``Workspace.index`` is
+# neither read nor partitioned: the node's rows ``node_rows`` are.
+# ``integer_weight``: every weight is an integer (and their sum exact), so
+# a child's tables may be its parent's less its sibling's, exactly.
 GrowthData = namedtuple(
     "GrowthData",
-    "columns y weight unit_weight target n_categories level_slot level_codes level_values n_levels",
+    "columns y weight unit_weight target n_categories level_slot level_codes level_values n_levels "
+    "level_offset integer_weight",
     defaults=(
         np.empty(0),
         np.zeros(0, dtype=np.int64),
@@ -64,6 +69,8 @@ GrowthData = namedtuple(
         np.zeros((0, 0), dtype=np.uint8),
         np.zeros((0, 0)),
         np.zeros(0, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        False,
     ),
 )
 
@@ -78,7 +85,13 @@ GrowthData = namedtuple(
 # a split search ``total`` holds (weight, mean, sum of y - mean) instead.
 # ``best_bits`` holds the subset of levels (a bitset of int64 words) sent
 # left by the best split found so far when it is on a categorical feature.
-Workspace = namedtuple("Workspace", "index index_buffer goes_left left missing total node_rows best_bits")
+# ``table`` / ``table_rows``: the node's class weights and row counts per
+# cell of the table-searched features (_level_split.fill_tables).
+Workspace = namedtuple(
+    "Workspace",
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64)),
+)
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
@@ -509,6 +522,8 @@ def find_best_split(data, work, settings, segment, node_counts, features):
                 best, searched = scan_categorical(
                     data, work, settings, feature, work.node_rows, (start, end), best, tol
                 )
+            elif is_categorical(data, feature):
+                best, searched = scan_categorical_table(data, work, settings, feature, (start, end), best, tol)
             else:
                 best, searched = scan_levels(data, work, settings, feature, (start, end), best, tol)
             if searched:

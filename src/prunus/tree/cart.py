@@ -115,13 +115,13 @@ MAX_TABLE_LEVELS = 32
 
 
 @njit(cache=True, nogil=True)
-def _workspace_arrays(order, weight, n_classes, n_words, unsorted):
+def _workspace_arrays(order, weight, n_classes, n_words, unsorted, n_cells=0):
     """The presorted order restricted to the rows of positive weight, for
     one growth (the global order is left untouched); ``n_words`` int64
     words hold a subset of the levels of the largest categorical feature.
     The features flagged in ``unsorted`` (searched from tables, see
     ``_level_split``) get no order but feature 0's, read for the root's
-    class weights."""
+    class weights; ``n_cells`` cells of their tables."""
     d, n = order.shape
     m = 0
     for i in range(n):
@@ -153,6 +153,8 @@ def _workspace_arrays(order, weight, n_classes, n_words, unsorted):
         np.zeros(n_classes),
         node_rows,
         np.zeros(n_words, dtype=np.int64),
+        np.zeros(n_cells * n_classes),
+        np.zeros(n_cells, dtype=np.int64),
     )
 
 
@@ -293,7 +295,8 @@ class CARTGrower:
         slot, codes, values, n_levels = self._levels[1]
         if np.all(slot == PRESORTED):
             return None
-        return slot, codes, values, n_levels
+        offset = np.concatenate(([0], np.cumsum(n_levels + 1))).astype(np.int64)
+        return slot, codes, values, n_levels, offset
 
     @property
     def n_features(self):
@@ -329,12 +332,19 @@ class CARTGrower:
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
         levels = self._level_tables(settings)
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
-        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted))
+        n_cells = 0 if levels is None else int(levels[4][-1])
+        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted, n_cells))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
         if levels is not None:
+            integer_weight = unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
             data = data._replace(
-                level_slot=levels[0], level_codes=levels[1], level_values=levels[2], n_levels=levels[3]
+                level_slot=levels[0],
+                level_codes=levels[1],
+                level_values=levels[2],
+                n_levels=levels[3],
+                level_offset=levels[4],
+                integer_weight=integer_weight,
             )
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)

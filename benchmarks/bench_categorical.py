@@ -261,6 +261,33 @@ def bench_few_levels(sizes, repeat, has_r, full_max_rows):
             print(line, flush=True)
 
 
+def bench_table_levels(repeat):
+    """Growth of one full tree from tables against the presorted search, by number of distinct values."""
+    from prunus.tree.cart import CARTGrower, GrowthParams
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None)
+    weight = np.ones(n)
+    default_levels = cart_module.MAX_TABLE_LEVELS
+    print(f"one full tree, {n} rows x 20 features of L values; ms are the best of {repeat}")
+    for n_classes in (2, 5):
+        for n_values in (8, 32, 64, 128, 255):
+            X = rng.integers(0, n_values, (n, 20)).astype(float)
+            y = ((X[:, 0] > n_values / 2) + (X[:, 1] % 3 == 0) + rng.integers(0, 2, n)) % n_classes
+            times = []
+            for levels in (-1, 254):
+                cart_module.MAX_TABLE_LEVELS = levels
+                grower = CARTGrower(X, y)
+                grower.grow(params, weight)
+                times.append(best_of(lambda grower=grower: grower.grow(params, weight), repeat)[0])
+            print(
+                f"K={n_classes} L={n_values:>3}: presorted {1000 * times[0]:7.1f} ms, "
+                f"tables {1000 * times[1]:7.1f} ms, {times[0] / times[1]:.2f}x"
+            )
+    cart_module.MAX_TABLE_LEVELS = default_levels
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer draws, no 20,000-row tables")
@@ -269,11 +296,15 @@ def main():
     parser.add_argument("--few-levels", action="store_true", help="the tables of few-level features instead")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2_000, 20_000, 200_000], help="with --few-levels")
     parser.add_argument("--full-max-rows", type=int, default=20_000, help="with --few-levels: rpart full up to this")
+    parser.add_argument("--table-levels", action="store_true", help="tables against presorted by distinct values")
     args = parser.parse_args()
     draws = 4 if args.quick else args.draws
     has_r = shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
     if not has_r:
         print("Rscript or rpart's data not found (apt-get install r-base-core r-cran-rpart): rpart left out")
+    if args.table_levels:
+        bench_table_levels(args.repeat)
+        return
     if args.few_levels:
         bench_few_levels(args.sizes, args.repeat, has_r, args.full_max_rows)
         return

@@ -181,20 +181,21 @@ def _midpoint(a, b):
 
 
 @njit(cache=True, nogil=True)
-def _sides(left, missing, total, criterion):
+def _sides(left, missing, total, criterion, with_missing):
     """Sums of :func:`~._criterion.term` of the left and right sides, with
-    the missing values right (``a``) and left (``b``)."""
+    the missing values right (``a``) and, ``with_missing``, left (``b``)."""
     sum_la = 0.0
     sum_ra = 0.0
     sum_lb = 0.0
     sum_rb = 0.0
     for k in range(total.shape[0]):
         lk = left[k]
-        mk = missing[k]
         sum_la += term(lk, criterion)
         sum_ra += term(total[k] - lk, criterion)
-        sum_lb += term(lk + mk, criterion)
-        sum_rb += term(total[k] - mk - lk, criterion)
+        if with_missing:
+            mk = missing[k]
+            sum_lb += term(lk + mk, criterion)
+            sum_rb += term(total[k] - mk - lk, criterion)
     return sum_la, sum_ra, sum_lb, sum_rb
 
 
@@ -247,7 +248,7 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
         if previous >= 0:
             # Candidate between the levels ``previous`` and ``code``: the levels up to ``previous`` left.
             if incremental:
-                sum_la, sum_ra, sum_lb, sum_rb = _sides(left, missing, total, criterion)
+                sum_la, sum_ra, sum_lb, sum_rb = _sides(left, missing, total, criterion, n_missing > 0)
             for side in range(n_sides):
                 n_left = n_left_present + n_missing * side
                 if n_left < min_leaf or n_rows - n_left < min_leaf:

@@ -19,7 +19,7 @@ from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
-from ._level_split import PRESORTED, level_codes
+from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._splitter import GrowthData, Settings, Workspace
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
@@ -108,10 +108,14 @@ def _presort(X):
 
 #: Most distinct values of a numeric feature searched from per-node tables
 #: of class weights per value rather than from its presorted order (see
-#: ``_level_split``; at most 255), in classification trees that search
+#: ``_level_split``; at most 254), in classification trees that search
 #: every feature at every node. Categorical features are always searched
 #: from tables there. -1 searches every feature from its presorted order.
-MAX_TABLE_LEVELS = 32
+#: Growing full trees on 20,000 rows of 20 features of L values (2 and 5
+#: classes), the tables were 1.4-2.4x faster than the presorted search up to
+#: L = 64 and 0.8-1.2x at L = 128 and 255
+#: (``benchmarks/bench_categorical.py --table-levels``).
+MAX_TABLE_LEVELS = 64
 
 
 @njit(cache=True, nogil=True)
@@ -287,11 +291,9 @@ class CARTGrower:
             or settings.random_thresholds
         ):
             return None
-        if self._levels is None or self._levels[0] != MAX_TABLE_LEVELS:
-            self._levels = (
-                MAX_TABLE_LEVELS,
-                level_codes(self._columns, self.order, self.n_categories, MAX_TABLE_LEVELS),
-            )
+        max_levels = min(MAX_TABLE_LEVELS, MAX_CODED_LEVELS)
+        if self._levels is None or self._levels[0] != max_levels:
+            self._levels = (max_levels, level_codes(self._columns, self.order, self.n_categories, max_levels))
         slot, codes, values, n_levels = self._levels[1]
         if np.all(slot == PRESORTED):
             return None

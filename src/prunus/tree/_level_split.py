@@ -219,11 +219,15 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
     table = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
     rows = work.table_rows[first : first + n_levels + 1]
     n_missing = rows[n_levels]
-    n_present = 0
-    for code in range(n_levels):
-        n_present += rows[code] > 0
-    if n_present == 0 or (n_present == 1 and n_missing == 0):
+    n_rows = end - start
+    n_present_rows = n_rows - n_missing
+    if n_present_rows == 0:
         return best, False
+    lowest = 0
+    while rows[lowest] == 0:
+        lowest += 1
+    if rows[lowest] == n_present_rows and n_missing == 0:
+        return best, False  # one value
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     total = work.total
@@ -237,12 +241,13 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
         weight_total += total[k]
         weight_missing += missing[k]
     incremental = criterion != MISCLASSIFICATION
-    n_rows = end - start
     n_sides = 2 if n_missing > 0 else 1
     weight_left = 0.0
     n_left_present = 0
     previous = -1
-    for code in range(n_levels):
+    for code in range(lowest, n_levels):
+        if n_left_present == n_present_rows:
+            break  # every present level is left: no further threshold
         if rows[code] == 0:
             continue
         if previous >= 0:

@@ -33,7 +33,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -42,6 +41,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.tree._tree import ccp_pruning_path
 
 from prunus.datasets import is_available, load
+from prunus.experiments._rpart import RPART_CLASS_SCRIPT, rpart_anova_script, run_rpart
 from prunus.pruning import CARTClassifier, cost_complexity_path
 from prunus.tree import Tree, grow_cart
 
@@ -149,55 +149,8 @@ def bench_grow(quick, repeat):
         )
 
 
-def _rpart_script(method, setup, select, report):
-    """An R script fitting rpart with the control above on train.csv and
-    printing the seconds inside R and ``report`` on test.csv."""
-    return rf"""
-suppressMessages(library(rpart))
-args <- commandArgs(TRUE)
-train <- read.csv(args[1]); test <- read.csv(args[2])
-{setup}
-set.seed(0)
-elapsed <- system.time({{
-  fit <- rpart(y ~ ., data = train, method = "{method}",
-               control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
-                                       maxcompete = 0, maxsurrogate = 0))
-  cp <- fit$cptable
-  best <- which.min(cp[, "xerror"])
-  {select}
-}})[["elapsed"]]
-cat(elapsed, {report}, "\n")
-"""
-
-
-_RPART_SCRIPT = _rpart_script(
-    "class",
-    "train$y <- factor(train$y); test$y <- factor(test$y, levels = levels(train$y))",
-    """pruned0 <- prune(fit, cp = cp[best, "CP"])
-  bound <- cp[best, "xerror"] + cp[best, "xstd"]
-  pruned1 <- prune(fit, cp = cp[which(cp[, "xerror"] <= bound)[1], "CP"])""",
-    'mean(predict(pruned0, test, type = "class") != test$y), mean(predict(pruned1, test, type = "class") != test$y)',
-)
-_RPART_ANOVA_SCRIPT = _rpart_script(
-    "anova", "", 'pruned <- prune(fit, cp = cp[best, "CP"])', "mean((predict(pruned, test) - test$y)^2)"
-)
-
-
-def run_rpart(Xtr, ytr, Xte, yte, script_text=_RPART_SCRIPT):
-    """rpart's CV fit on the same rows: the numbers the R script prints
-    (seconds inside R, then its test errors). NaN is written as R's NA."""
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for part, (X, y) in (("train", (Xtr, ytr)), ("test", (Xte, yte))):
-            path = os.path.join(tmp, f"{part}.csv")
-            header = ",".join(f"x{j}" for j in range(X.shape[1])) + ",y"
-            np.savetxt(path, np.column_stack([X, y]), delimiter=",", header=header, comments="", fmt="%.17g")
-            paths.append(path)
-        script = os.path.join(tmp, "fit.R")
-        with open(script, "w") as fh:
-            fh.write(script_text)
-        out = subprocess.run(["Rscript", script, *paths], capture_output=True, text=True, check=True)
-    return tuple(float(v) for v in out.stdout.split())
+_RPART_SCRIPT = RPART_CLASS_SCRIPT
+_RPART_ANOVA_SCRIPT = rpart_anova_script(10)
 
 
 def cv_problems(quick):

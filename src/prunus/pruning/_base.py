@@ -20,6 +20,7 @@ from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealN
 from ..utils._progress import progress_bar
 from ..utils._validation import refuse_dask
 from . import selection as sel
+from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
 SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
@@ -40,6 +41,7 @@ SHARED_CONSTRAINTS = {
     "n_jobs": [Integral, None],
     "verbose": ["verbose"],
     "random_state": ["random_state"],
+    "grow_size": [Interval(Integral, 2, None, closed="left"), None],
 }
 
 
@@ -70,6 +72,7 @@ class BaseCART(BaseEstimator):
         verbose=0,
         random_state=None,
         categorical_features="from_dtype",
+        grow_size=None,
     ):
         # Growth of T_max
         self.criterion = criterion
@@ -87,6 +90,7 @@ class BaseCART(BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -152,6 +156,12 @@ class BaseCART(BaseEstimator):
                 test_counts = sel.node_statistics(grower, path.tree, weight, test)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a
+        :class:`~prunus.tree.sample.LabelledSample`), pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _select_from_counts(self, path, n_prune, test_counts=None):
         """k-hat of every selection but CV: from the path, the pruning sample's

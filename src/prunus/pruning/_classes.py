@@ -16,12 +16,11 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
-from ..utils._param_validation import Integral, Interval, Real, StrOptions
+from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import cp_table
 from ._reselect import reselect
-from ._sampled import fit_cart_sampled
 from .path import check_loss_matrix
 
 #: A numeric target with more distinct values than this, making up more than
@@ -212,7 +211,6 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         "criterion": [StrOptions({"gini", "entropy", "log_loss", "misclassification"})],
         **SHARED_CONSTRAINTS,
         "kappa": [Interval(Real, 1.0, None, closed="left")],
-        "grow_size": [Interval(Integral, 2, None, closed="left"), None],
         "class_weight": CLASS_WEIGHT,
         "loss_matrix": ["array-like", None],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
@@ -252,9 +250,9 @@ class CARTClassifier(ClassifierMixin, BaseCART):
             n_jobs=n_jobs,
             verbose=verbose,
             random_state=random_state,
+            grow_size=grow_size,
         )
         self.kappa = kappa
-        self.grow_size = grow_size
         self.class_weight = class_weight
         self.loss_matrix = loss_matrix
         self.categorical_features = categorical_features
@@ -306,11 +304,6 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         # Sorted once; the final tree and every fold grow from this order.
         grower = CARTGrower(X, y_enc, self.classes_.shape[0], n_categories=n_categories_of(self))
         return self._fit_grower(grower, weight, loss)
-
-    def _fit_sampled(self, sample):
-        """M1 with T_max grown on ``grow_size`` rows of ``sample``, pruned with the rest
-        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
-        return fit_cart_sampled(self, sample)
 
     def _store_leaf_predictions(self, path, index):
         self._leaf_label = path.label[index]

@@ -8,6 +8,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ..tree._encoding import close_table, n_categories_of, open_table
 from ..tree.cart import CARTGrower
+from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
 from ..utils._validation import refuse_dask, reset_fitted
 from ._base import SHARED_CONSTRAINTS, BaseCART
@@ -46,6 +47,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
         Growth criterion of T_max (by :func:`~prunus.tree.grow_cart`: missing
         values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
+        Depth limit of T_max (None: grown until its leaves are pure or single rows).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves hold one value of y).
     method : {"M2", "M1"}, default="M2"
@@ -87,6 +89,15 @@ class CARTRegressor(RegressorMixin, BaseCART):
         columns of a DataFrame by default); the best subset of a node is
         exact (levels ordered by their mean, Fisher 1958). Unseen levels at
         predict follow missing values.
+    grow_size : int >= 2 or None, default=None
+        With ``method="M1"``: grow T_max on ``grow_size`` rows drawn at
+        random (L1, held in memory) instead of half the sample, and take
+        every pruning statistic and leaf mean from the per-node weight, mean
+        and sum of squares of the other rows (L2; for "holdout" a share
+        ``test_size`` of them is the test sample). In memory this is the fit
+        :class:`~prunus.distributed.DaskCARTRegressor` runs block by block on
+        a cluster; "cv" and "cv-1se" need that estimator (their folds are
+        row blocks).
 
     Attributes
     ----------
@@ -110,8 +121,14 @@ class CARTRegressor(RegressorMixin, BaseCART):
         (across folds), ``se_risk`` (rpart's SE).
     test_risk_ : ndarray or None
         For "holdout": test mean squared error of every T_k.
-    pruning_indices_ : ndarray of int
-        Rows of X whose statistics gave the pruning risks and leaf means.
+    pruning_indices_ : ndarray of int or None
+        Rows of X whose statistics gave the pruning risks and leaf means;
+        None with ``grow_size``.
+    split_ : SampledSplit
+        With ``grow_size`` only: the rows of L1 and the rule drawing the test rows.
+    cv_block_folds_ : ndarray of int
+        With ``grow_size`` and CV on a dask collection (the Dask estimator):
+        the fold of every row block.
     penalty_c_ : float
         For "slope" and "penalty": the penalty constant used.
     is_categorical_ : ndarray of bool, shape (n_features,)
@@ -122,6 +139,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
     See Also
     --------
     CARTClassifier : the same procedure for classes.
+    prunus.distributed.DaskCARTRegressor : The same fit on dask arrays and DataFrames.
     sklearn.tree.DecisionTreeRegressor : its ``ccp_alpha`` prunes the same sequence.
     """
 
@@ -131,6 +149,8 @@ class CARTRegressor(RegressorMixin, BaseCART):
         **SHARED_CONSTRAINTS,
     }
     _auto_threads = True
+    #: The estimator of :mod:`prunus.distributed` that takes dask collections.
+    _dask_counterpart: str | None = "DaskCARTRegressor"
 
     def fit(self, X, y, sample_weight=None):
         """Grow, prune and select.
@@ -149,6 +169,11 @@ class CARTRegressor(RegressorMixin, BaseCART):
         -------
         self : CARTRegressor
             The fitted estimator.
+
+        See Also
+        --------
+        predict : The mean of the pruning sample in each row's leaf.
+        prunus.pruning.squared_error_path : The pruning path of any tree on squared error.
         """
         reset_fitted(self)
         validate_fit(self)  # the hyper-parameters; y is checked as numbers, not labels
@@ -158,6 +183,8 @@ class CARTRegressor(RegressorMixin, BaseCART):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite="allow-nan", y_numeric=True)
         close_table(self, X.shape[1])
         weight = _check_sample_weight(sample_weight, X, ensure_non_negative=True)
+        if self.grow_size is not None:
+            return self._fit_sampled(InMemorySample(X, y, None if sample_weight is None else weight))
         # Sorted once; the final tree and every fold grow from this order.
         grower = CARTGrower(X, y, regression=True, n_categories=n_categories_of(self))
         return self._fit_grower(grower, weight)
@@ -177,6 +204,10 @@ class CARTRegressor(RegressorMixin, BaseCART):
         -------
         y : ndarray, shape (n_samples,)
             Predicted values.
+
+        See Also
+        --------
+        apply : The leaf each row reaches.
         """
         leaves = self.apply(X)
         return self._leaf_value[leaves]

@@ -324,6 +324,7 @@ class Tree:
         """
         from .cart import check_target
 
+        _refuse_dask("node_moments", X, y, sample_weight)
         leaves = self.apply(X)
         y = check_target(y, leaves.shape[0])
         weight = _check_weight(sample_weight, leaves.shape[0])

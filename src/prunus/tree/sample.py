@@ -36,9 +36,11 @@ __all__ = [
     "CountPlan",
     "InMemorySample",
     "LabelledSample",
+    "NodeMoments",
     "SampledSplit",
     "add_records",
     "add_tables",
+    "block_statistics",
     "check_block",
     "encode",
     "split_block_counts",
@@ -69,7 +71,7 @@ class SampledSplit:
     as a uniform number in [0, 1), is below ``test_size`` (so the test rows
     do not depend on how the rows are cut into blocks), and to L2 otherwise.
 
-    Attributes
+    Parameters
     ----------
     n_samples : int
         Rows of the whole sample.
@@ -113,7 +115,18 @@ class SampledSplit:
         return cls(int(n_samples), grow, float(test_size), seed)
 
     def block_masks(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(test, prune)`` boolean masks of rows ``start .. stop - 1``."""
+        """``(test, prune)`` boolean masks of rows ``start .. stop - 1``.
+
+        Parameters
+        ----------
+        start, stop : int
+            The global rows of one block, ``stop`` excluded.
+
+        Returns
+        -------
+        test, prune : ndarray of bool, shape (stop - start,)
+            Which rows of the block are test rows and which belong to L2.
+        """
         rows = np.arange(start, stop, dtype=np.int64)
         grow = np.zeros(stop - start, dtype=bool)
         lo, hi = np.searchsorted(self.grow_indices, [start, stop])
@@ -125,13 +138,27 @@ class SampledSplit:
         return test, ~grow & ~test
 
     def masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(grow, test, prune)`` masks over all rows (for samples that fit in memory)."""
+        """``(grow, test, prune)`` masks over all rows (for samples that fit in memory).
+
+        Returns
+        -------
+        grow, test, prune : ndarray of bool, shape (n_samples,)
+            The rows of L1, of the test sample and of L2.
+        """
         test, prune = self.block_masks(0, self.n_samples)
         return ~(test | prune), test, prune
 
 
 class LabelledSample(Protocol):
     """What a sampled fit needs of its data ``(X, y, sample_weight)``.
+
+    An interface (a :class:`typing.Protocol`): :class:`InMemorySample` and
+    :class:`prunus.distributed.DaskSample` implement it.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is not instantiated.
 
     Attributes
     ----------
@@ -145,19 +172,53 @@ class LabelledSample(Protocol):
     n_blocks: int
 
     def block_starts(self) -> np.ndarray:
-        """First global row of every block."""
+        """First global row of every block.
+
+        Returns
+        -------
+        starts : ndarray of int64, shape (n_blocks,)
+            Increasing, starting at 0.
+        """
         ...
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """``(X, y, w, labels)`` in memory: the sorted global ``rows`` (``w`` None
-        when no weights were given), and the sorted distinct labels of the whole ``y``."""
+    def take(
+        self, rows: np.ndarray, labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """Rows of the sample in memory, and the labels of the whole sample.
+
+        Parameters
+        ----------
+        rows : ndarray of int64
+            Sorted global row numbers.
+        labels : bool, default=True
+            Whether to collect the sorted distinct labels of the whole ``y``
+            (a real target has no classes to find: False).
+
+        Returns
+        -------
+        X, y, w, labels : tuple
+            The rows' features, labels and weights (``w`` None when no
+            weights were given), and the sorted distinct labels of the whole
+            ``y`` (None with ``labels=False``).
+        """
         ...
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
         """Element-wise sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)``.
 
-        ``fn`` returns a tuple of per-node tables and numbers (see
-        :func:`add_records`); it must be picklable to run on other processes.
+        Parameters
+        ----------
+        fn : callable
+            ``fn(plan, X_b, y_b, w_b, start_b, b)`` returns a tuple of
+            per-node tables and numbers (see :func:`add_records`); it must be
+            picklable to run on other processes.
+        plan : object
+            What ``fn`` needs besides the block (e.g. a tree and a split).
+
+        Returns
+        -------
+        record : tuple
+            The element-wise sum of the blocks' tuples.
         """
         ...
 
@@ -177,21 +238,57 @@ class InMemorySample:
 
     n_blocks = 1
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None):
+    def __init__(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
         self.X, self.y, self.w = X, y, sample_weight
         self.n_samples = int(X.shape[0])
 
     def block_starts(self) -> np.ndarray:
-        """``[0]``: the one block starts at the first row."""
+        """``[0]``: the one block starts at the first row.
+
+        Returns
+        -------
+        starts : ndarray of int64, shape (1,)
+            ``[0]``.
+        """
         return np.zeros(1, dtype=np.int64)
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """The given rows, and the sorted labels of the whole sample."""
+    def take(
+        self, rows: np.ndarray, labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """The given rows, and the sorted labels of the whole sample.
+
+        Parameters
+        ----------
+        rows : ndarray of int64
+            Sorted row numbers.
+        labels : bool, default=True
+            Whether to collect the sorted distinct labels of ``y``.
+
+        Returns
+        -------
+        X, y, w, labels : tuple
+            The rows' features, labels and weights (None when no weights
+            were given), and the sorted distinct labels of ``y`` (None with
+            ``labels=False``).
+        """
         w = None if self.w is None else self.w[rows]
-        return self.X[rows], self.y[rows], w, np.unique(self.y)
+        return self.X[rows], self.y[rows], w, np.unique(self.y) if labels else None
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
-        """``fn`` on the one block."""
+        """``fn`` on the one block.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(plan, X, y, w, 0, 0)``, returning a tuple.
+        plan : object
+            Passed to ``fn``.
+
+        Returns
+        -------
+        record : tuple
+            What ``fn`` returns.
+        """
         return fn(plan, self.X, self.y, self.w, 0, 0)
 
 
@@ -205,8 +302,54 @@ def add_tables(*tables: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class NodeMoments:
+    """Per-node (weight, mean, within sum of squares) of a real target, which add up over row blocks.
+
+    The table of :meth:`Tree.node_moments <prunus.tree.Tree.node_moments>`
+    for one block of rows. Two blocks' moments are merged node by node by the
+    pairwise update of Chan, Golub & LeVeque (the one that merges children
+    into their parent in the tree): the weights add, the mean moves by
+    ``delta W_b / W`` and the sum of squares gains ``delta^2 W_a W_b / W``,
+    with ``delta`` the difference of the two means. Raw sums of ``y`` and
+    ``y^2`` would add exactly too, but lose every digit when the mean is large
+    against the spread. Merging equal means changes nothing (a pure node stays
+    exactly pure); the order of the merges changes only the last bits.
+
+    Attributes
+    ----------
+    table : ndarray, shape (n_nodes, 3)
+        Weight, weighted mean (0 without weight) and weighted sum of squared
+        deviations from that mean, per node.
+    """
+
+    table: np.ndarray
+
+    def __add__(self, other: NodeMoments) -> NodeMoments:
+        a, b = self.table, other.table
+        w = a[:, 0] + b[:, 0]
+        share = np.divide(b[:, 0], w, out=np.zeros_like(w), where=w > 0)
+        delta = b[:, 1] - a[:, 1]
+        out = np.empty_like(a)
+        out[:, 0] = w
+        # Where one side has no weight its mean is 0 by convention: take the other side's as is.
+        out[:, 1] = np.where(b[:, 0] > 0, np.where(a[:, 0] > 0, a[:, 1] + delta * share, b[:, 1]), a[:, 1])
+        out[:, 2] = a[:, 2] + b[:, 2] + delta * delta * a[:, 0] * share
+        return NodeMoments(out)
+
+    def __radd__(self, other: Any) -> NodeMoments:
+        # ``sum()`` starts from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
 def add_records(*records: tuple) -> tuple:
-    """Element-wise sum of equal-length tuples of per-node tables / numbers."""
+    """Element-wise sum of equal-length tuples of per-node tables / numbers.
+
+    Count tables are padded to the widest and added; :class:`NodeMoments`
+    merge by their own rule; arrays and numbers add.
+    """
     return tuple(add_tables(*parts) if np.ndim(parts[0]) == 2 else sum(parts) for parts in zip(*records))
 
 
@@ -236,27 +379,37 @@ def check_block(X: Any, y: Any, w: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class CountPlan:
-    """What every block needs to count itself: the tree, the split and the sorted labels."""
+    """What every block needs to count itself: the tree, the split and the sorted labels.
+
+    ``classes`` None: ``y`` is a real target, and a block gives its
+    :class:`NodeMoments` instead of class counts.
+    """
 
     tree: Any
     split: SampledSplit
-    classes: np.ndarray
+    classes: np.ndarray | None
+
+
+def block_statistics(tree: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray | None) -> Any:
+    """Per-node statistics of the rows of one block: class counts of ``y`` coded in
+    the sorted ``classes``, or for a real target (``classes`` None) its :class:`NodeMoments`."""
+    if classes is None:
+        return NodeMoments(tree.node_moments(X, y, w))
+    return tree.node_counts(X, encode(y, classes), w, n_classes=classes.shape[0])
 
 
 def split_block_counts(
     plan: CountPlan, X: Any, y: Any, w: Any, start: int, index: int = 0
-) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Class counts of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
+) -> tuple[Any, Any, int, int]:
+    """Statistics of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
 
-    Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
-    numbers of rows.
+    Returns ``(prune, test, n_prune, n_test)``: class counts (or
+    :class:`NodeMoments` of a real target) and the two numbers of rows.
     """
     X, y, w = check_block(X, y, w)
     test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
-    codes = encode(y, plan.classes)
-    k = plan.classes.shape[0]
-    prune_counts, test_counts = (
-        plan.tree.node_counts(X[mask], codes[mask], None if w is None else w[mask], n_classes=k)
+    prune_stats, test_stats = (
+        block_statistics(plan.tree, X[mask], y[mask], None if w is None else w[mask], plan.classes)
         for mask in (prune, test)
     )
-    return prune_counts, test_counts, int(prune.sum()), int(test.sum())
+    return prune_stats, test_stats, int(prune.sum()), int(test.sum())

@@ -341,9 +341,10 @@ class CARTGrower:
         self.order = _presort(self.X)
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
-        self._levels = None
+        # (threshold, arrays of level_codes), computed at the first growth that uses them.
+        self._levels: tuple[int, tuple[np.ndarray, ...]] | None = None
 
-    def _level_tables(self, settings):
+    def _level_tables(self, settings: Settings) -> tuple[np.ndarray, ...] | None:
         """The arrays of ``GrowthData`` that search few-level and categorical
         features from per-node tables (:data:`MAX_TABLE_LEVELS`), computed
         once per grower; None where every feature is searched presorted: for

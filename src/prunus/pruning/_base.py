@@ -23,6 +23,7 @@ from . import selection as sel
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
+MISSING = ("surrogate", "learned")
 SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 #: Constraints of the parameters both estimators take (``criterion`` is each one's own).
@@ -41,6 +42,8 @@ SHARED_CONSTRAINTS = {
     "n_jobs": [Integral, None],
     "verbose": ["verbose"],
     "random_state": ["random_state"],
+    "missing": [StrOptions(set(MISSING))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
     "grow_size": [Interval(Integral, 2, None, closed="left"), None],
 }
 
@@ -72,6 +75,8 @@ class BaseCART(BaseEstimator):
         verbose=0,
         random_state=None,
         categorical_features="from_dtype",
+        missing="surrogate",
+        max_surrogates=5,
         grow_size=None,
     ):
         # Growth of T_max
@@ -90,6 +95,8 @@ class BaseCART(BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
         self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
@@ -126,7 +133,16 @@ class BaseCART(BaseEstimator):
         n = grower.X.shape[0]
         self._check_params(n)
         params = check_growth_params(
-            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
+            GrowthParams(
+                self.criterion,
+                self.max_depth,
+                2,
+                self.min_samples_leaf,
+                0.0,
+                None,
+                None,
+                max_surrogates=sel.surrogates_asked(self),
+            )
         )
         rng = check_random_state(self.random_state)
         # Drawn first, so every tree of this fit (and of a refit with the same

@@ -273,6 +273,7 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
             max_depth=est.max_depth,
             min_samples_leaf=est.min_samples_leaf,
             categorical_features=getattr(est, "is_categorical_", None),
+            max_surrogates=sel.surrogates_asked(est),
         )
 
     est.cv_results_ = None

@@ -290,3 +290,11 @@ def select_penalty(path: CostComplexityPath, n: int, c: float, kappa: float = 1.
     """
     shape = (path.n_leaves / float(n)) ** penalty_exponent(kappa)
     return _last_argmin(path.risks + c * shape)
+
+
+def surrogates_asked(estimator) -> int:
+    """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
+    with ``missing="surrogate"``, else 0 (the learned side)."""
+    if getattr(estimator, "missing", "learned") != "surrogate":
+        return 0
+    return int(estimator.max_surrogates)

@@ -23,17 +23,21 @@ from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._splitter import GrowthData, Settings, Workspace
+from ._surrogate import empty_store, flat_surrogates
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes splitter",
-    defaults=("best",),
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
+    "splitter max_surrogates",
+    defaults=("best", 0),
 )
 GrowthParams.__doc__ = (
     "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`); "
     "``splitter`` is ``'best'`` (every threshold of every searched feature) or ``'random'`` (one threshold "
-    "drawn per searched feature, as in extremely randomized trees)."
+    "drawn per searched feature, as in extremely randomized trees); ``max_surrogates`` > 0 keeps that many "
+    "surrogate splits per split when the rows grown on have a missing value, and sends the rows missing a "
+    "split's feature by them (0: by the learned side)."
 )
 SPLITTERS = ("best", "random")
 
@@ -53,6 +57,7 @@ GROWTH_CONSTRAINTS = {
     ],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "splitter": [StrOptions(set(SPLITTERS))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
 }
 
 
@@ -339,6 +344,7 @@ class CARTGrower:
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
         self.order = _presort(self.X)
+        self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
         # (threshold, arrays of level_codes), computed at the first growth that uses them.
@@ -401,7 +407,9 @@ class CARTGrower:
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-        levels = self._level_tables(settings)
+        store = self._surrogate_store(params, weight, n_rows, n_words)
+        # Surrogate searches read the presorted segments of every feature: no tables then.
+        levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
         n_cells = 0 if levels is None else int(levels[4][-1])
         work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted, n_cells))
@@ -418,7 +426,10 @@ class CARTGrower:
                 integer_weight=integer_weight,
             )
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        surrogates = None
+        if store.n_found.shape[0] > 0:
+            surrogates = flat_surrogates(store, left.shape[0], left == -1)
         tree = Tree(
             left,
             right,
@@ -428,8 +439,23 @@ class CARTGrower:
             missing_go_to_left=missing_left,
             n_categories=self.n_categories,
             category_bits=bits.view(np.uint64),
+            surrogates=surrogates,
         )
         return tree, counts
+
+    def _surrogate_store(self, params, weight, n_rows, n_words):
+        """Surrogate tables for a growth: only when asked for and some row of
+        positive weight misses a value (complete data grows as fast as without)."""
+        k = int(params.max_surrogates)
+        if k == 0 or not self._has_missing(weight):
+            return empty_store()
+        from . import _surrogate
+
+        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+
+    def _has_missing(self, weight):
+        rows = self._rows_with_missing
+        return rows.shape[0] > 0 and bool(np.any(weight[rows] > 0.0))
 
 
 @overload
@@ -449,6 +475,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[False] = ...,
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> Tree: ...
 
 
@@ -469,6 +496,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[True],
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> tuple[Tree, np.ndarray]: ...
 
 
@@ -488,6 +516,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: bool = False,
     categorical_features: str | ArrayLike | None = "from_dtype",
+    max_surrogates: int = 0,
 ) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
@@ -549,6 +578,12 @@ def grow_cart(
         level codes: pandas' ``.cat.codes`` (NaN for -1) for a category
         column, the rank among the sorted distinct values for strings. The
         estimators (:class:`~prunus.CARTClassifier`) encode new data for you.
+    max_surrogates : int >= 0, default=0
+        With missing values in ``X``, keep up to this many surrogate splits
+        per split (rpart's definition, see :ref:`the user guide
+        <cart-missing>`) and send the rows missing a split's feature by them
+        during growth, else to the split's majority side. 0: every missing
+        value takes its split's learned side.
 
     Returns
     -------
@@ -567,6 +602,8 @@ def grow_cart(
             min_impurity_decrease,
             max_features,
             max_leaf_nodes,
+            "best",
+            max_surrogates,
         )
     )
     encoding, X = fit_encoding(X, categorical_features)

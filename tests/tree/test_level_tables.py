@@ -3,6 +3,8 @@ weights per value (``prunus.tree._level_split``): the trees must be those of
 the presorted search, candidate for candidate, wherever the class weights are
 exact (integer or dyadic sample weights)."""
 
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -147,3 +149,19 @@ def test_drawn_features_keep_the_presorted_search():
     assert grower._level_tables(settings_) is None
     settings_ = cart_module._settings(params._replace(max_features=None), 300, 6, 2, 0)
     assert grower._level_tables(settings_) is not None
+
+
+def test_surrogate_growths_keep_the_presorted_search():
+    """A growth that finds surrogate splits (missing values, ``max_surrogates``)
+    reads every feature's sorted segment: it searches presorted, whatever
+    the features' numbers of values."""
+    rng = np.random.default_rng(4)
+    X = rng.integers(0, 4, (400, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] > 3).astype(int)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None, "best", 3)
+    weight = np.ones(400)
+    grown = [_grow(X, y, None, params, weight, levels) for levels in (-1, 64)]
+    _assert_same(*grown)
+    assert grown[0][0].surrogates is not None
+    assert pickle.dumps(grown[0][0].surrogates) == pickle.dumps(grown[1][0].surrogates)

@@ -170,3 +170,30 @@ def path_error_sums(leaves, y, weight, parent, value):
             fourth[node] += e * d * d
             node = parent[node]
     return sq, fourth
+
+
+@njit(cache=True, nogil=True)
+def interval_sums(values, start, stop, n_points):
+    """Row ``j`` of the result: the sum of ``values[t]`` over the nodes with
+    ``start[t] <= j < stop[t]`` (``values`` of shape (n_nodes, m)).
+
+    A difference array and its running sum, accumulated in the order of
+    ``numpy.add.at`` (every start in node order, then every stop) and of
+    ``numpy.cumsum``, so the sums are those of the array expression, bit for
+    bit, without its temporaries.
+    """
+    n_nodes, m = values.shape
+    diff = np.zeros((n_points + 1, m))
+    for t in range(n_nodes):
+        for k in range(m):
+            diff[start[t], k] += values[t, k]
+    for t in range(n_nodes):
+        for k in range(m):
+            diff[stop[t], k] += -values[t, k]
+    out = np.empty((n_points, m))
+    for k in range(m):
+        acc = 0.0
+        for j in range(n_points):
+            acc += diff[j, k]
+            out[j, k] = acc
+    return out

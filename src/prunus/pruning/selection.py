@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from joblib import Parallel, delayed
 
-from .path import cost_complexity_path, squared_error_path
+from .path import _check_counts, _check_moments, _cost_complexity_path, _squared_error_path, check_loss_matrix
 
 #: Any temperature above 1 prunes a classification tree to the root:
 #: alpha_k <= R(root) <= 1 (see :func:`root_temperature` for regression).
@@ -85,7 +85,7 @@ def learning_parts(rows, method, rng):
     return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
 
 
-def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
+def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None, sizes=True):
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
     M2 grows and prunes on the learning sample ``rows``. M1 splits it in two
@@ -105,13 +105,16 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
     params : GrowthParams
     grow_seed : int
         Seed of the builder's feature draws.
-    rng : RandomState
-        Draws the M1 halves.
+    rng : RandomState or None
+        Draws the M1 halves (None for M2, which draws nothing).
     loss : ndarray, shape (n_classes, n_classes), optional
         Loss matrix (rows: true class, columns: predicted). T_max is then
         grown with each row's weight multiplied by its class's row sum of
         ``loss`` (rpart's altered priors, Breiman et al. section 4.4), and the
         path is pruned on the expected loss of the unaltered weights.
+    sizes : bool, default=True
+        Whether the path gets ``n_leaves`` and ``risks`` (a cross-validation
+        fold only needs its temperatures and leaf predictions).
 
     Returns
     -------
@@ -128,8 +131,11 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None):
     if method == "M1" or loss is not None:
         counts = node_statistics(grower, tree, weight, prune_rows)
     if grower.regression:
-        return squared_error_path(tree, counts), prune_rows
-    return cost_complexity_path(tree, counts, loss=loss), prune_rows
+        return _squared_error_path(tree, _check_moments(tree, counts), sizes), prune_rows
+    counts = _check_counts(tree, counts)
+    if loss is not None:
+        loss = check_loss_matrix(loss, counts.shape[1])
+    return _cost_complexity_path(tree, counts, loss, sizes), prune_rows
 
 
 def node_statistics(grower, tree, weight, rows):
@@ -142,7 +148,9 @@ def node_statistics(grower, tree, weight, rows):
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed), loss)
+    # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
+    rng = np.random.RandomState(seed) if method == "M1" else None
+    path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 

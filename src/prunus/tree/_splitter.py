@@ -35,7 +35,6 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
-from ._kernels import finish_moments
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -141,33 +140,55 @@ def side_moments(data, rows, segment, goes_left, by_side, shift, out):
     start, end = segment
     target = data.target
     weight = data.weight
-    n_sides = out.shape[0]
-    low = np.full(n_sides, np.inf)
-    high = np.full(n_sides, -np.inf)
-    sums = np.zeros(n_sides)
-    out[:] = 0.0
+    # Two sides at most, in scalars: a node allocates nothing here (regression
+    # trees grown to single-value leaves have ~2n nodes).
+    w0 = w1 = s0 = s1 = 0.0
+    low0 = low1 = np.inf
+    high0 = high1 = -np.inf
     for i in range(start, end):
         row = rows[i]
-        side = 0 if not by_side or goes_left[row] else 1
         v = target[row]
         w = weight[row]
-        out[side, 0] += w
-        sums[side] += w * (v - shift)
-        low[side] = min(low[side], v)
-        high[side] = max(high[side], v)
-    for side in range(n_sides):
-        if out[side, 0] > 0.0:
-            out[side, 1] = shift + sums[side] / out[side, 0]
-    squares = np.zeros(n_sides)
-    sums[:] = 0.0
+        if not by_side or goes_left[row]:
+            w0 += w
+            s0 += w * (v - shift)
+            low0 = min(low0, v)
+            high0 = max(high0, v)
+        else:
+            w1 += w
+            s1 += w * (v - shift)
+            low1 = min(low1, v)
+            high1 = max(high1, v)
+    mean0 = shift + s0 / w0 if w0 > 0.0 else 0.0
+    mean1 = shift + s1 / w1 if w1 > 0.0 else 0.0
+    s0 = s1 = 0.0
+    q0 = q1 = 0.0
     for i in range(start, end):
         row = rows[i]
-        side = 0 if not by_side or goes_left[row] else 1
-        d = target[row] - out[side, 1]
         w = weight[row]
-        sums[side] += w * d
-        squares[side] += w * d * d
-    return finish_moments(out, low, high, squares, sums)
+        if not by_side or goes_left[row]:
+            d = target[row] - mean0
+            s0 += w * d
+            q0 += w * d * d
+        else:
+            d = target[row] - mean1
+            s1 += w * d
+            q1 += w * d * d
+    out[0, 0], out[0, 1], out[0, 2] = _finished(w0, mean0, low0, high0, q0, s0)
+    if out.shape[0] > 1:
+        out[1, 0], out[1, 1], out[1, 2] = _finished(w1, mean1, low1, high1, q1, s1)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _finished(weight, mean, low, high, squares, sums):
+    """(weight, mean, within sum of squares) of one group, as
+    :func:`~prunus.tree._kernels.finish_moments` computes them."""
+    if weight <= 0.0:
+        return weight, mean, 0.0
+    if low == high:
+        return weight, low, 0.0
+    return weight, mean, max(squares - sums * sums / weight, 0.0)
 
 
 @njit(cache=True, nogil=True)

@@ -92,11 +92,13 @@ def collapse_temperatures(children_left, children_right, node_risk, total_weight
     key = np.empty(n, dtype=np.float64)
     d_const = np.empty(n, dtype=np.float64)
     d_slope = np.empty(n, dtype=np.float64)
-    left = np.full(n, -1, dtype=np.int64)
-    right = np.full(n, -1, dtype=np.int64)
-    rank = np.zeros(n, dtype=np.int64)
-    stack = np.empty(n + 1, dtype=np.int64)
-    heap = np.full(n, -1, dtype=np.int64)
+    # Node ids and ranks in int32: a fold's tree of a large regression has
+    # ~2n nodes, and these arrays are most of the pruning's memory.
+    left = np.full(n, -1, dtype=np.int32)
+    right = np.full(n, -1, dtype=np.int32)
+    rank = np.zeros(n, dtype=np.int32)
+    stack = np.empty(n + 1, dtype=np.int32)
+    heap = np.full(n, -1, dtype=np.int32)
     top_const = np.empty(n, dtype=np.float64)
     top_slope = np.empty(n, dtype=np.float64)
     beta = np.full(n, np.inf)

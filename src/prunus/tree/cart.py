@@ -285,8 +285,11 @@ class CARTGrower:
             raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
         n_words = -(-int(self.n_categories.max(initial=0)) // 64)
-        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words))
-        n_rows = work.index.shape[1]
+        arrays = _workspace_arrays(self.order, weight, self.n_classes, n_words)
+        n_rows = arrays[0].shape[1]
+        # A regression's scan scratch: four floats per row (a fifth of X's bytes at 20 features).
+        scan = np.empty((4, n_rows)) if self.regression else np.empty((0, 0))
+        work = Workspace(*arrays, scan)
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)

@@ -114,7 +114,15 @@ def _prefix(nodes, n_nodes):
     c = counts[:n_nodes]
     if n_nodes < counts.shape[0]:
         c = c.copy()
-    return left[:n_nodes], right[:n_nodes], feature[:n_nodes], threshold[:n_nodes], missing_left[:n_nodes], c, bits[:n_nodes]
+    return (
+        left[:n_nodes],
+        right[:n_nodes],
+        feature[:n_nodes],
+        threshold[:n_nodes],
+        missing_left[:n_nodes],
+        c,
+        bits[:n_nodes],
+    )
 
 
 @njit(cache=True, nogil=True)

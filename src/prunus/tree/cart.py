@@ -261,6 +261,42 @@ class CARTGrower:
     def n_features(self):
         return self.X.shape[1]
 
+    def grow_arrays(self, params, weight, seed=0):
+        """The node arrays of :meth:`grow` before they become a :class:`Tree`:
+        (children_left, children_right, feature, threshold, missing_go_to_left,
+        counts, category bits as int64 words); the leaves' feature and
+        threshold are placeholders.
+
+        Parameters
+        ----------
+        params : GrowthParams
+        weight : ndarray of float64, shape (n_samples,)
+            Non-negative sample weights; a fold is the rows it weighs.
+        seed : int
+            Seed of the feature draws (``max_features``) and of the random thresholds.
+
+        Returns
+        -------
+        tuple of ndarray
+        """
+        if (params.criterion in REGRESSION_CRITERIA) != self.regression:
+            task = "a regression" if self.regression else "a classification"
+            raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
+        arrays = _workspace_arrays(self.order, weight, self.n_classes, n_words)
+        n_rows = arrays[0].shape[1]
+        # A regression's scan scratch: four floats per row (a fifth of X's bytes at 20 features).
+        scan = np.empty((4, n_rows)) if self.regression else np.empty((0, 0))
+        work = Workspace._make((*arrays, scan))
+        if n_rows == 0:
+            raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
+        settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
+        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
+        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
+        grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
+        return grow(data, work, settings)
+
     def grow(self, params, weight, seed=0):
         """Grow one tree on the rows of positive ``weight``.
 
@@ -280,23 +316,7 @@ class CARTGrower:
             shape (n_nodes, 3): the weight, mean and within sum of squares of
             y at each node (as :meth:`Tree.node_moments`).
         """
-        if (params.criterion in REGRESSION_CRITERIA) != self.regression:
-            task = "a regression" if self.regression else "a classification"
-            raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
-        weight = np.ascontiguousarray(weight, dtype=np.float64)
-        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
-        arrays = _workspace_arrays(self.order, weight, self.n_classes, n_words)
-        n_rows = arrays[0].shape[1]
-        # A regression's scan scratch: four floats per row (a fifth of X's bytes at 20 features).
-        scan = np.empty((4, n_rows)) if self.regression else np.empty((0, 0))
-        work = Workspace(*arrays, scan)
-        if n_rows == 0:
-            raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
-        settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
-        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
-        grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings)
+        left, right, feature, threshold, missing_left, counts, bits = self.grow_arrays(params, weight, seed)
         tree = Tree(
             left,
             right,

@@ -20,7 +20,20 @@ from .synthetic import excess_risk, make_gey_gaussian, make_gey_hypercube, make_
 
 
 def fetch(name: str, force: bool = False) -> Path | None:
-    """Fetch a dataset into the cache (no-op for bundled / synthetic ones)."""
+    """Fetch a dataset into the cache (no-op for bundled / synthetic ones).
+
+    Parameters
+    ----------
+    name : str
+        A registered name (see :func:`list_datasets`).
+    force : bool, default=False
+        Download again even when the cached files are present.
+
+    Returns
+    -------
+    path : Path or None
+        Where the dataset was stored; None for a bundled or synthetic one.
+    """
     spec = get_spec(name)
     if spec.fetch is None:
         return None

@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 
-def load_svmlight(path, n_features=None):
+def load_svmlight(path: str | Path, n_features: int | None = None) -> Bunch:
     """Read a LIBSVM-format file into a Bunch with a CSR matrix ``X``.
 
     The format of the binary datasets used by Aziz, Anderton & Aslam
@@ -19,15 +19,17 @@ def load_svmlight(path, n_features=None):
     Parameters
     ----------
     path : str or Path
+        The file to read.
     n_features : int, optional
         Number of columns (e.g. to align a test file with its training
         file); inferred from the largest index when omitted.
 
     Returns
     -------
-    Bunch with ``X`` (scipy.sparse CSR, float64), ``y`` (class codes, int64),
-    ``target_names`` (the labels as written in the file), ``feature_names``,
-    ``train_index = test_index = None``, ``description``, ``source``.
+    data : Bunch
+        ``X`` (scipy.sparse CSR, float64), ``y`` (class codes, int64),
+        ``target_names`` (the labels as written in the file), ``feature_names``,
+        ``train_index = test_index = None``, ``description``, ``source``.
 
     Raises
     ------

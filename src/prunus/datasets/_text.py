@@ -24,9 +24,11 @@ import re
 import warnings
 import zlib
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 
 from ._debian import _require, _sha256, debian_status, fetch_debian_file, is_fetched
@@ -51,7 +53,7 @@ class Vocabulary:
         Training frequency of each word (``<eos>`` included).
     """
 
-    def __init__(self, words, counts=None):
+    def __init__(self, words: Iterable[str], counts: ArrayLike | None = None) -> None:
         self.words = [str(w) for w in words]
         if len(set(self.words)) != len(self.words):
             raise ValueError("words must be unique.")
@@ -68,14 +70,28 @@ class Vocabulary:
         self.unk_id = self.index[UNK]
 
     @classmethod
-    def build(cls, lines, max_size=None, min_count=1):
-        """Vocabulary of the whitespace tokens of ``lines`` (str or iterable of lines).
+    def build(cls, lines: str | Iterable[str], max_size: int | None = None, min_count: int = 1) -> Vocabulary:
+        """Vocabulary of the whitespace tokens of ``lines``.
 
         Keeps the ``max_size`` most frequent words (``<eos>`` and ``<unk>``
         included) that occur at least ``min_count`` times; the others map to
         ``<unk>``.
+
+        Parameters
+        ----------
+        lines : str or iterable of str
+            The training text, one sentence per line.
+        max_size : int, optional
+            Most words kept (at least 2); all of them when None.
+        min_count : int, default=1
+            Fewest occurrences of a kept word.
+
+        Returns
+        -------
+        vocabulary : Vocabulary
+            Ids sorted by decreasing frequency (ties alphabetically).
         """
-        counter = Counter()
+        counter: Counter[str] = Counter()
         n_lines = 0
         for line in _lines(lines):
             counter.update(line.split())
@@ -108,16 +124,38 @@ class Vocabulary:
     def __repr__(self):
         return f"Vocabulary({len(self)} words)"
 
-    def encode(self, lines):
-        """Token ids of ``lines``, ``<eos>`` after every line, unknown words -> ``<unk>``."""
-        ids = []
+    def encode(self, lines: str | Iterable[str]) -> np.ndarray:
+        """Token ids of ``lines``, ``<eos>`` after every line, unknown words -> ``<unk>``.
+
+        Parameters
+        ----------
+        lines : str or iterable of str
+            Text, one sentence per line.
+
+        Returns
+        -------
+        ids : ndarray of int64
+            The token stream.
+        """
+        ids: list[int] = []
         for line in _lines(lines):
             ids.extend(self.index.get(w, self.unk_id) for w in line.split())
             ids.append(self.eos_id)
         return np.asarray(ids, dtype=np.int64)
 
-    def decode(self, ids):
-        """Words of ``ids`` joined by spaces, ``<eos>`` -> newline."""
+    def decode(self, ids: ArrayLike) -> str:
+        """Words of ``ids`` joined by spaces, ``<eos>`` -> newline.
+
+        Parameters
+        ----------
+        ids : array-like of int
+            Token ids.
+
+        Returns
+        -------
+        text : str
+            The words, one line per ``<eos>``.
+        """
         out = []
         for i in np.asarray(ids, dtype=np.int64).ravel():
             out.append("\n" if i == self.eos_id else self.words[i] + " ")

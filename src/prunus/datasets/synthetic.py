@@ -70,6 +70,28 @@ def make_gey_hypercube(
 
     If all coordinates lie on the same side of 1/2, Y = 1 with probability
     ``q``; otherwise Y = 1 with probability ``1 - q``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=2
+        Dimension d of the hypercube.
+    q : float in [0, 1], default=0.2
+        Label flip probability; the margin is ``|2q - 1|``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draw; the same seed gives the same sample.
+
+    Returns
+    -------
+    data : Bunch
+        ``X``, ``y``, ``bayes_pred`` (the Bayes prediction of each row),
+        ``bayes_predict`` (the Bayes rule as a function of X), ``bayes_risk``,
+        ``margin``, ``feature_names``, ``target_names``, ``description`` and ``source``.
+
+    See Also
+    --------
+    excess_risk : Excess risk of a classifier on the problem.
     """
     n = _check_n(n_samples)
     q = _check_q(q)
@@ -104,6 +126,26 @@ def make_gey_gaussian(n_samples: int = 1000, q: float = 0.2, random_state: Rando
 
     If X^1 > 0 and X^2 > 0, Y = 1 with probability ``q``; otherwise Y = 1
     with probability ``1 - q``.
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    q : float in [0, 1], default=0.2
+        Label flip probability; the margin is ``|2q - 1|``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the draw; the same seed gives the same sample.
+
+    Returns
+    -------
+    data : Bunch
+        ``X``, ``y``, ``bayes_pred`` (the Bayes prediction of each row),
+        ``bayes_predict`` (the Bayes rule as a function of X), ``bayes_risk``,
+        ``margin``, ``feature_names``, ``target_names``, ``description`` and ``source``.
+
+    See Also
+    --------
+    excess_risk : Excess risk of a classifier on the problem.
     """
     n = _check_n(n_samples)
     q = _check_q(q)
@@ -144,6 +186,32 @@ def make_holder_multiclass(
     in (0, 1]: each ``P(Y = k | .)`` is s-Hölder. The Bayes rule predicts the
     nearest centre; its risk ``E[1 - max_k P(Y = k | X)]`` is estimated on
     200,000 fresh points (``bayes_risk``).
+
+    Parameters
+    ----------
+    n_samples : int, default=1000
+        Number of rows.
+    n_features : int, default=2
+        Dimension d of the unit cube.
+    n_classes : int, default=3
+        Number of classes (and centres), at least 2.
+    smoothness : float in (0, 1], default=0.5
+        The Hölder exponent s.
+    scale : float, default=4.0
+        Sharpness of the softmax: larger values make the classes purer.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the centres and of the draw; the same seed gives the same sample.
+
+    Returns
+    -------
+    data : Bunch
+        ``X``, ``y``, ``bayes_pred`` (the Bayes prediction of each row),
+        ``bayes_predict`` (the Bayes rule as a function of X), ``bayes_risk``,
+        ``bayes_proba`` (the class probabilities as a function of X), ``centres``, ``feature_names``, ``target_names``, ``description`` and ``source``.
+
+    See Also
+    --------
+    excess_risk : Excess risk of a classifier on the problem.
     """
     n = _check_n(n_samples)
     if not 0.0 < smoothness <= 1.0:
@@ -193,8 +261,29 @@ def excess_risk(
 
     Uses ``l(f*, f) = E[|2 eta(X) - 1| 1{f(X) != f*(X)}]``, which for Gey's
     examples is ``margin * P(f(X) != f*(X))``: no label noise enters the
-    estimate, only the input distribution. ``problem`` is a Bunch returned by
-    one of the generators of this module (called again for fresh inputs).
+    estimate, only the input distribution.
+
+    Parameters
+    ----------
+    predict : callable
+        ``predict(X) -> labels`` of the classifier, e.g. a fitted
+        estimator's ``predict``.
+    problem : Bunch
+        A Bunch returned by one of the generators of this module (drawn
+        again for fresh inputs).
+    n_test : int, default=200_000
+        Number of fresh inputs of the Monte Carlo estimate.
+    random_state : int, default=0
+        Seed of the fresh inputs.
+
+    Returns
+    -------
+    excess_risk : float
+        Estimate of ``P(f(X) != Y) - P(f*(X) != Y)``.
+
+    See Also
+    --------
+    make_gey_hypercube, make_gey_gaussian, make_holder_multiclass
     """
     source = problem.source.split(": ", 1)[-1]
     if source not in _GENERATORS:

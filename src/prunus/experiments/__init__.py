@@ -7,6 +7,8 @@ files into ``out``; the CLI (``prunus reproduce NAME``) only dispatches here.
 """
 
 import importlib
+from collections.abc import Callable
+from pathlib import Path
 
 #: paper key -> module implementing ``run``; later papers add themselves here.
 PAPERS = {
@@ -17,7 +19,7 @@ PAPERS = {
 }
 
 
-def get_runner(name):
+def get_runner(name: str) -> Callable[..., Path]:
     """The ``run`` function of paper ``name``; checks first that figures can be drawn (the ``plot`` extra)."""
     if name not in PAPERS:
         raise ValueError(f"Unknown paper {name!r}; choose from {', '.join(PAPERS)}.")

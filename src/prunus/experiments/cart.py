@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,7 +90,7 @@ def _disagreement_per_k(path, X_mc, bayes_mc):
     return path.misclassified(counts) / X_mc.shape[0]
 
 
-def synthetic_rates(settings: Settings, progress=True):
+def synthetic_rates(settings: Settings, progress: bool = True) -> list[dict[str, Any]]:
     """Excess risk of every (example, q, n, method, rule), with the oracle of the sequence.
 
     One task per (example, q, n, repetition), each seeded by its own
@@ -185,7 +186,7 @@ def _real_data_job(name, procedure, Xtr, ytr, Xte, yte, settings):
     )
 
 
-def real_data_comparison(settings: Settings, progress=True):
+def real_data_comparison(settings: Settings, progress: bool = True) -> tuple[list[Any], list[str]]:
     """Test error, leaves and fit time of every rule and of scikit-learn's route.
 
     One task per (dataset, procedure); the fit times are those of the process
@@ -252,14 +253,14 @@ def _plot_rates(summary, settings):
     return fig
 
 
-def run(mode="quick", out=Path("prunus-report"), progress=True):
+def run(mode: str = "quick", out: Path = Path("prunus-report"), progress: bool = True) -> Path:
     """Run the CART reproduction and write ``report.md`` + PNGs into ``out``."""
     settings = {"quick": QUICK, "full": FULL, "tiny": TINY}.get(mode)
     if settings is None:
         raise ValueError(f"mode must be 'quick' or 'full', got {mode!r}.")
     start = time.perf_counter()
     records = synthetic_rates(settings, progress)
-    groups = {}
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for rec in records:
         groups.setdefault((rec["example"], rec["q"], rec["n"], rec["method"], rec["rule"]), []).append(rec)
     summary = {key: _mean_se([r["excess"] for r in recs]) for key, recs in groups.items()}

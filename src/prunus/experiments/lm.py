@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ._report import Report
 from ._tasks import run_tasks
 
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     # PTB test perplexity after 2 epochs, learned / random tree (the first 20k test tokens): 253.5 / 253.1
     # on 200k training tokens, 220.1 / 223.1 on 300k, 200.6 / 204.7 on 400k: 400k shows the learned tree
     # ahead within minutes. The flat and adaptive softmax get 1 epoch (``short_epochs``), the costliest
@@ -89,7 +90,9 @@ def _slice(ids, n):
     return ids if n is None else ids[:n]
 
 
-def run_corpus(data, context_size, settings, progress=True, random_state=0):
+def run_corpus(
+    data: Any, context_size: int, settings: dict[str, Any], progress: bool = True, random_state: int = 0
+) -> dict[str, Any]:
     """Fit the five output layers on one corpus with the same epoch budget.
 
     One task per output layer (:func:`~prunus.experiments._tasks.run_tasks`:
@@ -149,7 +152,14 @@ def _epochs(settings, output):
     return short if short and output in SHORT else settings["epochs"]
 
 
-def make_many_class(n_classes=10_000, n_per_class=10, n_features=32, n_groups=100, noise=0.5, random_state=0):
+def make_many_class(
+    n_classes: int = 10_000,
+    n_per_class: int = 10,
+    n_features: int = 32,
+    n_groups: int = 100,
+    noise: float = 0.5,
+    random_state: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """Synthetic extreme classification: ``n_classes`` Gaussian classes in groups.
 
     Group centres ~ N(0, 9 I), class centres = group centre + N(0, I), samples =
@@ -164,7 +174,7 @@ def make_many_class(n_classes=10_000, n_per_class=10, n_features=32, n_groups=10
     return centres[y] + noise * rng.randn(y.shape[0], n_features), y
 
 
-def classification_rows(settings, progress=True, random_state=0):
+def classification_rows(settings: dict[str, Any], progress: bool = True, random_state: int = 0) -> list[Any]:
     """TreeSoftmaxClassifier (learned / random tree) vs a flat softmax on the same MLP."""
     from sklearn.model_selection import train_test_split
 
@@ -215,7 +225,7 @@ def _classification_row(Xtr, ytr, Xte, yte, name, net, output):
     return (name, output, acc, greedy, nll, fit_s, pred_s)
 
 
-def leaf_table(model, vocabulary, n_leaves=4, n_words=7):
+def leaf_table(model: Any, vocabulary: Any, n_leaves: int = 4, n_words: int = 7) -> list[Any]:
     """Table 2: the most frequent words of the ``n_leaves`` heaviest learned leaves.
 
     A 'leaf' is a node at depth D-1 (its children are single words), as in the
@@ -234,7 +244,7 @@ def leaf_table(model, vocabulary, n_leaves=4, n_words=7):
     return columns
 
 
-def run(mode="quick", out=Path("prunus-report/lm"), progress=True):
+def run(mode: str = "quick", out: Path = Path("prunus-report/lm"), progress: bool = True) -> Path:
     """Write Table 1, Figure 3 and Table 2 to ``out/report.md``."""
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator

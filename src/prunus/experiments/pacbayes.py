@@ -22,7 +22,9 @@ Crowdsourced Mapping and Wine Quality are not, and satimage (Statlog,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +33,7 @@ from ._report import Report
 from ._tasks import run_tasks
 
 #: name -> (name in the paper, paper's training size, full-mode train size, test size)
-DATASETS = {
+DATASETS: dict[str, Any] = {
     "spam": ("spam", 2601, 2601, 2000),
     "digits": ("digit", 3620, 1197, 600),
     "letter": ("letter", 18000, 18000, 2000),
@@ -64,7 +66,7 @@ NOT_AVAILABLE = [
 ]
 
 #: Table 2 of the paper: dataset -> partition -> (SN-pruning, PAC-Bayes tree, HS-vote)
-PAPER_TABLE2 = {
+PAPER_TABLE2: dict[str, dict[str, tuple[Any, ...]]] = {
     "spam": {"dyadic": (1.118, 0.975, 1.224), "kd": (1.048, 1.020, 1.075)},
     "eeg": {"dyadic": (0.979, 0.993, 1.029), "kd": (1.000, 0.990, 1.000)},
     "epileptic": {"dyadic": (0.993, 0.992, 0.951), "kd": (0.977, 0.987, 0.907)},
@@ -86,7 +88,7 @@ CART_NAMES = {
 CCP_ALPHAS = 20
 PARTITIONS = ("dyadic", "kd")
 
-MODES = {
+MODES: dict[str, dict[str, Any]] = {
     # repetitions, cap on the training size, Figure 2 training fractions; forests: trees, repetitions,
     # whether wildwood runs (when installed)
     "quick": {
@@ -138,7 +140,7 @@ class _CCPTree:
         return self.search_.predict(X)
 
 
-def make_estimator(method, partition, random_state):
+def make_estimator(method: str, partition: str, random_state: int | None) -> Any:
     """``method`` is a key of METHODS or CART_METHODS, optionally suffixed ``@class0`` (empty_cells="class0")."""
     from ..voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier
 
@@ -147,7 +149,7 @@ def make_estimator(method, partition, random_state):
     if method == "cart_vote":
         return PACBayesTreeClassifier("cart", random_state=random_state)
     method, _, empty = method.partition("@")
-    kw = {"empty_cells": empty or "parent", "random_state": random_state}
+    kw: dict[str, Any] = {"empty_cells": empty or "parent", "random_state": random_state}
     if method == "default":
         return PenalizedTreeClassifier(partition, penalty="leaves", **kw)
     if method == "sn":
@@ -159,15 +161,17 @@ def make_estimator(method, partition, random_state):
     raise ValueError(f"Unknown method {method!r}.")
 
 
-def split(n_rows, n_train, n_test, seed):
+def split(n_rows: int, n_train: int, n_test: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Random disjoint train / test indices."""
     perm = np.random.default_rng(seed).permutation(n_rows)
     return perm[:n_train], perm[n_train : n_train + n_test]
 
 
-def run_once(X, y, train, test, partition, methods, seed):
+def run_once(
+    X: np.ndarray, y: np.ndarray, train: np.ndarray, test: np.ndarray, partition: str, methods: Sequence[str], seed: int
+) -> dict[str, Any]:
     """Test error of each method, plus the share of test rows in empty cells of T0."""
-    out = {}
+    out: dict[str, Any] = {}
     empty = None
     wrong = {}
     for method in methods:
@@ -195,7 +199,7 @@ def _loaded(names):
     }
 
 
-def table2(mode="quick", progress=True, names=None):
+def table2(mode: str = "quick", progress: bool = True, names: Sequence[str] | None = None) -> dict[Any, Any]:
     """Mean test error per dataset / partition / method over the repetitions.
 
     One task per (dataset, repetition, partition), seeded by the repetition
@@ -217,13 +221,15 @@ def table2(mode="quick", progress=True, names=None):
                     methods += list(CART_METHODS)  # once per split
                 keys.append((name, part))
                 jobs.append((data.X, data.y, n_train, n_test, rep, part, tuple(methods), rep))
-    results = {}
+    results: dict[Any, Any] = {}
     for key, res in zip(keys, run_tasks(_run_job, jobs, "Table 2", progress)):
         results.setdefault(key, []).append(res)
     return results
 
 
-def figure2(mode="quick", progress=True, names=("digits", "letter", "satimage")):
+def figure2(
+    mode: str = "quick", progress: bool = True, names: Sequence[str] = ("digits", "letter", "satimage")
+) -> list[Any]:
     """Test error against training size (multiclass sets), mean over repetitions.
 
     One task per (dataset, training fraction, repetition, partition).
@@ -358,7 +364,7 @@ def _ratio(errors, method):
     return float(np.mean(errors[method]) / base)
 
 
-def run(mode="quick", out=Path("results/pacbayes"), progress=True):
+def run(mode: str = "quick", out: Path = Path("results/pacbayes"), progress: bool = True) -> Path:
     """Write ``report.md`` with Table 2 and Figure 2 into ``out``; return its path."""
     import matplotlib.pyplot as plt
 
@@ -394,7 +400,8 @@ def run(mode="quick", out=Path("results/pacbayes"), progress=True):
     header = ["dataset", "n_train"]
     for part in PARTITIONS:
         header += [f"{part}: SN", f"{part}: PAC-Bayes", f"{part}: HS-vote"]
-    rows, pac_ratios = [], {p: [] for p in PARTITIONS}
+    rows: list[Any] = []
+    pac_ratios: dict[str, list[Any]] = {p: [] for p in PARTITIONS}
     for name in names:
         paper_name = DATASETS[name][0]
         data_n = datasets.load(name).X.shape[0]

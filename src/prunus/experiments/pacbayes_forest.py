@@ -9,6 +9,8 @@ and by ``benchmarks/bench_pacbayes.py --forest``.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from ._tasks import run_tasks, warm_once
 FORESTS = ("pacbayes_forest", "pacbayes_forest_random", "random_forest", "extra_trees", "wildwood")
 #: synthetic problems (``make_classification`` arguments, ``random_state=1``): label noise, and
 #: 1000 features of which 10 are informative
-SYNTHETIC = {
+SYNTHETIC: dict[str, dict[str, Any]] = {
     **{
         f"noisy{round(100 * flip)}": dict(
             n_samples=6000, n_features=20, n_informative=6, n_redundant=4, n_classes=3, flip_y=flip
@@ -37,7 +39,7 @@ FOREST_NAMES = {
 }
 
 
-def wildwood_status():
+def wildwood_status() -> str | None:
     """``None`` when wildwood's ForestClassifier imports, else the reason it does not."""
     try:
         from wildwood import ForestClassifier  # noqa: F401
@@ -46,7 +48,7 @@ def wildwood_status():
     return None
 
 
-def load(name):
+def load(name: str) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)`` of a dataset of :mod:`prunus.datasets` or of :data:`SYNTHETIC`."""
     if name in SYNTHETIC:
         from sklearn.datasets import make_classification
@@ -56,7 +58,7 @@ def load(name):
     return data.X, data.y
 
 
-def make_forest(name, n_estimators, random_state, n_jobs=None):
+def make_forest(name: str, n_estimators: int, random_state: int | None, n_jobs: int | None = None) -> Any:
     if name in ("pacbayes_forest", "pacbayes_forest_random"):
         from ..voting import PACBayesForestClassifier
 
@@ -88,7 +90,16 @@ def make_forest(name, n_estimators, random_state, n_jobs=None):
     raise ValueError(f"Unknown forest {name!r}; choose from {FORESTS}.")
 
 
-def compare(names, sizes, reps=1, n_estimators=100, forests=FORESTS, n_jobs=None, progress=False, seed0=0):
+def compare(
+    names: Sequence[str],
+    sizes: Callable[[str, int], tuple[int, int]],
+    reps: int = 1,
+    n_estimators: int = 100,
+    forests: Sequence[str] = FORESTS,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    seed0: int = 0,
+) -> list[Any]:
     """Test error and fit time of each forest on random train / test splits.
 
     Parameters
@@ -147,7 +158,7 @@ def _forest_job(X, y, name, rep, n_train, n_test, forest, n_estimators, n_jobs, 
     return row
 
 
-def summary(rows, forests):
+def summary(rows: Sequence[Any], forests: Sequence[str]) -> tuple[list[str], list[Any]]:
     """Per dataset: mean test error and mean fit time of each forest (table rows)."""
     out = []
     for name in dict.fromkeys(r["dataset"] for r in rows):

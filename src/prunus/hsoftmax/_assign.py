@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._compiled import njit
 
@@ -32,7 +33,7 @@ AssignSettings.__doc__ = "Settings of Algorithm 2: criterion variant, exchanges,
 
 
 # --------------------------------------------------------------------- eq. 6
-def node_objective(q, p_cond):
+def node_objective(q: ArrayLike, p_cond: ArrayLike) -> float:
     """J_n of eq. 6 from class proportions and conditional child probabilities.
 
     Parameters
@@ -44,8 +45,13 @@ def node_objective(q, p_cond):
 
     Returns
     -------
-    float
+    J : float
         ``(2/M) sum_i q_i sum_j |p_j - p_{j|i}|`` with ``p_j = sum_i q_i p_{j|i}`` (eq. 7).
+
+    See Also
+    --------
+    node_objectives : J_n of every node from Algorithm 1's statistics.
+    j_star : The largest value of J_n.
     """
     q = np.asarray(q, dtype=np.float64)
     p_cond = np.asarray(p_cond, dtype=np.float64)
@@ -55,11 +61,32 @@ def node_objective(q, p_cond):
     return float(2.0 / p_cond.shape[1] * np.sum(q * np.abs(p[None, :] - p_cond).sum(axis=1)))
 
 
-def node_objectives(sum_probas, counts, path_nodes, n_internal):
+def node_objectives(sum_probas: ArrayLike, counts: ArrayLike, path_nodes: ArrayLike, n_internal: int) -> np.ndarray:
     """J_n (eq. 6) of every internal node from Algorithm 1's statistics.
 
     ``p_{j|i}`` is SumProbas/Counts (the continuous eq. 9), ``q_i`` the share of
-    label i in the examples that reached n. Nodes no example reached get NaN.
+    label i in the examples that reached n.
+
+    Parameters
+    ----------
+    sum_probas : array-like of float, shape (n_labels, depth, arity)
+        SumProbas: per label and depth, the summed probabilities of the
+        children of the node on the label's path.
+    counts : array-like of float, shape (n_labels, depth)
+        Counts: examples of each label that reached the node at each depth.
+    path_nodes : array-like of int, shape (n_labels, depth)
+        The internal node of every label's path at every depth.
+    n_internal : int
+        Number of internal nodes.
+
+    Returns
+    -------
+    J : ndarray of float64, shape (n_internal,)
+        J_n of every node; NaN where no example arrived.
+
+    See Also
+    --------
+    node_objective : J_n from class proportions and conditional probabilities.
     """
     sum_probas = np.ascontiguousarray(sum_probas, dtype=np.float64)
     counts = np.ascontiguousarray(counts, dtype=np.float64)
@@ -102,8 +129,19 @@ def _node_objectives(sum_probas, counts, path_nodes, n_internal):
     return out
 
 
-def j_star(arity):
-    """Largest value of J_n, 4/M (1 - 1/M) (Lemma 2)."""
+def j_star(arity: int) -> float:
+    """Largest value of J_n, 4/M (1 - 1/M) (Lemma 2).
+
+    Parameters
+    ----------
+    arity : int
+        M, the number of children of a node.
+
+    Returns
+    -------
+    J_star : float
+        The value of J_n at a perfectly pure and balanced split.
+    """
     return 4.0 / arity * (1.0 - 1.0 / arity)
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
@@ -23,6 +26,9 @@ from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree
 from ._lm import _carry_optimizer_state, _threads, resolve_device
 from ._module import ReassignSchedule, TreeSoftmax
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class _Network(nn.ModuleDict):
@@ -162,22 +168,22 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        hidden_layer_sizes=(64,),
-        output="learned",
-        arity=None,
-        depth=2,
-        epochs=20,
-        batch_size=128,
-        lr=0.01,
-        tree_epochs=None,
-        reassign_per_epoch=5,
-        criterion="loglik",
-        predict_method="exact",
-        n_threads=None,
-        device="cpu",
-        random_state=None,
-        verbose=0,
-    ):
+        hidden_layer_sizes: Sequence[int] = (64,),
+        output: str = "learned",
+        arity: int | None = None,
+        depth: int = 2,
+        epochs: int = 20,
+        batch_size: int = 128,
+        lr: float = 0.01,
+        tree_epochs: int | None = None,
+        reassign_per_epoch: int = 5,
+        criterion: str = "loglik",
+        predict_method: str = "exact",
+        n_threads: int | None = None,
+        device: str | torch.device = "cpu",
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+    ) -> None:
         self.hidden_layer_sizes = hidden_layer_sizes
         self.output = output
         self.arity = arity
@@ -202,7 +208,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"hidden_layer_sizes must hold positive integers, got {self.hidden_layer_sizes!r}.")
         return sizes
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Fit the representation and the tree (Algorithm 1) on (X, y).
 
         Inside an initialized torch.distributed process group every rank passes
@@ -311,7 +317,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(self.device_)
         return self.module_["body"](Xt)
 
-    def predict_log_proba(self, X, batch_size=1024):
+    def predict_log_proba(self, X: ArrayLike, batch_size: int = 1024) -> np.ndarray:
         """Log class probabilities, computed in row blocks.
 
         The tree's full distribution costs O(K) memory per row.
@@ -345,7 +351,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
                 out[s : s + batch_size] = lp.double().cpu().numpy()
         return out
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class probabilities (columns in ``classes_`` order); rows sum to one.
 
         Parameters
@@ -364,7 +370,7 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         """
         return np.exp(self.predict_log_proba(X))
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of every row.
 
         Parameters
@@ -389,10 +395,46 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
             codes = np.argmax(self.predict_log_proba(X), axis=1)
         return self.classes_[codes]
 
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows.
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose predicted class is ``y``.
+
+        See Also
+        --------
+        predict : The class of every row.
+        """
+        return super().score(X, y, sample_weight)
+
     # ------------------------------------------------------------------ persistence
-    def save(self, path):
-        """Write the fitted classifier to one file (weights, label tree, classes,
-        input scaling, hyper-parameters), readable with ``torch.load(path, weights_only=True)``."""
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the fitted classifier to one file.
+
+        The file holds the weights, label tree, classes, input scaling and
+        hyper-parameters as tensors and plain Python values, readable with
+        ``torch.load(path, weights_only=True)``.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+
+        See Also
+        --------
+        load : Read the file back.
+        """
         check_is_fitted(self)
         params = self.get_params()
         params["hidden_layer_sizes"] = [int(v) for v in params["hidden_layer_sizes"]]
@@ -416,9 +458,26 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         )
 
     @classmethod
-    def load(cls, path, device=None):
-        """A classifier written by :meth:`save`, on ``device`` (default: the saved one when it
-        exists here, else the CPU)."""
+    def load(cls, path: str | os.PathLike[str], device: str | torch.device | None = None) -> Self:
+        """A classifier written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file written by :meth:`save`.
+        device : str or torch.device, optional
+            Where the classifier is loaded; default: the saved ``device`` when
+            it exists here, else the CPU.
+
+        Returns
+        -------
+        classifier : TreeSoftmaxClassifier
+            The fitted classifier.
+
+        See Also
+        --------
+        save : Write a fitted classifier to one file.
+        """
         payload = load_payload(path, "prunus.TreeSoftmaxClassifier")
         params = dict(payload["params"])
         params["hidden_layer_sizes"] = tuple(params["hidden_layer_sizes"])

@@ -19,16 +19,34 @@ import heapq
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._label_tree import check_sizes
 
 
-def huffman_codes(frequencies, arity):
-    """M-ary Huffman code of every label: int64 array (K, L), -1 after a code's end.
+def huffman_codes(frequencies: ArrayLike, arity: int) -> np.ndarray:
+    """M-ary Huffman code of every label.
 
     The K frequencies are padded with zero-frequency dummies to a count with
     (count - 1) divisible by (M - 1), so every merge takes M subtrees and the
     code is optimal. Ties are broken by creation order (deterministic).
+
+    Parameters
+    ----------
+    frequencies : array-like of float, shape (n_labels,)
+        Non-negative frequency (or count) of every label, at least 2 labels.
+    arity : int
+        M, the number of children of an internal node (at least 2).
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n_labels, max_length)
+        The child index (0..M-1) at every step of each label's path, -1
+        after the end of its code.
+
+    See Also
+    --------
+    HuffmanTree.build : The label tree of these codes.
     """
     freq = np.asarray(frequencies, dtype=np.float64)
     if freq.ndim != 1 or freq.shape[0] < 2 or not np.all(np.isfinite(freq)) or np.any(freq < 0):
@@ -69,6 +87,7 @@ class HuffmanTree:
         Child index (0..M-1) at every step of each label's path, then -1; no
         code may be a prefix of another.
     arity : int
+        M, the number of children of an internal node.
 
     Attributes
     ----------
@@ -84,7 +103,7 @@ class HuffmanTree:
         Internal node id / label id below each child (-1 where none).
     """
 
-    def __init__(self, codes, arity):
+    def __init__(self, codes: ArrayLike, arity: int) -> None:
         (self.arity,) = check_sizes("HuffmanTree", arity=arity)
         codes = np.asarray(codes)
         if codes.ndim != 2 or codes.shape[0] < 2 or codes.shape[1] < 1 or not np.issubdtype(codes.dtype, np.integer):
@@ -123,16 +142,47 @@ class HuffmanTree:
             self.child_label[ids[code[:-1]], code[-1]] = label
 
     @classmethod
-    def build(cls, frequencies, arity):
-        """The M-ary Huffman tree of label ``frequencies`` (see :func:`huffman_codes`)."""
+    def build(cls, frequencies: ArrayLike, arity: int) -> HuffmanTree:
+        """The M-ary Huffman tree of label ``frequencies`` (see :func:`huffman_codes`).
+
+        Parameters
+        ----------
+        frequencies : array-like of float, shape (n_labels,)
+            Non-negative frequency (or count) of every label.
+        arity : int
+            M, the number of children of an internal node.
+
+        Returns
+        -------
+        tree : HuffmanTree
+            The tree minimizing the expected path length.
+        """
         return cls(huffman_codes(frequencies, arity), arity)
 
-    def expected_length(self, frequencies):
-        """sum_i p_i len_i with p the normalized ``frequencies``: the mean number of node softmaxes per example."""
+    def expected_length(self, frequencies: ArrayLike) -> float:
+        """sum_i p_i len_i with p the normalized ``frequencies``.
+
+        Parameters
+        ----------
+        frequencies : array-like of float, shape (n_labels,)
+            Frequency (or count) of every label.
+
+        Returns
+        -------
+        length : float
+            The mean number of node softmaxes per example.
+        """
         p = np.asarray(frequencies, dtype=np.float64)
         return float(p @ self.lengths / p.sum())
 
-    def copy(self):
+    def copy(self) -> HuffmanTree:
+        """An independent copy.
+
+        Returns
+        -------
+        tree : HuffmanTree
+            The same codes, sharing no array.
+        """
         return HuffmanTree(self.codes.copy(), self.arity)
 
     def __eq__(self, other):

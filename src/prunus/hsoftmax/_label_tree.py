@@ -16,12 +16,16 @@ re-assigned without the torch extra's runtime.
 from __future__ import annotations
 
 from numbers import Integral
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from ..utils._param_validation import Interval, validate_params
+
+if TYPE_CHECKING:
+    import torch
 
 #: Accepted sizes of a label tree.
 SIZE_CONSTRAINTS = {
@@ -38,7 +42,20 @@ def check_sizes(caller: str, **sizes: Any) -> tuple[int, ...]:
 
 
 def default_arity(n_labels: int, depth: int) -> int:
-    """Smallest M with M**depth >= n_labels (25 for 10k labels at depth 3)."""
+    """Smallest M with M**depth >= n_labels (25 for 10k labels at depth 3).
+
+    Parameters
+    ----------
+    n_labels : int
+        K, the number of labels (at least 2).
+    depth : int
+        D, the number of internal levels (at least 1).
+
+    Returns
+    -------
+    arity : int
+        The smallest arity whose tree of depth D has a slot for every label.
+    """
     n_labels, depth = check_sizes("default_arity", n_labels=n_labels, depth=depth)
     m = max(2, int(np.ceil(n_labels ** (1.0 / depth))) - 1)
     while m**depth < n_labels:
@@ -73,7 +90,9 @@ class LabelTree:
         probabilities sum to one.
     """
 
-    def __init__(self, n_labels, arity=None, depth=3, leaf_of_label=None):
+    def __init__(
+        self, n_labels: int, arity: int | None = None, depth: int = 3, leaf_of_label: ArrayLike | None = None
+    ) -> None:
         self.n_labels, self.depth = check_sizes("LabelTree", n_labels=n_labels, depth=depth)
         self.arity = (
             default_arity(self.n_labels, self.depth) if arity is None else check_sizes("LabelTree", arity=arity)[0]
@@ -93,12 +112,34 @@ class LabelTree:
 
     # ------------------------------------------------------------------ builders
     @classmethod
-    def random(cls, n_labels, arity=None, depth=3, random_state=None):
+    def random(
+        cls,
+        n_labels: int,
+        arity: int | None = None,
+        depth: int = 3,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> LabelTree:
         """Labels in uniformly random, distinct slots (the paper's random tree).
 
         Labels are first spread evenly over the slots and then permuted, so every
         node at depth d holds about K / M**d labels (no child is left empty
         while another one is full).
+
+        Parameters
+        ----------
+        n_labels : int
+            K, the number of labels.
+        arity : int or None, default=None
+            M; None picks the smallest M with ``M**depth >= n_labels``.
+        depth : int, default=3
+            D, the number of internal levels.
+        random_state : int, RandomState instance or None, default=None
+            Seed of the permutation.
+
+        Returns
+        -------
+        tree : LabelTree
+            The tree with its labels in random slots.
         """
         tree = cls(n_labels, arity, depth)
         rng = check_random_state(random_state)
@@ -106,12 +147,26 @@ class LabelTree:
         return tree
 
     @classmethod
-    def frequency_balanced(cls, frequencies, arity=None, depth=3):
+    def frequency_balanced(cls, frequencies: ArrayLike, arity: int | None = None, depth: int = 3) -> LabelTree:
         """Top-down assignment that balances label frequency mass across children.
 
         At every node the labels (most frequent first) go to the child with the
         least mass so far that still has room, so each node's children receive
         similar probability p_j (the balance half of J_n's optimum, Lemma 3).
+
+        Parameters
+        ----------
+        frequencies : array-like of float, shape (n_labels,)
+            Non-negative frequency (or count) of every label.
+        arity : int or None, default=None
+            M; None picks the smallest M with ``M**depth >= n_labels``.
+        depth : int, default=3
+            D, the number of internal levels.
+
+        Returns
+        -------
+        tree : LabelTree
+            The frequency-balanced tree.
         """
         freq = np.asarray(frequencies, dtype=np.float64)
         if freq.ndim != 1 or not np.all(np.isfinite(freq)) or np.any(freq < 0):
@@ -143,8 +198,19 @@ class LabelTree:
         return tree
 
     # ------------------------------------------------------------------ structure
-    def set_leaves(self, leaf_of_label):
-        """Place the labels (validated: distinct slots in range)."""
+    def set_leaves(self, leaf_of_label: ArrayLike) -> LabelTree:
+        """Place the labels (validated: distinct slots in range).
+
+        Parameters
+        ----------
+        leaf_of_label : array-like of int, shape (n_labels,)
+            Slot (0 <= slot < M**D) of every label, all distinct.
+
+        Returns
+        -------
+        self : LabelTree
+            The tree, its paths and child mask recomputed.
+        """
         leaf = np.asarray(leaf_of_label)
         if leaf.shape != (self.n_labels,) or not np.issubdtype(leaf.dtype, np.integer):
             raise ValueError(f"leaf_of_label must be an integer array of shape ({self.n_labels},).")
@@ -165,28 +231,79 @@ class LabelTree:
         self.child_mask = mask
         return self
 
-    def paths(self, labels=None):
-        """Paths (eq. 3) as torch tensors: (node ids, child indices), each (n, depth) int64."""
+    def paths(self, labels: ArrayLike | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Paths (eq. 3) as torch tensors.
+
+        Parameters
+        ----------
+        labels : array-like of int, optional
+            The labels whose paths are wanted; every label when None.
+
+        Returns
+        -------
+        nodes, children : torch.Tensor of int64, shape (n, depth)
+            Internal node id and child index at every depth of each path.
+        """
         import torch
 
         idx = slice(None) if labels is None else np.asarray(labels, dtype=np.int64)
         return torch.as_tensor(self.path_nodes[idx]), torch.as_tensor(self.path_children[idx])
 
-    def capacity(self, depth):
-        """Number of labels a node at ``depth`` can hold: M**(D - depth)."""
+    def capacity(self, depth: int) -> int:
+        """Number of labels a node at ``depth`` can hold: M**(D - depth).
+
+        Parameters
+        ----------
+        depth : int
+            Depth of the node (0 at the root).
+
+        Returns
+        -------
+        capacity : int
+            The number of leaf slots below such a node.
+        """
         return self.arity ** (self.depth - depth)
 
-    def node_depth(self, node):
+    def node_depth(self, node: int) -> int:
+        """Depth of an internal node.
+
+        Parameters
+        ----------
+        node : int
+            Internal node id.
+
+        Returns
+        -------
+        depth : int
+            0 at the root.
+        """
         return int(np.searchsorted(self.offsets, node, side="right") - 1)
 
-    def labels_under(self, node):
-        """Labels whose path goes through internal ``node`` (sorted by slot)."""
+    def labels_under(self, node: int) -> np.ndarray:
+        """Labels whose path goes through internal ``node`` (sorted by slot).
+
+        Parameters
+        ----------
+        node : int
+            Internal node id.
+
+        Returns
+        -------
+        labels : ndarray of int64
+            The labels below ``node``.
+        """
         d = self.node_depth(node)
         hits = np.flatnonzero(self.path_nodes[:, d] == node)
         return hits[np.argsort(self.leaf_of_label[hits])]
 
-    def leaves(self):
-        """Lists of labels under each node at depth D-1 (the 'leaves' of Table 2)."""
+    def leaves(self) -> dict[int, np.ndarray]:
+        """Lists of labels under each node at depth D-1 (the 'leaves' of Table 2).
+
+        Returns
+        -------
+        groups : dict of int to ndarray
+            For every node at depth D-1 that holds a label: its labels.
+        """
         d = self.depth - 1
         groups = {}
         for node in range(int(self.offsets[d]), int(self.offsets[d + 1])):
@@ -195,7 +312,14 @@ class LabelTree:
                 groups[node] = labels
         return groups
 
-    def copy(self):
+    def copy(self) -> LabelTree:
+        """An independent copy.
+
+        Returns
+        -------
+        tree : LabelTree
+            The same labels in the same slots, sharing no array.
+        """
         return LabelTree(self.n_labels, self.arity, self.depth, self.leaf_of_label.copy())
 
     def __eq__(self, other):

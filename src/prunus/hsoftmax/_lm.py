@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 from torch import nn
 from torch.nn import functional as F
@@ -21,10 +24,15 @@ from ._io import cpu_state, load_payload, plain, save_payload
 from ._label_tree import LabelTree, default_arity
 from ._module import ReassignSchedule, TreeSoftmax
 
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+    from ..datasets import Vocabulary
+
 OUTPUTS = ("learned", "random", "huffman", "flat", "adaptive")
 
 
-def check_ids(ids, name, vocab_size, min_len=1):
+def check_ids(ids: ArrayLike, name: str, vocab_size: int, min_len: int = 1) -> np.ndarray:
     """Token ids as an int64 array (1-D, in range); ValueError naming ``name`` otherwise."""
     arr = np.asarray(ids)
     if arr.ndim != 1 or arr.shape[0] < min_len:
@@ -43,7 +51,7 @@ FIT_CONSTRAINTS = {"epochs": [Interval(Integral, 1, None, closed="left")]}
 THREADS_CONSTRAINTS = {"n_threads": [Interval(Integral, 1, None, closed="left"), None]}
 
 
-def check_contexts(context_ids, context_size, vocab_size):
+def check_contexts(context_ids: ArrayLike, context_size: int, vocab_size: int) -> np.ndarray:
     """(n, context_size) int64 context ids in range; errors name ``context_ids``."""
     arr = np.asarray(context_ids)
     if arr.ndim != 2:
@@ -248,29 +256,29 @@ class TreeLanguageModel:
 
     def __init__(
         self,
-        vocab_size,
-        context_size=4,
-        dim=100,
-        output="learned",
-        arity=None,
-        depth=3,
-        batch_size=256,
-        lr=0.025,
-        weight_decay=0.0,
-        tree_epochs=1,
-        reassign_per_epoch=20,
-        criterion="loglik",
-        min_count=0,
-        stats="cumulative",
-        tree_init="random",
-        cutoffs=None,
-        pad_id=None,
-        n_threads=None,
-        device="cpu",
-        random_state=None,
-        verbose=0,
-        progress="deprecated",
-    ):
+        vocab_size: int,
+        context_size: int = 4,
+        dim: int = 100,
+        output: str = "learned",
+        arity: int | None = None,
+        depth: int = 3,
+        batch_size: int = 256,
+        lr: float = 0.025,
+        weight_decay: float = 0.0,
+        tree_epochs: int = 1,
+        reassign_per_epoch: int = 20,
+        criterion: str = "loglik",
+        min_count: int = 0,
+        stats: str = "cumulative",
+        tree_init: str = "random",
+        cutoffs: Sequence[int] | None = None,
+        pad_id: int | None = None,
+        n_threads: int | None = None,
+        device: str | torch.device = "cpu",
+        random_state: int | np.random.RandomState | None = None,
+        verbose: int = 0,
+        progress: int | str = "deprecated",
+    ) -> None:
         self.vocab_size = vocab_size
         self.context_size = context_size
         self.dim = dim
@@ -318,7 +326,8 @@ class TreeLanguageModel:
         v = int(self.vocab_size)
         freq = np.bincount(train, minlength=v).astype(np.float64)
         self.rank_ = None
-        tree = None
+        tree: LabelTree | HuffmanTree | None = None
+        self.head_config_: dict[str, Any]
         if self.output in ("learned", "random"):
             if self.output == "learned" and self.tree_init == "frequency":
                 tree = LabelTree.frequency_balanced(freq, self.arity, self.depth)
@@ -385,7 +394,9 @@ class TreeLanguageModel:
         return y
 
     # ------------------------------------------------------------------ training
-    def fit(self, train_ids, epochs=4, valid_ids=None):
+    def fit(
+        self, train_ids: ArrayLike, epochs: int = 4, valid_ids: ArrayLike | dict[str, ArrayLike] | None = None
+    ) -> Self:
         """Train with Adagrad for ``epochs`` passes over ``train_ids`` (shuffled positions).
 
         ``valid_ids`` may be an id array or a dict name -> ids; the perplexity of
@@ -518,8 +529,26 @@ class TreeLanguageModel:
         if not hasattr(self, "module_"):
             raise RuntimeError("This TreeLanguageModel is not fitted yet; call fit first.")
 
-    def log_prob(self, ids, batch_size=4096):
-        """log p(w_t | w_{t-T..t-1}) of every token of ``ids`` (exactly normalized)."""
+    def log_prob(self, ids: ArrayLike, batch_size: int = 4096) -> np.ndarray:
+        """log p(w_t | w_{t-T..t-1}) of every token of ``ids`` (exactly normalized).
+
+        Parameters
+        ----------
+        ids : array-like of int, shape (n_tokens,)
+            One token stream; the context of its first tokens is padded with
+            ``pad_id_``.
+        batch_size : int, default=4096
+            Tokens scored at once.
+
+        Returns
+        -------
+        log_prob : ndarray of float64, shape (n_tokens,)
+            The log-probability of every token given its context.
+
+        See Also
+        --------
+        perplexity : exp of minus their mean.
+        """
         with _threads(self.n_threads):
             return self._log_prob_ids(ids, batch_size)
 
@@ -537,20 +566,44 @@ class TreeLanguageModel:
             out.append(self.module_(self._contexts(padded, pos), self._target(target[pos])))
         return torch.cat(out).double().cpu().numpy()
 
-    def perplexity(self, ids):
+    def perplexity(self, ids: ArrayLike) -> float:
         """exp of the mean negative log-likelihood per token, exactly normalized.
 
         Every output layer gives a proper distribution over the whole vocabulary
         (the tree's node softmaxes multiply to one over the K leaves), so no
         sampled or approximate normalizer is involved.
+
+        Parameters
+        ----------
+        ids : array-like of int, shape (n_tokens,)
+            One token stream.
+
+        Returns
+        -------
+        perplexity : float
+            ``exp(-mean(log_prob(ids)))``.
+
+        See Also
+        --------
+        log_prob : The log-probability of every token.
         """
         return float(np.exp(-np.mean(self.log_prob(ids))))
 
     @torch.no_grad()
-    def full_log_prob(self, context_ids):
+    def full_log_prob(self, context_ids: ArrayLike) -> np.ndarray:
         """log p(. | context) over the whole vocabulary: (B, V) for (B, T) contexts.
 
         Column k of ``context_ids`` holds w_{t-k-1} (most recent word first).
+
+        Parameters
+        ----------
+        context_ids : array-like of int, shape (n_contexts, context_size)
+            The contexts, e.g. from :meth:`contexts`.
+
+        Returns
+        -------
+        log_prob : ndarray of float64, shape (n_contexts, vocab_size)
+            Every row sums to one after ``exp``.
         """
         self._check_fitted()
         ctx = torch.as_tensor(check_contexts(context_ids, int(self.context_size), int(self.vocab_size)))
@@ -565,14 +618,26 @@ class TreeLanguageModel:
             out = head.log_prob(h)[:, self._rank_t]
         return out.double().cpu().numpy()
 
-    def contexts(self, ids):
-        """(N, T) context ids of every token of ``ids`` (as used by :meth:`log_prob`)."""
+    def contexts(self, ids: ArrayLike) -> np.ndarray:
+        """Context ids of every token of ``ids`` (as used by :meth:`log_prob`).
+
+        Parameters
+        ----------
+        ids : array-like of int, shape (n_tokens,)
+            One token stream.
+
+        Returns
+        -------
+        contexts : ndarray of int64, shape (n_tokens, context_size)
+            Column k holds the token k + 1 places before (padded with
+            ``pad_id_`` before the first token).
+        """
         self._check_fitted()
         ids = check_ids(ids, "ids", self.vocab_size)
         return self._contexts(self._pad(ids), torch.arange(ids.shape[0])).numpy()
 
     @property
-    def label_tree_(self):
+    def label_tree_(self) -> LabelTree | HuffmanTree | None:
         """The (learned or random) :class:`LabelTree` or the :class:`HuffmanTree`; None for flat / adaptive."""
         self._check_fitted()
         head = self.module_.head
@@ -606,13 +671,24 @@ class TreeLanguageModel:
         "verbose",
     )
 
-    def save(self, path, vocabulary=None):
+    def save(self, path: str | os.PathLike[str], vocabulary: Vocabulary | None = None) -> None:
         """Write the fitted model to one file: weights, label tree, hyper-parameters,
         history and (optionally) the :class:`~prunus.datasets.Vocabulary`.
 
         The file holds only tensors and plain Python values, so
         ``torch.load(path, weights_only=True)`` reads it; :meth:`load` rebuilds
-        the model. ``vocabulary`` defaults to ``vocabulary_`` when set.
+        the model.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file to write.
+        vocabulary : Vocabulary, optional
+            Saved with the model; defaults to ``vocabulary_`` when set.
+
+        See Also
+        --------
+        load : Read the file back.
         """
         self._check_fitted()
         vocabulary = getattr(self, "vocabulary_", None) if vocabulary is None else vocabulary
@@ -636,9 +712,26 @@ class TreeLanguageModel:
         )
 
     @classmethod
-    def load(cls, path, device=None):
-        """A model written by :meth:`save`, on ``device`` (default: the saved ``device``
-        when it exists here, else the CPU)."""
+    def load(cls, path: str | os.PathLike[str], device: str | torch.device | None = None) -> Self:
+        """A model written by :meth:`save`.
+
+        Parameters
+        ----------
+        path : str or Path
+            The file written by :meth:`save`.
+        device : str or torch.device, optional
+            Where the model is loaded; default: the saved ``device`` when it
+            exists here, else the CPU.
+
+        Returns
+        -------
+        model : TreeLanguageModel
+            The fitted model (with ``vocabulary_`` when the file holds one).
+
+        See Also
+        --------
+        save : Write a fitted model to one file.
+        """
         from ..datasets._text import Vocabulary
 
         payload = load_payload(path, "prunus.TreeLanguageModel")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import numpy as np
 import torch
@@ -41,7 +42,10 @@ class TreeSoftmax(nn.Module):
     Parameters
     ----------
     in_features : int
-    label_tree : LabelTree
+        Size of the representation ``h`` scored by every node.
+    label_tree : LabelTree or HuffmanTree
+        The tree of the labels (a :class:`HuffmanTree` is fixed:
+        :meth:`reassign` needs a :class:`LabelTree`).
     criterion : {"loglik", "class"}
         Greedy criterion of Algorithm 2: dJ_n/dlog p_{j|i} (eq. 12, the paper's
         language-model variant) or dJ_n/dp_{j|i} (eq. 10).
@@ -100,14 +104,14 @@ class TreeSoftmax(nn.Module):
 
     def __init__(
         self,
-        in_features,
-        label_tree,
-        criterion="loglik",
-        exchange=True,
-        track_stats=True,
-        sparse=False,
-        carry_leaf_rows=True,
-    ):
+        in_features: int,
+        label_tree: LabelTree | HuffmanTree,
+        criterion: str = "loglik",
+        exchange: bool = True,
+        track_stats: bool = True,
+        sparse: bool = False,
+        carry_leaf_rows: bool = True,
+    ) -> None:
         super().__init__()
         validate_params(
             MODULE_CONSTRAINTS,
@@ -152,9 +156,16 @@ class TreeSoftmax(nn.Module):
             self.register_buffer("label_of_leaf", torch.as_tensor(t.label_of_leaf, device=device), persistent=False)
 
     # ------------------------------------------------------------ state
-    def get_extra_state(self):
-        """Shape of the label tree, checked by :meth:`load_state_dict` (plain ints: loadable with
-        ``torch.load(..., weights_only=True)``)."""
+    def get_extra_state(self) -> dict[str, Any]:
+        """Shape of the label tree, checked by :meth:`load_state_dict`.
+
+        Returns
+        -------
+        state : dict of str to int or str
+            ``kind``, ``n_labels``, ``arity``, ``depth``, ``n_internal`` and
+            ``in_features`` (plain values: loadable with
+            ``torch.load(..., weights_only=True)``).
+        """
         t = self.tree
         kind = "huffman" if isinstance(t, HuffmanTree) else "complete"
         return dict(
@@ -166,8 +177,14 @@ class TreeSoftmax(nn.Module):
             in_features=int(self.in_features),
         )
 
-    def set_extra_state(self, state):
-        pass  # checked before loading, in _load_from_state_dict
+    def set_extra_state(self, state: Any) -> None:
+        """Nothing to set: the saved shape is checked before loading (see :meth:`get_extra_state`).
+
+        Parameters
+        ----------
+        state : dict
+            The saved :meth:`get_extra_state`.
+        """
 
     def _load_from_state_dict(
         self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
@@ -199,7 +216,14 @@ class TreeSoftmax(nn.Module):
             state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs
         )
 
-    def extra_repr(self):
+    def extra_repr(self) -> str:
+        """Sizes shown by ``repr``.
+
+        Returns
+        -------
+        text : str
+            ``in_features``, ``n_labels``, ``arity`` and ``depth``.
+        """
         t = self.tree
         return f"in_features={self.in_features}, n_labels={t.n_labels}, arity={t.arity}, depth={t.depth}"
 
@@ -227,12 +251,32 @@ class TreeSoftmax(nn.Module):
             if int(low) < 0 or int(high) >= self.tree.n_labels:
                 raise ValueError(f"y must lie in [0, {self.tree.n_labels}).")
 
-    def node_weight(self):
-        """W as a (n_internal, M, in_features) view."""
+    def node_weight(self) -> torch.Tensor:
+        """W as a (n_internal, M, in_features) view.
+
+        Returns
+        -------
+        weight : torch.Tensor, shape (n_internal, arity, in_features)
+            A view of ``weight``: row n holds W_n.
+        """
         return self.weight.view(self.tree.n_internal, self.tree.arity, self.in_features)
 
-    def node_log_probs(self, h, nodes):
-        """log g_n(h) for node ids ``nodes`` of shape (B, L): a (B, L, M) tensor."""
+    def node_log_probs(self, h: torch.Tensor, nodes: torch.Tensor) -> torch.Tensor:
+        """log g_n(h) for the node ids ``nodes``.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters.
+        nodes : torch.Tensor of int64, shape (batch, n_steps)
+            Internal node ids scored for every row.
+
+        Returns
+        -------
+        log_probs : torch.Tensor, shape (batch, n_steps, arity)
+            Log-probabilities of the children of every node (-inf where a
+            child has no label below it).
+        """
         b, length = nodes.shape
         m = self.tree.arity
         w = F.embedding(nodes, self.weight, sparse=self.sparse).view(b, length, m, self.in_features)
@@ -284,7 +328,7 @@ class TreeSoftmax(nn.Module):
             parts.append((w * h[:, None, None, :]).sum(dim=-1) + bias)
         return torch.cat(parts, dim=1) if len(parts) > 1 else parts[0]
 
-    def log_prob(self, h, y):
+    def log_prob(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         """log p(y | h) along each label's path (eq. 5), shape (B,).
 
         ``h`` must have the parameters' dtype (no silent cast, as ``nn.Linear``),
@@ -295,6 +339,23 @@ class TreeSoftmax(nn.Module):
         Vectorized over batch and depth; in training mode with ``track_stats``
         the node probabilities are added to SumProbas / Counts (Algorithm 1,
         lines 8-9) at no extra cost.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters
+            (see above).
+        y : torch.Tensor of int64 or int32, shape (batch,)
+            Label ids in ``0 .. n_labels - 1``.
+
+        Returns
+        -------
+        log_prob : torch.Tensor, shape (batch,)
+            ``log p(y | h)`` of every row.
+
+        See Also
+        --------
+        full_log_prob : The log-probabilities of every label.
         """
         self._check_h(h)
         self._check_y(y, h.shape[0])
@@ -312,16 +373,53 @@ class TreeSoftmax(nn.Module):
                 )
         return logp.gather(2, self.path_children[y].unsqueeze(2)).squeeze(2).sum(dim=1)
 
-    def forward(self, h, y):
-        """Same as :meth:`log_prob`."""
+    def forward(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Same as :meth:`log_prob`.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters.
+        y : torch.Tensor of int64 or int32, shape (batch,)
+            Label ids in ``0 .. n_labels - 1``.
+
+        Returns
+        -------
+        log_prob : torch.Tensor, shape (batch,)
+            ``log p(y | h)`` of every row.
+        """
         return self.log_prob(h, y)
 
-    def loss(self, h, y):
-        """Mean negative log-likelihood of a batch."""
+    def loss(self, h: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Mean negative log-likelihood of a batch.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters.
+        y : torch.Tensor of int64 or int32, shape (batch,)
+            Label ids in ``0 .. n_labels - 1``.
+
+        Returns
+        -------
+        loss : torch.Tensor, shape ()
+            ``-mean(log_prob(h, y))``.
+        """
         return -self.log_prob(h, y).mean()
 
-    def full_log_prob(self, h):
-        """log p(k | h) for all K labels, shape (B, K): level by level down the tree."""
+    def full_log_prob(self, h: torch.Tensor) -> torch.Tensor:
+        """log p(k | h) for all K labels, level by level down the tree.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters.
+
+        Returns
+        -------
+        log_prob : torch.Tensor, shape (batch, n_labels)
+            Every row sums to one after ``exp``.
+        """
         self._check_h(h)
         t = self.tree
         b = h.shape[0]
@@ -359,10 +457,23 @@ class TreeSoftmax(nn.Module):
         return label
 
     @torch.no_grad()
-    def predict(self, h, method="greedy"):
-        """Label predictions: ``"greedy"`` follows the most likely child at every
-        node (O(D M F), eq. 4's decision functions); ``"exact"`` is the argmax of
-        :meth:`full_log_prob`."""
+    def predict(self, h: torch.Tensor, method: str = "greedy") -> torch.Tensor:
+        """Label predictions.
+
+        Parameters
+        ----------
+        h : torch.Tensor, shape (batch, in_features)
+            Representations, in the dtype of the layer's parameters.
+        method : {"greedy", "exact"}, default="greedy"
+            ``"greedy"`` follows the most likely child at every node (O(D M F),
+            eq. 4's decision functions); ``"exact"`` is the argmax of
+            :meth:`full_log_prob`.
+
+        Returns
+        -------
+        labels : torch.Tensor of int64, shape (batch,)
+            The predicted label of every row.
+        """
         self._check_h(h)
         if method == "exact":
             return self.full_log_prob(h).argmax(dim=1)
@@ -382,15 +493,28 @@ class TreeSoftmax(nn.Module):
     def _leaf_row(self, leaf):
         """Index of the last-level (node, child) row of each slot in the (N * M) rows."""
         t = self.tree
+        assert isinstance(t, LabelTree)  # only reassign moves rows, and it refuses a HuffmanTree
         parent = t.offsets[t.depth - 1] + leaf // t.arity
         return torch.as_tensor(parent * t.arity + leaf % t.arity, device=self.bias.device)
 
     @torch.no_grad()
-    def carry_rows(self, tensor):
-        """Move the last-level rows of ``tensor`` (shaped like ``weight`` or ``bias``)
-        from each label's previous leaf to its new one, as done for the parameters
-        by the last :meth:`reassign`; call it on optimizer state (e.g. Adagrad's
-        ``sum``) to keep it aligned with the parameters."""
+    def carry_rows(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Move the last-level rows of ``tensor`` as :meth:`reassign` moved the parameters.
+
+        Each label's row goes from its previous leaf to its new one, as done
+        for the parameters by the last :meth:`reassign`; call it on optimizer
+        state (e.g. Adagrad's ``sum``) to keep it aligned with the parameters.
+
+        Parameters
+        ----------
+        tensor : torch.Tensor
+            Shaped like ``weight`` or ``bias``; changed in place.
+
+        Returns
+        -------
+        tensor : torch.Tensor
+            ``tensor`` itself.
+        """
         moved = getattr(self, "_leaf_rows", None)
         if moved is None:
             return tensor
@@ -400,18 +524,25 @@ class TreeSoftmax(nn.Module):
         rows[dest] = rows[src].clone()
         return tensor
 
-    def reset_stats(self):
+    def reset_stats(self) -> None:
+        """Clear the node statistics (SumProbas and Counts)."""
         self.sum_probas.zero_()
         self.counts.zero_()
 
-    def node_objectives(self):
-        """J_n (eq. 6) of every internal node from the current statistics (NaN if unvisited)."""
+    def node_objectives(self) -> np.ndarray:
+        """J_n (eq. 6) of every internal node from the current statistics.
+
+        Returns
+        -------
+        J : ndarray of float64, shape (n_internal,)
+            NaN at a node no example has visited.
+        """
         return node_objectives(
             self.sum_probas.cpu().numpy(), self.counts.cpu().numpy(), self.tree.path_nodes, self.tree.n_internal
         )
 
     @torch.no_grad()
-    def reassign(self, reset_stats=False, min_count=0):
+    def reassign(self, reset_stats: bool = False, min_count: float = 0) -> dict[str, Any]:
         """Re-build the label tree with Algorithm 2 from the accumulated statistics.
 
         Top-down, every node sends its labels to children greedily by
@@ -431,17 +562,21 @@ class TreeSoftmax(nn.Module):
         Statistics of a label stay valid at the nodes it still reaches and are
         reset at the nodes it now reaches for the first time.
 
-        ``min_count``: labels seen fewer times at a node keep their child there
-        (their gradient estimate is treated as missing).
-
-        ``reset_stats=True`` clears all statistics afterwards, so the next
-        re-assignment only sees the examples of the current tree and
-        representation (a window instead of Algorithm 1's cumulative sums).
+        Parameters
+        ----------
+        reset_stats : bool, default=False
+            Clear all statistics afterwards, so the next re-assignment only
+            sees the examples of the current tree and representation (a window
+            instead of Algorithm 1's cumulative sums).
+        min_count : float, default=0
+            Labels seen fewer times at a node keep their child there (their
+            gradient estimate is treated as missing).
 
         Returns
         -------
-        dict with ``J`` (J_n per node before re-assignment, eq. 6), ``moved``
-        (number of labels whose leaf changed) and ``seconds``.
+        report : dict
+            ``J`` (J_n per node before re-assignment, eq. 6), ``moved``
+            (number of labels whose leaf changed) and ``seconds``.
         """
         start = time.perf_counter()
         t = self.tree
@@ -486,14 +621,36 @@ class ReassignSchedule:
     n_batches // per_epoch batches (i.e. at the start of the next batch, line 16;
     the last one closes the epoch), during the first ``tree_epochs`` epochs;
     afterwards the tree is fixed and only the parameters are fine-tuned.
+
+    Parameters
+    ----------
+    n_batches : int
+        Training batches per epoch.
+    per_epoch : int, default=20
+        Re-builds of the tree per epoch.
+    tree_epochs : int, default=1
+        Epochs during which the tree is re-built.
     """
 
-    def __init__(self, n_batches, per_epoch=20, tree_epochs=1):
+    def __init__(self, n_batches: int, per_epoch: int = 20, tree_epochs: int = 1) -> None:
         self.per_epoch = max(1, int(per_epoch))
         self.every = max(1, n_batches // self.per_epoch)
         self.tree_epochs = int(tree_epochs)
 
-    def due_after(self, epoch, batch):
-        """True when the tree is re-built after training batch ``batch`` of ``epoch``."""
+    def due_after(self, epoch: int, batch: int) -> bool:
+        """Whether the tree is re-built after a training batch.
+
+        Parameters
+        ----------
+        epoch : int
+            The epoch (from 0).
+        batch : int
+            The batch just trained, within the epoch (from 0).
+
+        Returns
+        -------
+        due : bool
+            True when :meth:`TreeSoftmax.reassign` is called now.
+        """
         done = batch + 1
         return epoch < self.tree_epochs and done % self.every == 0 and done // self.every <= self.per_epoch

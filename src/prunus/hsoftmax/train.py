@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 
 import torch
 from torch import distributed as dist
@@ -26,7 +27,8 @@ from torch import distributed as dist
 from ._lm import OUTPUTS, TreeLanguageModel
 
 
-def parse_args(argv=None):
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line's options (``argv`` defaults to ``sys.argv[1:]``)."""
     p = argparse.ArgumentParser(prog="python -m prunus.hsoftmax.train", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", default="ptb", help="corpus from prunus.datasets with ids_train/valid/test (ptb, austen)")
     p.add_argument("--output", default="learned", choices=OUTPUTS)
@@ -48,7 +50,8 @@ def parse_args(argv=None):
     return p.parse_args(argv)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train, evaluate and save the model described by the command line ``argv``."""
     args = parse_args(argv)
     from .. import datasets
 

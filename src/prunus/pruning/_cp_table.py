@@ -29,10 +29,14 @@ one row of a weighted kyphosis fit (same subtrees, ``rel error`` and
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..utils._optional import pyplot
+
+if TYPE_CHECKING:
+    from .path import CostComplexityPath
 
 COLUMNS = ("cp", "nsplit", "rel_error", "xerror", "xstd")
 #: Relative tolerance of :meth:`CPTable.select_index` on a cp equal to a row's.
@@ -45,8 +49,9 @@ class CPTable:
 
     Columns are numpy arrays, read as attributes or by name
     (``table["xerror"]``); ``str(table)`` prints like rpart's ``printcp``.
+    Made by :func:`cp_table`.
 
-    Attributes
+    Parameters
     ----------
     cp : ndarray of float
         ``alpha_k / R(root)``: the subtree of the row is selected for every
@@ -67,7 +72,17 @@ class CPTable:
         Weight of the pruning sample (rpart's ``n`` with unit weights).
     """
 
-    def __init__(self, cp, nsplit, rel_error, xerror, xstd, path_index, root_error, root_weight):
+    def __init__(
+        self,
+        cp: np.ndarray,
+        nsplit: np.ndarray,
+        rel_error: np.ndarray,
+        xerror: np.ndarray | None,
+        xstd: np.ndarray | None,
+        path_index: np.ndarray,
+        root_error: float,
+        root_weight: float,
+    ) -> None:
         self.cp = cp
         self.nsplit = nsplit
         self.rel_error = rel_error
@@ -78,8 +93,14 @@ class CPTable:
         self.root_weight = float(root_weight)
 
     @property
-    def columns(self):
-        """Names of the columns present (``xerror`` and ``xstd`` only after CV)."""
+    def columns(self) -> tuple[str, ...]:
+        """Names of the columns present (``xerror`` and ``xstd`` only after CV).
+
+        Returns
+        -------
+        names : tuple of str
+            In rpart's order.
+        """
         return tuple(name for name in COLUMNS if getattr(self, name) is not None)
 
     def __len__(self):
@@ -90,8 +111,14 @@ class CPTable:
             raise KeyError(f"no column {name!r}; the columns are {self.columns}.")
         return getattr(self, name)
 
-    def to_dict(self):
-        """The columns as a dict of arrays (e.g. for ``pandas.DataFrame``)."""
+    def to_dict(self) -> dict[str, np.ndarray]:
+        """The columns as a dict of arrays (e.g. for ``pandas.DataFrame``).
+
+        Returns
+        -------
+        columns : dict of str to ndarray
+            Copies of the columns present.
+        """
         return {name: getattr(self, name).copy() for name in self.columns}
 
     def __repr__(self):
@@ -114,7 +141,7 @@ class CPTable:
             lines.append(label.ljust(label_width) + "".join(" " + cells[n][i].rjust(widths[n]) for n in self.columns))
         return "\n".join(lines)
 
-    def select_index(self, cp):
+    def select_index(self, cp: float) -> int:
         """Path index of the subtree rpart's ``prune(fit, cp)`` keeps: that of
         the first row whose ``cp`` is at most the given one.
 
@@ -122,6 +149,16 @@ class CPTable:
         row's, so a cp copied at full precision from this table or from
         rpart's (whose last bits may differ) selects its row; a printed value
         rounded below a row's cp does not (as in rpart).
+
+        Parameters
+        ----------
+        cp : float
+            The complexity parameter, finite and >= 0.
+
+        Returns
+        -------
+        k : int
+            Index of the subtree in the pruning path.
         """
         cp = float(cp)
         if not math.isfinite(cp) or cp < 0:
@@ -130,24 +167,41 @@ class CPTable:
         row = int(np.searchsorted(-self.cp, -cp * (1.0 + _CP_RTOL), side="left"))
         return int(self.path_index[min(row, len(self) - 1)])
 
-    def plot(self, ax=None, upper="size", minline=True):
-        """rpart's ``plotcp`` (see :func:`plot_cv`)."""
+    def plot(self, ax: Any = None, upper: str = "size", minline: bool = True) -> Any:
+        """rpart's ``plotcp`` (see :func:`plot_cv`).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw; a new figure when omitted.
+        upper : {"size", "splits", "none"}, default="size"
+            What the top axis shows: leaves, splits or nothing.
+        minline : bool, default=True
+            Draw the 1-SE threshold.
+
+        Returns
+        -------
+        ax : matplotlib Axes
+            The Axes drawn on.
+        """
         return plot_cv(self, ax=ax, upper=upper, minline=minline)
 
 
-def cp_table(path, cv_results=None) -> CPTable:
+def cp_table(path: CostComplexityPath, cv_results: dict[str, Any] | None = None) -> CPTable:
     """The :class:`CPTable` of a pruning path and, optionally, its CV results.
 
     Parameters
     ----------
     path : CostComplexityPath
+        The pruning path (its ``risks`` and ``alphas`` give the columns).
     cv_results : dict, optional
         ``mean_risk`` and ``se_risk`` per subtree of the path (the
         ``cv_results_`` of a cross-validated :class:`CARTClassifier`).
 
     Returns
     -------
-    CPTable
+    table : CPTable
+        One row per subtree, the root first.
     """
     counts = np.asarray(path.counts, dtype=np.float64)
     root_weight = float(counts[0].sum())
@@ -173,7 +227,7 @@ def cp_table(path, cv_results=None) -> CPTable:
     )
 
 
-def plot_cv(table, ax=None, upper="size", minline=True):
+def plot_cv(table: Any, ax: Any = None, upper: str = "size", minline: bool = True) -> Any:
     """rpart's ``plotcp``: cross-validated relative error against cp and tree size.
 
     Each subtree is a point at ``xerror`` with a bar of one ``xstd`` either
@@ -187,20 +241,22 @@ def plot_cv(table, ax=None, upper="size", minline=True):
     table : CPTable or fitted CARTClassifier
         The table, or an estimator whose ``cv_table_`` it is.
     ax : matplotlib Axes, optional
-    upper : {"size", "splits", "none"}
+        Where to draw; a new figure when omitted.
+    upper : {"size", "splits", "none"}, default="size"
         What the top axis shows: leaves, splits or nothing.
-    minline : bool
+    minline : bool, default=True
         Draw the 1-SE threshold.
 
     Returns
     -------
     ax : matplotlib Axes
+        The Axes drawn on.
     """
     if not isinstance(table, CPTable):
         table = getattr(table, "cv_table_", None)
         if not isinstance(table, CPTable):
             raise TypeError("table must be a CPTable or a fitted estimator with a cv_table_.")
-    if table.xerror is None:
+    if table.xerror is None or table.xstd is None:
         raise ValueError("plot_cv needs cross-validation results: fit with selection='cv' or 'cv-1se'.")
     if upper not in ("size", "splits", "none"):
         raise ValueError(f"upper must be 'size', 'splits' or 'none', got {upper!r}.")

@@ -12,7 +12,10 @@ Gey & Nedelec, *Model selection for CART regression trees*) from any per-node
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..tree import Tree
 from ..tree._kernels import fill_from_parent
@@ -21,7 +24,7 @@ from ..utils._param_validation import check_index
 from ._path_kernels import collapse_temperatures, effective_temperatures, interval_sums, path_error_sums
 
 
-def node_labels(tree: Tree, counts: np.ndarray, loss=None) -> np.ndarray:
+def node_labels(tree: Tree, counts: np.ndarray, loss: ArrayLike | None = None) -> np.ndarray:
     """Majority class of every node (lowest class index on ties).
 
     With a ``loss`` matrix (``loss[i, j]``: the cost of predicting class j
@@ -29,6 +32,25 @@ def node_labels(tree: Tree, counts: np.ndarray, loss=None) -> np.ndarray:
     ``sum_i counts[t, i] loss[i, j]`` instead (lowest index on ties). A node
     that received no weight takes its parent's label, so an empty leaf
     predicts like the smallest non-empty region containing it.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree (its parents give an empty node its label).
+    counts : ndarray, shape (n_nodes, n_classes)
+        Class weights of a sample per node (:meth:`Tree.node_counts`).
+    loss : array-like, shape (n_classes, n_classes), optional
+        ``loss[i, j]``: the cost of predicting class j for a row of class i;
+        None: 0-1 loss (the majority class).
+
+    Returns
+    -------
+    labels : ndarray of int64, shape (n_nodes,)
+        The class code each node predicts as a leaf.
+
+    See Also
+    --------
+    node_values : The regression counterpart (node means).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if loss is None:
@@ -38,8 +60,21 @@ def node_labels(tree: Tree, counts: np.ndarray, loss=None) -> np.ndarray:
     return fill_from_parent(label, counts.sum(axis=1) <= 0, tree.parent)[:, 0]
 
 
-def check_loss_matrix(loss, n_classes) -> np.ndarray:
-    """A (n_classes, n_classes) float64 loss matrix: finite, non-negative, zero on the diagonal."""
+def check_loss_matrix(loss: ArrayLike, n_classes: int) -> np.ndarray:
+    """A (n_classes, n_classes) float64 loss matrix: finite, non-negative, zero on the diagonal.
+
+    Parameters
+    ----------
+    loss : array-like, shape (n_classes, n_classes)
+        ``loss[i, j]``: the cost of predicting class j for a row of class i.
+    n_classes : int
+        Number of classes.
+
+    Returns
+    -------
+    loss : ndarray of float64, shape (n_classes, n_classes)
+        The checked matrix (errors name ``loss_matrix``).
+    """
     arr = np.asarray(loss, dtype=np.float64)
     if arr.shape != (n_classes, n_classes):
         raise ValueError(
@@ -52,7 +87,7 @@ def check_loss_matrix(loss, n_classes) -> np.ndarray:
     return arr
 
 
-def _node_loss(counts, label, loss):
+def _node_loss(counts: np.ndarray, label: np.ndarray | None, loss: np.ndarray | None) -> np.ndarray:
     """Loss of every node as a leaf predicting ``label``: misclassified weight, or expected loss."""
     rows = np.arange(counts.shape[0])
     if loss is None:
@@ -60,7 +95,7 @@ def _node_loss(counts, label, loss):
     return (counts @ loss)[rows, label]
 
 
-def _check_counts(tree, counts):
+def _check_counts(tree: Tree, counts: ArrayLike) -> np.ndarray:
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:
         raise ValueError(f"counts must have shape (n_nodes={tree.n_nodes}, n_classes), got {counts.shape}.")
@@ -76,7 +111,7 @@ class CostComplexityPath:
 
     Not built directly: see :func:`cost_complexity_path`.
 
-    Attributes
+    Parameters
     ----------
     tree : Tree
         T_max.
@@ -95,20 +130,37 @@ class CostComplexityPath:
         The compact description of every T_k: internal node t is a leaf or
         removed in T_k iff ``collapse_alpha[t] <= alphas[k]`` (``inf`` at the
         leaves of T_max).
-    loss : ndarray of shape (n_classes, n_classes) or None
-        The loss matrix of the risks (None: 0-1 loss).
     label : ndarray of int, shape (n_nodes,)
         Majority class of every node on the pruning sample.
+
+    Attributes
+    ----------
+    loss : ndarray of shape (n_classes, n_classes) or None
+        The loss matrix of the risks (None: 0-1 loss).
     """
 
     loss: np.ndarray | None = None
+    # Filled in by the builder once the path exists (they are sums over its leaves).
+    n_leaves: np.ndarray
+    risks: np.ndarray
 
-    def __init__(self, tree, counts, alphas, n_leaves, risks, collapse_alpha, label):
+    def __init__(
+        self,
+        tree: Tree,
+        counts: np.ndarray,
+        alphas: np.ndarray,
+        n_leaves: np.ndarray | None,
+        risks: np.ndarray | None,
+        collapse_alpha: np.ndarray,
+        label: np.ndarray | None,
+    ) -> None:
         self.tree = tree
         self.counts = counts
         self.alphas = alphas
-        self.n_leaves = n_leaves
-        self.risks = risks
+        if n_leaves is not None:
+            self.n_leaves = n_leaves
+        if risks is not None:
+            self.risks = risks
         self.collapse_alpha = collapse_alpha
         self.label = label
 
@@ -119,45 +171,102 @@ class CostComplexityPath:
         return f"CostComplexityPath(K={len(self)}, n_leaves={self.n_leaves[0]}..{self.n_leaves[-1]})"
 
     # ------------------------------------------------------------ lookups
-    def index(self, alpha) -> int:
-        """k such that T_alpha = T_k (Theorem 2.4.1): the last alpha_k <= alpha."""
+    def index(self, alpha: float) -> int:
+        """k such that T_alpha = T_k (Theorem 2.4.1): the last alpha_k <= alpha.
+
+        Parameters
+        ----------
+        alpha : float
+            A temperature, finite and >= 0.
+
+        Returns
+        -------
+        k : int
+            Index into the path.
+        """
         alpha = float(alpha)
         if not np.isfinite(alpha) or alpha < 0:
             raise ValueError(f"alpha must be finite and >= 0, got {alpha}.")
         return int(np.searchsorted(self.alphas, alpha, side="right") - 1)
 
-    def collapsed(self, k) -> np.ndarray:
-        """Boolean mask of the internal nodes of T_max collapsed in T_k."""
+    def collapsed(self, k: int) -> np.ndarray:
+        """Boolean mask of the internal nodes of T_max collapsed in T_k.
+
+        Parameters
+        ----------
+        k : int
+            Index into the path (negative counts from the end).
+
+        Returns
+        -------
+        mask : ndarray of bool, shape (n_nodes,)
+            True at the internal nodes that are leaves of T_k or below one.
+        """
         return self.collapse_alpha <= self.alphas[self._check_k(k)]
 
-    def subtree(self, k, return_index=False):
-        """T_k as a :class:`Tree` (and the T_max id of each of its nodes)."""
+    @overload
+    def subtree(self, k: int, return_index: Literal[False] = ...) -> Tree: ...
+
+    @overload
+    def subtree(self, k: int, return_index: Literal[True]) -> tuple[Tree, np.ndarray]: ...
+
+    @overload
+    def subtree(self, k: int, return_index: bool = ...) -> Tree | tuple[Tree, np.ndarray]: ...
+
+    def subtree(self, k: int, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
+        """T_k as a :class:`Tree`.
+
+        Parameters
+        ----------
+        k : int
+            Index into the path (negative counts from the end).
+        return_index : bool, default=False
+            Also return the T_max id of each node of T_k.
+
+        Returns
+        -------
+        tree : Tree
+            The subtree T_k.
+        index : ndarray of int64, shape (tree.n_nodes,)
+            Only with ``return_index``.
+        """
         return self.tree.prune(self.collapsed(k), return_index=return_index)
 
     def _check_k(self, k):
         return check_index(k, "k", len(self))
 
     # ----------------------------------------------------- leaf intervals
-    def leaf_intervals(self):
-        """(enter, exit): node t is a leaf of T_alpha iff enter[t] <= alpha < exit[t]."""
+    def leaf_intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Temperatures at which every node is a leaf.
+
+        Returns
+        -------
+        enter, exit : ndarray of float64, shape (n_nodes,)
+            Node t is a leaf of T_alpha iff ``enter[t] <= alpha < exit[t]``.
+        """
         is_leaf = self.tree.is_leaf
         enter = np.where(is_leaf, 0.0, self.collapse_alpha)
         parent_alpha = np.full(self.tree.n_nodes, np.inf)
         parent_alpha[1:] = self.collapse_alpha[self.tree.parent[1:]]
         return enter, parent_alpha
 
-    def sum_over_leaves(self, values, alphas=None):
+    def sum_over_leaves(self, values: ArrayLike, alphas: ArrayLike | None = None) -> np.ndarray:
         """For each temperature, the sum of ``values[t]`` over the leaves of T_alpha.
 
         Parameters
         ----------
         values : ndarray, shape (n_nodes,) or (n_nodes, m)
+            A value (or m values) per node.
         alphas : array-like, optional
             Temperatures (any order); defaults to the path's ``alphas``.
 
         Returns
         -------
-        ndarray, shape (len(alphas),) or (len(alphas), m)
+        sums : ndarray, shape (len(alphas),) or (len(alphas), m)
+            The sums over the leaves of each T_alpha.
+
+        Notes
+        -----
 
         Each node contributes to the contiguous range of sorted temperatures
         during which it is a leaf, so the cost is O((n_nodes + m) log m), not
@@ -177,14 +286,39 @@ class CostComplexityPath:
         out[order] = sums
         return out.reshape((sorted_alphas.shape[0],) + values.shape[1:])
 
-    def held_out_loss(self, counts, alphas=None):
-        """Loss of another sample given by its per-node statistics: here the
-        misclassified weight (:meth:`misclassified`)."""
+    def held_out_loss(self, counts: ArrayLike, alphas: ArrayLike | None = None) -> np.ndarray:
+        """Loss of another sample given by its per-node statistics.
+
+        Here the misclassified weight (:meth:`misclassified`).
+
+        Parameters
+        ----------
+        counts : array-like, shape (n_nodes, n_classes)
+            Class weights of the sample per node.
+        alphas : array-like of float, optional
+            Temperatures (any order); defaults to the path's ``alphas``.
+
+        Returns
+        -------
+        loss : ndarray of float64, shape (len(alphas),)
+            The loss of the sample by each T_alpha.
+        """
         return self.misclassified(counts, alphas)
 
     @staticmethod
-    def sample_weight_of(counts):
-        """Total weight of a sample from its per-node statistics."""
+    def sample_weight_of(counts: ArrayLike) -> float:
+        """Total weight of a sample from its per-node statistics.
+
+        Parameters
+        ----------
+        counts : array-like, shape (n_nodes, n_classes)
+            Class weights of the sample per node.
+
+        Returns
+        -------
+        weight : float
+            The weight at the root.
+        """
         return float(np.asarray(counts, dtype=np.float64)[0].sum())
 
     def _held_out_rows(self, X, y, weight, rows, alphas):
@@ -196,7 +330,7 @@ class CostComplexityPath:
         squares = self.misclassified(counts, alphas, squared=True) if getattr(self, "loss", None) is not None else wrong
         return wrong, squares, float(counts[0].sum())
 
-    def misclassified(self, counts, alphas=None, squared=False):
+    def misclassified(self, counts: ArrayLike, alphas: ArrayLike | None = None, squared: bool = False) -> np.ndarray:
         """Misclassified weight of another sample (per-node ``counts``) by each T_alpha.
 
         Leaves are labelled by the pruning sample (``self.label``): this is
@@ -204,6 +338,20 @@ class CostComplexityPath:
         path's ``loss`` matrix, the weighted loss instead; ``squared`` sums
         the squared loss of every row (for a standard error; the same as the
         loss itself without a matrix).
+
+        Parameters
+        ----------
+        counts : array-like, shape (n_nodes, n_classes)
+            Class weights of the sample per node.
+        alphas : array-like of float, optional
+            Temperatures (any order); defaults to the path's ``alphas``.
+        squared : bool, default=False
+            Sum the squared loss of every row instead.
+
+        Returns
+        -------
+        wrong : ndarray of float64, shape (len(alphas),)
+            The misclassified weight (or loss) by each T_alpha.
         """
         counts = np.asarray(counts, dtype=np.float64)
         if counts.shape[0] != self.tree.n_nodes:
@@ -225,29 +373,58 @@ class SquaredErrorPath(CostComplexityPath):
     (weight, mean, within sum of squares) of the pruning sample (also as
     ``moments``) and ``value`` replaces ``label``.
 
-    Attributes
+    Parameters
     ----------
+    tree : Tree
+        T_max.
+    moments : ndarray, shape (n_nodes, 3)
+        Per-node (weight, mean, within sum of squares) of the pruning sample.
+    alphas, n_leaves, risks, collapse_alpha : ndarray
+        As in :class:`CostComplexityPath`.
     value : ndarray, shape (n_nodes,)
         Weighted mean of y at every node on the pruning sample (a node
         without weight takes its parent's): the prediction of T_k's leaves.
     """
 
-    def __init__(self, tree, moments, alphas, n_leaves, risks, collapse_alpha, value):
+    def __init__(
+        self,
+        tree: Tree,
+        moments: np.ndarray,
+        alphas: np.ndarray,
+        n_leaves: np.ndarray | None,
+        risks: np.ndarray | None,
+        collapse_alpha: np.ndarray,
+        value: np.ndarray,
+    ) -> None:
         super().__init__(tree, moments, alphas, n_leaves, risks, collapse_alpha, None)
         self.value = value
 
     @property
-    def moments(self):
+    def moments(self) -> np.ndarray:
         """Per-node (weight, mean, within sum of squares) of the pruning sample."""
         return self.counts
 
     def __repr__(self):
         return f"SquaredErrorPath(K={len(self)}, n_leaves={self.n_leaves[0]}..{self.n_leaves[-1]})"
 
-    def held_out_loss(self, moments, alphas=None):
-        """Weighted squared error of another sample, given by its per-node
-        ``moments`` (:meth:`Tree.node_moments`), by each T_alpha: a node
-        contributes ``SS + W (mean - value)^2`` of the sample while a leaf."""
+    def held_out_loss(self, moments: ArrayLike, alphas: ArrayLike | None = None) -> np.ndarray:
+        """Weighted squared error of another sample by each T_alpha.
+
+        A node contributes ``SS + W (mean - value)^2`` of the sample while a
+        leaf.
+
+        Parameters
+        ----------
+        moments : array-like, shape (n_nodes, 3)
+            The sample's per-node moments (:meth:`Tree.node_moments`).
+        alphas : array-like of float, optional
+            Temperatures (any order); defaults to the path's ``alphas``.
+
+        Returns
+        -------
+        loss : ndarray of float64, shape (len(alphas),)
+            The weighted squared error by each T_alpha.
+        """
         moments = np.asarray(moments, dtype=np.float64)
         if moments.shape != (self.tree.n_nodes, N_MOMENTS):
             raise ValueError(f"moments must have shape ({self.tree.n_nodes}, 3), got {moments.shape}.")
@@ -255,8 +432,19 @@ class SquaredErrorPath(CostComplexityPath):
         return self.sum_over_leaves(moments[:, 2] + moments[:, 0] * gap * gap, alphas)
 
     @staticmethod
-    def sample_weight_of(moments):
-        """Total weight of a sample from its per-node moments."""
+    def sample_weight_of(moments: ArrayLike) -> float:
+        """Total weight of a sample from its per-node moments.
+
+        Parameters
+        ----------
+        moments : array-like, shape (n_nodes, 3)
+            The sample's per-node moments.
+
+        Returns
+        -------
+        weight : float
+            The weight at the root.
+        """
         return float(np.asarray(moments, dtype=np.float64)[0, 0])
 
     def _held_out_rows(self, X, y, weight, rows, alphas):
@@ -267,21 +455,27 @@ class SquaredErrorPath(CostComplexityPath):
         sums = self.sum_over_leaves(np.stack([sq, fourth], axis=1), alphas)
         return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[rows].sum())
 
-    def squared_error(self, X, y, sample_weight=None, alphas=None):
+    def squared_error(
+        self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None, alphas: ArrayLike | None = None
+    ) -> np.ndarray:
         """Weighted squared error of a sample by each T_alpha (leaves predict
         the pruning sample's means, ``value``).
 
         Parameters
         ----------
         X : array-like, shape (n_samples, n_features)
+            The rows.
         y : array-like, shape (n_samples,)
+            Their real target.
         sample_weight : array-like, shape (n_samples,), optional
+            Row weights (default: ones).
         alphas : array-like, optional
             Temperatures; defaults to the path's ``alphas``.
 
         Returns
         -------
-        ndarray, shape (len(alphas),)
+        sse : ndarray, shape (len(alphas),)
+            The weighted squared error by each T_alpha.
         """
         from ..tree._tree import _check_weight
         from ..tree.cart import check_target
@@ -294,12 +488,29 @@ class SquaredErrorPath(CostComplexityPath):
 
 
 def node_values(tree: Tree, moments: np.ndarray) -> np.ndarray:
-    """Mean of every node; a node that received no weight takes its parent's."""
+    """Mean of every node; a node that received no weight takes its parent's.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree (its parents give an empty node its value).
+    moments : ndarray, shape (n_nodes, 3)
+        Per-node (weight, mean, within sum of squares) of a sample.
+
+    Returns
+    -------
+    values : ndarray of float64, shape (n_nodes,)
+        The value each node predicts as a leaf.
+
+    See Also
+    --------
+    node_labels : The classification counterpart (majority classes).
+    """
     value = np.asarray(moments, dtype=np.float64)[:, 1:2].copy()
     return fill_from_parent(value, moments[:, 0] <= 0, tree.parent)[:, 0]
 
 
-def _check_moments(tree, moments):
+def _check_moments(tree: Tree, moments: ArrayLike) -> np.ndarray:
     moments = np.asarray(moments, dtype=np.float64)
     if moments.ndim != 2 or moments.shape != (tree.n_nodes, N_MOMENTS):
         raise ValueError(
@@ -330,7 +541,7 @@ def _fill_sizes(path, node_risk, weight):
     return path
 
 
-def squared_error_path(tree: Tree, moments) -> SquaredErrorPath:
+def squared_error_path(tree: Tree, moments: ArrayLike) -> SquaredErrorPath:
     """Breiman's pruning sequence on squared error (regression trees).
 
     The algorithm of :func:`cost_complexity_path` with the risk of a node as a
@@ -366,7 +577,7 @@ def squared_error_path(tree: Tree, moments) -> SquaredErrorPath:
     return _squared_error_path(tree, _check_moments(tree, moments))
 
 
-def _squared_error_path(tree, moments, sizes=True):
+def _squared_error_path(tree: Tree, moments: np.ndarray, sizes: bool = True) -> SquaredErrorPath:
     """:func:`squared_error_path` of checked ``moments``; without ``sizes``
     the path lacks ``n_leaves`` and ``risks`` (None), which a cross-validation
     fold, evaluated on its held-out rows only, never reads."""
@@ -377,7 +588,7 @@ def _squared_error_path(tree, moments, sizes=True):
     return _fill_sizes(path, node_risk, weight) if sizes else path
 
 
-def cost_complexity_path(tree: Tree, counts, loss=None) -> CostComplexityPath:
+def cost_complexity_path(tree: Tree, counts: ArrayLike, loss: ArrayLike | None = None) -> CostComplexityPath:
     """Breiman's pruning sequence on misclassification cost (Table 1).
 
     Parameters
@@ -417,7 +628,9 @@ def cost_complexity_path(tree: Tree, counts, loss=None) -> CostComplexityPath:
     return _cost_complexity_path(tree, counts, loss)
 
 
-def _cost_complexity_path(tree, counts, loss=None, sizes=True):
+def _cost_complexity_path(
+    tree: Tree, counts: np.ndarray, loss: np.ndarray | None = None, sizes: bool = True
+) -> CostComplexityPath:
     """:func:`cost_complexity_path` of checked ``counts`` and ``loss``
     (without ``sizes``, as :func:`_squared_error_path`)."""
     label = node_labels(tree, counts, loss)

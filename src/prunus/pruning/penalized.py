@@ -18,9 +18,15 @@ most the best cost of its two branches (ties prune: the smaller tree wins).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._compiled import njit
+
+if TYPE_CHECKING:
+    from ..tree import Tree
 
 PENALTIES = ("leaves", "sn")
 
@@ -76,8 +82,23 @@ def pruned_errors(leaves, y, sw, eff_label):
     return total
 
 
-def penalty_per_node(tree, n_node, penalty="leaves"):
-    """``pen(A)`` in count units (the criterion multiplied by n)."""
+def penalty_per_node(tree: Tree, n_node: ArrayLike, penalty: str = "leaves") -> np.ndarray:
+    """``pen(A)`` in count units (the criterion multiplied by n).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree (its depths enter the SN penalty).
+    n_node : array-like of float, shape (n_nodes,)
+        Weight of the sample at every node.
+    penalty : {"leaves", "sn"}, default="leaves"
+        ``C1`` (one per non-empty leaf) or ``C2`` (SN-pruning) of section 5.
+
+    Returns
+    -------
+    pen : ndarray of float64, shape (n_nodes,)
+        The penalty of every node as a leaf.
+    """
     n_node = np.asarray(n_node, dtype=np.float64)
     if penalty == "leaves":
         return (n_node > 0).astype(np.float64)
@@ -87,25 +108,29 @@ def penalty_per_node(tree, n_node, penalty="leaves"):
     raise ValueError(f"penalty must be one of {PENALTIES}, got {penalty!r}.")
 
 
-def penalized_prune(tree, counts, lam, penalty="leaves"):
+def penalized_prune(tree: Tree, counts: ArrayLike, lam: float, penalty: str = "leaves") -> dict[str, Any]:
     """The subtree of ``tree`` minimizing the penalized empirical risk.
 
     Parameters
     ----------
     tree : Tree
+        T0, the tree whose subtrees are compared.
     counts : ndarray, shape (n_nodes, n_classes)
         Class counts per node (:meth:`Tree.node_counts`).
     lam : float >= 0
+        Weight of the penalty.
     penalty : {"leaves", "sn"}
         ``C1`` (default pruning) or ``C2`` (SN-pruning) of section 5.
 
     Returns
     -------
-    dict with ``collapse`` (bool mask: nodes that are leaves of the optimal
-    subtree, or below one), ``leaves`` (bool mask of the leaves of the optimal
-    subtree), ``cost`` (``n`` times the criterion at the optimum),
-    ``node_label`` (majority label, class 0 when empty) and ``subtree`` (the
-    pruned :class:`Tree`) with ``index`` (its nodes' ids in ``tree``).
+    result : dict
+        ``collapse`` (bool mask: nodes that are leaves of the optimal
+        subtree, or below one), ``leaves`` (bool mask of the leaves of the
+        optimal subtree), ``cost`` (``n`` times the criterion at the
+        optimum), ``node_label`` (majority label, class 0 when empty) and
+        ``subtree`` (the pruned :class:`Tree`) with ``index`` (its nodes' ids
+        in ``tree``).
     """
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:

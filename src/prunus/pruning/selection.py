@@ -8,12 +8,26 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from joblib import Parallel, delayed
 
 from ..tree._kernels import depth_and_parent
 from ._path_kernels import fold_squared_errors
-from .path import _check_counts, _check_moments, _cost_complexity_path, _squared_error_path, check_loss_matrix
+from .path import (
+    CostComplexityPath,
+    _check_counts,
+    _check_moments,
+    _cost_complexity_path,
+    _squared_error_path,
+    check_loss_matrix,
+)
+
+if TYPE_CHECKING:
+    from ..tree import Tree
+    from ..tree.cart import CARTGrower, GrowthParams
 
 #: Any temperature above 1 prunes a classification tree to the root:
 #: alpha_k <= R(root) <= 1 (see :func:`root_temperature` for regression).
@@ -26,7 +40,7 @@ def _last_argmin(values):
     return int(values.shape[0] - 1 - np.argmin(values[::-1]))
 
 
-def select_holdout(path, test_counts):
+def select_holdout(path: CostComplexityPath, test_counts: np.ndarray) -> tuple[int, np.ndarray]:
     """k-hat of eq. (10): the T_k with the least test loss (misclassified
     weight, or squared error for a :class:`SquaredErrorPath`).
 
@@ -48,7 +62,7 @@ def select_holdout(path, test_counts):
     return _last_argmin(risk), risk
 
 
-def root_temperature(grower):
+def root_temperature(grower: CARTGrower) -> float:
     """A temperature that prunes any tree of the grower's sample to its root.
 
     :data:`ROOT_TEMPERATURE` for classification. For a regression, alpha_k
@@ -63,7 +77,7 @@ def root_temperature(grower):
     return min(2.0 * spread * spread, np.finfo(np.float64).max)
 
 
-def cv_temperatures(alphas, root=ROOT_TEMPERATURE):
+def cv_temperatures(alphas: np.ndarray, root: float = ROOT_TEMPERATURE) -> np.ndarray:
     """rpart's evaluation points: geometric means of consecutive alphas.
 
     T_k is optimal on [alpha_k, alpha_{k+1}); its representative temperature
@@ -77,17 +91,29 @@ def cv_temperatures(alphas, root=ROOT_TEMPERATURE):
     return betas
 
 
-def learning_parts(rows, method, rng):
+def learning_parts(rows: np.ndarray, method: str, rng: np.random.RandomState | None) -> tuple[np.ndarray, np.ndarray]:
     """(rows to grow on, rows to prune with) of the learning sample ``rows``:
     both are ``rows`` for M2; for M1 the halves L1, L2 drawn by ``rng`` (sorted)."""
     if method == "M2":
         return rows, rows
+    if rng is None:
+        raise ValueError("method='M1' draws its halves: rng must be a RandomState, got None.")
     perm = rng.permutation(rows.shape[0])
     half = rows.shape[0] // 2
     return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
 
 
-def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None, sizes=True):
+def build_path(
+    grower: CARTGrower,
+    rows: np.ndarray,
+    weight: np.ndarray,
+    method: str,
+    params: GrowthParams,
+    grow_seed: int,
+    rng: np.random.RandomState | None,
+    loss: np.ndarray | None = None,
+    sizes: bool = True,
+) -> tuple[CostComplexityPath, np.ndarray]:
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
     M2 grows and prunes on the learning sample ``rows``. M1 splits it in two
@@ -140,7 +166,7 @@ def build_path(grower, rows, weight, method, params, grow_seed, rng, loss=None, 
     return _cost_complexity_path(tree, counts, loss, sizes), prune_rows
 
 
-def node_statistics(grower, tree, weight, rows):
+def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Per-node statistics of the rows ``rows`` of the grower's sample: class
     weights, or for a regression (weight, mean, within sum of squares)."""
     if grower.regression:
@@ -158,7 +184,15 @@ def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, los
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 
-def _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas):
+def _regression_fold_loss(
+    grower: CARTGrower,
+    weight: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    params: GrowthParams,
+    grow_seed: int,
+    betas: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`_fold_loss` of an M2 regression on numeric features: the
     fold's tree is grown, pruned and evaluated on its held-out rows from its
     node arrays in one compiled pass (no :class:`Tree` nor path object: the
@@ -174,8 +208,19 @@ def _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
 
 
 def cv_risks(
-    grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs=None, progress=None, loss=None, squares=None
-):
+    grower: CARTGrower,
+    weight: np.ndarray,
+    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    method: str,
+    params: GrowthParams,
+    grow_seed: int,
+    betas: np.ndarray,
+    rng: np.random.RandomState,
+    n_jobs: int | None = None,
+    progress: Callable[[], Any] | None = None,
+    loss: np.ndarray | None = None,
+    squares: list[np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
     """Held-out loss (misclassified weight, the loss of a loss matrix, or the
     squared error for a regression grower) of every fold's pruned trees at ``betas``.
 
@@ -221,7 +266,9 @@ def cv_risks(
     return wrong, held_out
 
 
-def cv_summary(wrong, weight, n_samples, squares=None):
+def cv_summary(
+    wrong: np.ndarray, weight: np.ndarray, n_samples: int, squares: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean risk (pooled over folds, as rpart's xerror), fold std and rpart's SE.
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
@@ -240,17 +287,19 @@ def cv_summary(wrong, weight, n_samples, squares=None):
     return mean, std, se
 
 
-def select_cv(mean_risk, se_risk=None, one_se=False):
+def select_cv(mean_risk: np.ndarray, se_risk: np.ndarray | None = None, one_se: bool = False) -> int:
     """argmin of the CV risk, or with ``one_se`` the smallest tree whose risk
     is within one standard error of the minimum (the 1-SE rule)."""
     best = _last_argmin(mean_risk)
     if not one_se:
         return best
+    if se_risk is None:
+        raise ValueError("select_cv: the 1-SE rule needs se_risk.")
     bound = mean_risk[best] + se_risk[best]
     return int(np.flatnonzero(mean_risk <= bound).max())
 
 
-def penalty_exponent(kappa):
+def penalty_exponent(kappa: float) -> float:
     """kappa / (2 kappa - 1): the exponent of |T|/n under MA(MT) (section 4)."""
     kappa = float(kappa)
     if not np.isfinite(kappa) or kappa < 1.0:
@@ -258,7 +307,7 @@ def penalty_exponent(kappa):
     return kappa / (2.0 * kappa - 1.0)
 
 
-def minimal_penalty_constant(path, n, kappa=1.0, fraction=0.5):
+def minimal_penalty_constant(path: CostComplexityPath, n: int, kappa: float = 1.0, fraction: float = 0.5) -> float:
     """Slope heuristic: the minimal penalty constant c_min.
 
     Over the largest trees of the sequence (those with at least ``fraction``
@@ -277,7 +326,7 @@ def minimal_penalty_constant(path, n, kappa=1.0, fraction=0.5):
     return max(-float(slope), 0.0)
 
 
-def select_penalty(path, n, c, kappa=1.0):
+def select_penalty(path: CostComplexityPath, n: int, c: float, kappa: float = 1.0) -> int:
     """argmin over the CART sequence of R(T_k) + c (|T_k| / n)^(kappa / (2 kappa - 1)).
 
     For kappa > 1 the penalty is sub-additive, and its minimisers over all

@@ -14,6 +14,7 @@ node mean) and weight.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._tree import Tree
 
@@ -21,7 +22,7 @@ from ._tree import Tree
 IMPURITIES = ("gini", "entropy", "log_loss", "misclassification")
 
 
-def node_impurity(counts, criterion="gini") -> np.ndarray:
+def node_impurity(counts: ArrayLike, criterion: str = "gini") -> np.ndarray:
     """Impurity ``i(t)`` of every node from its class weights.
 
     Parameters
@@ -57,12 +58,13 @@ def node_impurity(counts, criterion="gini") -> np.ndarray:
     return np.where(total[:, 0] > 0, impurity, 0.0)
 
 
-def impurity_decrease(tree: Tree, impurity, weight) -> np.ndarray:
+def impurity_decrease(tree: Tree, impurity: ArrayLike, weight: ArrayLike) -> np.ndarray:
     """Weighted impurity decrease of every split, ``W_t i(t) - W_L i(L) - W_R i(R)``.
 
     Parameters
     ----------
     tree : Tree
+        The tree whose splits are scored.
     impurity : array-like, shape (n_nodes,)
         Impurity of every node (any criterion: :func:`node_impurity` for
         classification, the node variance for least squares).
@@ -85,7 +87,9 @@ def impurity_decrease(tree: Tree, impurity, weight) -> np.ndarray:
     return decrease
 
 
-def feature_importances(tree: Tree, impurity, weight, *, split_weight=None, normalize=True) -> np.ndarray:
+def feature_importances(
+    tree: Tree, impurity: ArrayLike, weight: ArrayLike, *, split_weight: ArrayLike | None = None, normalize: bool = True
+) -> np.ndarray:
     """Total impurity decrease of the splits on each feature.
 
     With ``normalize`` this is scikit-learn's ``feature_importances_`` (the
@@ -99,6 +103,7 @@ def feature_importances(tree: Tree, impurity, weight, *, split_weight=None, norm
     Parameters
     ----------
     tree : Tree
+        The tree whose splits are credited to their features.
     impurity, weight : array-like, shape (n_nodes,)
         Per-node impurity and weight (see :func:`impurity_decrease`).
     split_weight : array-like, shape (n_nodes,), optional
@@ -112,6 +117,7 @@ def feature_importances(tree: Tree, impurity, weight, *, split_weight=None, norm
     Returns
     -------
     importances : ndarray, shape (tree.n_features,)
+        The importance of every feature (0 for a feature no split uses).
     """
     decrease = impurity_decrease(tree, impurity, weight)
     if split_weight is not None:
@@ -207,7 +213,7 @@ def split_probability(tree: Tree, leaf_probability) -> np.ndarray:
     return np.where(tree.is_leaf, 0.0, np.clip(inside - leaf, 0.0, 1.0))
 
 
-def _check_node_arrays(tree, impurity, weight):
+def _check_node_arrays(tree: Tree, impurity: ArrayLike, weight: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a prunus Tree, got {type(tree).__name__}.")
     impurity = np.asarray(impurity, dtype=np.float64)

@@ -10,8 +10,10 @@ growths and no further sort, and X is never copied per fold.
 import math
 from collections import namedtuple
 from numbers import Integral, Real
+from typing import Literal, overload
 
 import numpy as np
+from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from .._compiled import njit
@@ -53,8 +55,19 @@ GROWTH_CONSTRAINTS = {
 }
 
 
-def check_growth_params(params):
-    """Validate :class:`GrowthParams` against :data:`GROWTH_CONSTRAINTS`; every error names its argument."""
+def check_growth_params(params: GrowthParams) -> GrowthParams:
+    """Validate :class:`GrowthParams` against :data:`GROWTH_CONSTRAINTS`; every error names its argument.
+
+    Parameters
+    ----------
+    params : GrowthParams
+        The hyper-parameters of one growth.
+
+    Returns
+    -------
+    params : GrowthParams
+        ``params`` itself, once valid.
+    """
     validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
     return params
 
@@ -146,8 +159,21 @@ def _workspace_arrays(order, weight, n_classes, n_words=0):
 N_MOMENTS = 3
 
 
-def check_target(y, n_rows):
-    """A regression target: float64, 1-D, ``n_rows`` finite values (errors name y)."""
+def check_target(y: ArrayLike, n_rows: int) -> np.ndarray:
+    """A regression target: float64, 1-D, ``n_rows`` finite values (errors name y).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        The real target.
+    n_rows : int
+        Rows of X.
+
+    Returns
+    -------
+    y : ndarray of float64, shape (n_rows,)
+        The checked target, C-contiguous.
+    """
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         raise ValueError(
@@ -163,10 +189,23 @@ def check_target(y, n_rows):
     return y
 
 
-def check_level_codes(X, n_categories):
-    """``n_categories`` as int64 (one per column of X; zeros when None),
-    checked against X: a categorical column holds level codes, integers in
-    ``0 .. L - 1`` or NaN (errors name ``n_categories``)."""
+def check_level_codes(X: np.ndarray, n_categories: ArrayLike | None) -> np.ndarray:
+    """``n_categories`` checked against X (errors name ``n_categories``).
+
+    A categorical column holds level codes, integers in ``0 .. L - 1`` or NaN.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_samples, n_features)
+        Checked features.
+    n_categories : array-like of int, shape (n_features,), or None
+        Levels of every feature (0 for a numeric one); None: all numeric.
+
+    Returns
+    -------
+    n_categories : ndarray of int64, shape (n_features,)
+        One count per column of X (zeros when None).
+    """
     d = X.shape[1]
     if n_categories is None:
         return np.zeros(d, dtype=np.int64)
@@ -187,10 +226,28 @@ def check_level_codes(X, n_categories):
     return n_cat
 
 
-def encode_labels(y, n_rows, n_classes=None):
-    """Class codes 0..K-1 of ``y`` and K. Non-negative integers are their own
-    codes (so a fold missing a class keeps the global numbering); other labels
-    are coded in sorted order."""
+def encode_labels(y: ArrayLike, n_rows: int, n_classes: int | None = None) -> tuple[np.ndarray, int]:
+    """Class codes 0..K-1 of ``y`` and K.
+
+    Non-negative integers are their own codes (so a fold missing a class keeps
+    the global numbering); other labels are coded in sorted order.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        Class labels.
+    n_rows : int
+        Rows of X.
+    n_classes : int, optional
+        Number of classes K (default: as many as ``y`` needs).
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n_rows,)
+        The class code of every row.
+    n_classes : int
+        K (at least 1).
+    """
     y = np.asarray(y)
     if y.ndim != 1 or y.shape[0] != n_rows:
         raise ValueError(f"y must be a 1-D array of {n_rows} labels, got shape {y.shape}.")
@@ -236,7 +293,15 @@ class CARTGrower:
     works on ``4 m d`` bytes for its ``m`` rows of positive weight.
     """
 
-    def __init__(self, X, y, n_classes=None, *, regression=False, n_categories=None):
+    def __init__(
+        self,
+        X: ArrayLike,
+        y: ArrayLike,
+        n_classes: int | None = None,
+        *,
+        regression: bool = False,
+        n_categories: ArrayLike | None = None,
+    ) -> None:
         self.X = check_X_missing(X)
         self.n_categories = check_level_codes(self.X, n_categories)
         self.regression = bool(regression)
@@ -258,10 +323,11 @@ class CARTGrower:
         self._columns = np.ascontiguousarray(self.X.T)
 
     @property
-    def n_features(self):
+    def n_features(self) -> int:
+        """Columns of X."""
         return self.X.shape[1]
 
-    def grow_arrays(self, params, weight, seed=0):
+    def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[np.ndarray, ...]:
         """The node arrays of :meth:`grow` before they become a :class:`Tree`:
         (children_left, children_right, feature, threshold, missing_go_to_left,
         counts, category bits as int64 words); the leaves' feature and
@@ -297,12 +363,13 @@ class CARTGrower:
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         return grow(data, work, settings)
 
-    def grow(self, params, weight, seed=0):
+    def grow(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Tree, np.ndarray]:
         """Grow one tree on the rows of positive ``weight``.
 
         Parameters
         ----------
         params : GrowthParams
+            Hyper-parameters of the growth (checked by :func:`check_growth_params`).
         weight : ndarray of float64, shape (n_samples,)
             Non-negative sample weights; a fold is the rows it weighs.
         seed : int
@@ -311,6 +378,7 @@ class CARTGrower:
         Returns
         -------
         tree : Tree
+            The grown tree.
         counts : ndarray, shape (n_nodes, n_classes)
             Summed weights of each class at each node; for a regression,
             shape (n_nodes, 3): the weight, mean and within sum of squares of
@@ -330,23 +398,63 @@ class CARTGrower:
         return tree, counts
 
 
+@overload
 def grow_cart(
-    X,
-    y,
-    criterion="gini",
-    max_depth=None,
-    min_samples_leaf=1,
-    sample_weight=None,
-    random_state=None,
+    X: ArrayLike,
+    y: ArrayLike,
+    criterion: str = "gini",
+    max_depth: int | None = None,
+    min_samples_leaf: int | float = 1,
+    sample_weight: ArrayLike | None = None,
+    random_state: int | np.random.RandomState | None = None,
     *,
-    min_samples_split=2,
-    min_impurity_decrease=0.0,
-    max_leaf_nodes=None,
-    max_features=None,
-    n_classes=None,
-    return_counts=False,
-    categorical_features="from_dtype",
-):
+    min_samples_split: int | float = 2,
+    min_impurity_decrease: float = 0.0,
+    max_leaf_nodes: int | None = None,
+    max_features: int | float | str | None = None,
+    n_classes: int | None = None,
+    return_counts: Literal[False] = ...,
+    categorical_features: str | ArrayLike | None = ...,
+) -> Tree: ...
+
+
+@overload
+def grow_cart(
+    X: ArrayLike,
+    y: ArrayLike,
+    criterion: str = "gini",
+    max_depth: int | None = None,
+    min_samples_leaf: int | float = 1,
+    sample_weight: ArrayLike | None = None,
+    random_state: int | np.random.RandomState | None = None,
+    *,
+    min_samples_split: int | float = 2,
+    min_impurity_decrease: float = 0.0,
+    max_leaf_nodes: int | None = None,
+    max_features: int | float | str | None = None,
+    n_classes: int | None = None,
+    return_counts: Literal[True],
+    categorical_features: str | ArrayLike | None = ...,
+) -> tuple[Tree, np.ndarray]: ...
+
+
+def grow_cart(
+    X: ArrayLike,
+    y: ArrayLike,
+    criterion: str = "gini",
+    max_depth: int | None = None,
+    min_samples_leaf: int | float = 1,
+    sample_weight: ArrayLike | None = None,
+    random_state: int | np.random.RandomState | None = None,
+    *,
+    min_samples_split: int | float = 2,
+    min_impurity_decrease: float = 0.0,
+    max_leaf_nodes: int | None = None,
+    max_features: int | float | str | None = None,
+    n_classes: int | None = None,
+    return_counts: bool = False,
+    categorical_features: str | ArrayLike | None = "from_dtype",
+) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
 
@@ -375,6 +483,7 @@ def grow_cart(
         ``"squared_error"`` grows a regression tree: least squares, each
         split's sums centred at its node's mean.
     max_depth : int or None
+        Deepest leaf (the root has depth 0); None: no limit.
     min_samples_leaf : int or float
         Fewest rows in a leaf (a float is a fraction of the rows).
     sample_weight : array-like, shape (n_samples,), optional
@@ -410,6 +519,7 @@ def grow_cart(
     Returns
     -------
     tree : Tree
+        The grown tree.
     counts : ndarray, shape (n_nodes, n_classes) or (n_nodes, 3)
         Only with ``return_counts``; equal to ``tree.node_counts(X, y, sample_weight)``,
         for a regression to ``tree.node_moments(X, y, sample_weight)`` up to rounding.

@@ -1,10 +1,44 @@
 """Text, Graphviz DOT and matplotlib renderings of a :class:`Tree`."""
 
-from typing import Any
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..utils._optional import pyplot
+
+
+class TreeLike(Protocol):
+    """What the renderings read of a tree: the arrays and sizes of :class:`~prunus.tree.Tree`.
+
+    (A protocol rather than the class itself: this module sits above the tree
+    structure, whose ``export_*`` methods call into it.)
+    """
+
+    children_left: np.ndarray
+    children_right: np.ndarray
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_go_to_left: np.ndarray
+    n_categories: np.ndarray
+    is_categorical: np.ndarray
+    parent: np.ndarray
+    depth: np.ndarray
+    n_features: int
+
+    @property
+    def n_nodes(self) -> int: ...
+
+    @property
+    def n_leaves(self) -> int: ...
+
+    @property
+    def max_depth(self) -> int: ...
+
+    def left_categories(self, node: int) -> np.ndarray: ...
 
 
 def _feature_name(tree, feature_names, f):
@@ -65,14 +99,40 @@ def _check_labels(tree, node_labels, feature_names=None, categories=None):
         _feature_name(tree, feature_names, 0)
 
 
-def export_text(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
+def export_text(
+    tree: TreeLike,
+    feature_names: Sequence[str] | None = None,
+    node_labels: Sequence[Any] | None = None,
+    decimals: int = 3,
+    categories: Sequence[Any] | None = None,
+) -> str:
     """Indented text rendering, one line per split side and per leaf.
 
-    ``node_labels`` (one entry per node, e.g. the majority class) is printed
-    at the leaves. ``categories`` (one entry per feature: the names of its
-    levels in code order, or None) names the levels of categorical splits,
-    shown as ``colour in {red, blue}``; a fitted
-    :class:`~prunus.CARTClassifier` has them in ``categories_``.
+    Categorical splits are shown as ``colour in {red, blue}``.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to render (any object shaped like :class:`~prunus.tree.Tree`).
+    feature_names : sequence of str, optional
+        Names of the features (``x[j]`` when omitted).
+    node_labels : sequence, optional
+        One entry per node, e.g. the majority class, shown at the leaves.
+    decimals : int, default=3
+        Decimals of the thresholds.
+    categories : sequence, optional
+        One entry per feature: the names of its levels in code order, or
+        None (levels shown by code); a fitted
+        :class:`~prunus.CARTClassifier` has them in ``categories_``.
+
+    Returns
+    -------
+    text : str
+        One line per split side and per leaf (``|--- leaf 3 class: 1``).
+
+    See Also
+    --------
+    export_summary : rpart-style printout with sizes and predictions.
     """
     _check_labels(tree, node_labels, feature_names, categories)
     lines = []
@@ -139,15 +199,15 @@ def _number(value, integral):
 
 
 def export_summary(
-    tree,
-    node_counts=None,
-    node_moments=None,
-    feature_names=None,
-    class_names=None,
-    node_labels=None,
-    decimals=3,
-    categories=None,
-):
+    tree: TreeLike,
+    node_counts: ArrayLike | None = None,
+    node_moments: ArrayLike | None = None,
+    feature_names: Sequence[str] | None = None,
+    class_names: Sequence[Any] | None = None,
+    node_labels: Sequence[Any] | None = None,
+    decimals: int = 3,
+    categories: Sequence[Any] | None = None,
+) -> str:
     """rpart-style printout of a fitted tree: one line per node with its split, size and prediction.
 
     In the spirit of R's ``print(rpart_fit)``::
@@ -165,6 +225,7 @@ def export_summary(
     Parameters
     ----------
     tree : Tree
+        The tree to render (any object shaped like :class:`~prunus.tree.Tree`).
     node_counts : ndarray of shape (n_nodes, n_classes), optional
         Class weights of a sample in every node (:meth:`Tree.node_counts`):
         a classification tree. ``n`` is the node's weight, ``loss`` the weight
@@ -188,7 +249,7 @@ def export_summary(
 
     Returns
     -------
-    str
+    text : str
         Node ids are those of the tree (what :meth:`Tree.apply` returns);
         each node's line shows the condition that leads to it from its parent.
     """
@@ -220,11 +281,40 @@ def export_summary(
     return "\n".join(lines) + "\n"
 
 
-def node_summaries(tree, node_counts=None, node_moments=None, class_names=None, node_labels=None, decimals=2):
+def node_summaries(
+    tree: TreeLike,
+    node_counts: ArrayLike | None = None,
+    node_moments: ArrayLike | None = None,
+    class_names: Sequence[Any] | None = None,
+    node_labels: Sequence[Any] | None = None,
+    decimals: int = 2,
+) -> list[str]:
     """A short label per node for :func:`plot_tree`: the prediction, its share (or the mean) and n.
 
-    Same arguments as :func:`export_summary`; e.g. ``"setosa 100%\\nn = 50"``
-    for a classification node, ``"mean 3.2\\nn = 50"`` for a regression node.
+    E.g. ``"setosa 100%\\nn = 50"`` for a classification node,
+    ``"mean 3.2\\nn = 50"`` for a regression node.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to render (any object shaped like :class:`~prunus.tree.Tree`).
+    node_counts : ndarray of shape (n_nodes, n_classes), optional
+        Class weights of a sample in every node: a classification tree.
+    node_moments : ndarray of shape (n_nodes, 3), optional
+        Weight, mean and sum of squares of a real target in every node: a
+        regression tree.
+    class_names : sequence, optional
+        Names of the classes, in the columns' order.
+    node_labels : sequence, optional
+        The predicted class of every node, when it is not the majority of
+        ``node_counts``.
+    decimals : int, default=2
+        Decimals of the class share (as a percentage, two fewer).
+
+    Returns
+    -------
+    labels : list of str
+        One label per node, for the ``node_labels`` of :func:`plot_tree`.
     """
     weight, _, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
@@ -239,8 +329,35 @@ def node_summaries(tree, node_counts=None, node_moments=None, class_names=None, 
     return out
 
 
-def to_dot(tree, feature_names=None, node_labels=None, decimals=3, categories=None):
-    """Graphviz DOT source of the tree (``categories``: see :func:`export_text`)."""
+def to_dot(
+    tree: TreeLike,
+    feature_names: Sequence[str] | None = None,
+    node_labels: Sequence[Any] | None = None,
+    decimals: int = 3,
+    categories: Sequence[Any] | None = None,
+) -> str:
+    """Graphviz DOT source of the tree.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree to render (any object shaped like :class:`~prunus.tree.Tree`).
+    feature_names : sequence of str, optional
+        Names of the features (``x[j]`` when omitted).
+    node_labels : sequence, optional
+        One entry per node, e.g. the majority class, shown at the leaves as ``class = ...``.
+    decimals : int, default=3
+        Decimals of the thresholds.
+    categories : sequence, optional
+        One entry per feature: the names of its levels in code order, or
+        None (levels shown by code); a fitted
+        :class:`~prunus.CARTClassifier` has them in ``categories_``.
+
+    Returns
+    -------
+    dot : str
+        A ``digraph``; a split node shows its left condition.
+    """
     _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
@@ -258,15 +375,41 @@ def to_dot(tree, feature_names=None, node_labels=None, decimals=3, categories=No
     return "\n".join(out) + "\n"
 
 
-def plot_tree(tree, feature_names=None, node_labels=None, ax=None, decimals=2, categories=None):
-    """Draw the tree: leaves spread evenly on x, depth on y (``categories``:
-    see :func:`export_text`).
+def plot_tree(
+    tree: TreeLike,
+    feature_names: Sequence[str] | None = None,
+    node_labels: Sequence[Any] | None = None,
+    ax: Any = None,
+    decimals: int = 2,
+    categories: Sequence[Any] | None = None,
+) -> Any:
+    """Draw the tree: leaves spread evenly on x, depth on y.
 
     A leaf shows its entry of ``node_labels``; a split shows its condition,
     then its entry of ``node_labels`` when not empty (:func:`node_summaries`
     gives rpart-style labels: prediction, share and n).
 
-    Returns the matplotlib Axes.
+    Parameters
+    ----------
+    tree : Tree
+        The tree to render (any object shaped like :class:`~prunus.tree.Tree`).
+    feature_names : sequence of str, optional
+        Names of the features (``x[j]`` when omitted).
+    node_labels : sequence, optional
+        One entry per node, shown at the leaves and under the splits.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure sized to the tree when omitted.
+    decimals : int, default=2
+        Decimals of the thresholds.
+    categories : sequence, optional
+        One entry per feature: the names of its levels in code order, or
+        None (levels shown by code); a fitted
+        :class:`~prunus.CARTClassifier` has them in ``categories_``.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        The Axes drawn on.
     """
     # No matplotlib.use() here: a library must not switch the caller's backend
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).

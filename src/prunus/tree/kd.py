@@ -78,6 +78,7 @@ def grow_kd(X: Any, max_depth: int | None = None, min_samples_leaf: int = 1, spl
     Parameters
     ----------
     X : array-like, shape (n_samples, n_features)
+        The sample whose medians place the splits (finite values).
     max_depth : int or None
         Depth limit (``None``: grow until the cells cannot be split).
     min_samples_leaf : int

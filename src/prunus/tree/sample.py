@@ -69,7 +69,7 @@ class SampledSplit:
     as a uniform number in [0, 1), is below ``test_size`` (so the test rows
     do not depend on how the rows are cut into blocks), and to L2 otherwise.
 
-    Attributes
+    Parameters
     ----------
     n_samples : int
         Rows of the whole sample.
@@ -113,7 +113,18 @@ class SampledSplit:
         return cls(int(n_samples), grow, float(test_size), seed)
 
     def block_masks(self, start: int, stop: int) -> tuple[np.ndarray, np.ndarray]:
-        """``(test, prune)`` boolean masks of rows ``start .. stop - 1``."""
+        """``(test, prune)`` boolean masks of rows ``start .. stop - 1``.
+
+        Parameters
+        ----------
+        start, stop : int
+            The global rows of one block, ``stop`` excluded.
+
+        Returns
+        -------
+        test, prune : ndarray of bool, shape (stop - start,)
+            Which rows of the block are test rows and which belong to L2.
+        """
         rows = np.arange(start, stop, dtype=np.int64)
         grow = np.zeros(stop - start, dtype=bool)
         lo, hi = np.searchsorted(self.grow_indices, [start, stop])
@@ -125,13 +136,27 @@ class SampledSplit:
         return test, ~grow & ~test
 
     def masks(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(grow, test, prune)`` masks over all rows (for samples that fit in memory)."""
+        """``(grow, test, prune)`` masks over all rows (for samples that fit in memory).
+
+        Returns
+        -------
+        grow, test, prune : ndarray of bool, shape (n_samples,)
+            The rows of L1, of the test sample and of L2.
+        """
         test, prune = self.block_masks(0, self.n_samples)
         return ~(test | prune), test, prune
 
 
 class LabelledSample(Protocol):
     """What a sampled fit needs of its data ``(X, y, sample_weight)``.
+
+    An interface (a :class:`typing.Protocol`): :class:`InMemorySample` and
+    :class:`prunus.distributed.DaskSample` implement it.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None: a protocol is not instantiated.
 
     Attributes
     ----------
@@ -145,19 +170,48 @@ class LabelledSample(Protocol):
     n_blocks: int
 
     def block_starts(self) -> np.ndarray:
-        """First global row of every block."""
+        """First global row of every block.
+
+        Returns
+        -------
+        starts : ndarray of int64, shape (n_blocks,)
+            Increasing, starting at 0.
+        """
         ...
 
     def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """``(X, y, w, labels)`` in memory: the sorted global ``rows`` (``w`` None
-        when no weights were given), and the sorted distinct labels of the whole ``y``."""
+        """Rows of the sample in memory, and the labels of the whole sample.
+
+        Parameters
+        ----------
+        rows : ndarray of int64
+            Sorted global row numbers.
+
+        Returns
+        -------
+        X, y, w, labels : tuple
+            The rows' features, labels and weights (``w`` None when no
+            weights were given), and the sorted distinct labels of the whole
+            ``y``.
+        """
         ...
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
         """Element-wise sum over the blocks of ``fn(plan, X_b, y_b, w_b, start_b, b)``.
 
-        ``fn`` returns a tuple of per-node tables and numbers (see
-        :func:`add_records`); it must be picklable to run on other processes.
+        Parameters
+        ----------
+        fn : callable
+            ``fn(plan, X_b, y_b, w_b, start_b, b)`` returns a tuple of
+            per-node tables and numbers (see :func:`add_records`); it must be
+            picklable to run on other processes.
+        plan : object
+            What ``fn`` needs besides the block (e.g. a tree and a split).
+
+        Returns
+        -------
+        record : tuple
+            The element-wise sum of the blocks' tuples.
         """
         ...
 
@@ -177,21 +231,52 @@ class InMemorySample:
 
     n_blocks = 1
 
-    def __init__(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None):
+    def __init__(self, X: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None) -> None:
         self.X, self.y, self.w = X, y, sample_weight
         self.n_samples = int(X.shape[0])
 
     def block_starts(self) -> np.ndarray:
-        """``[0]``: the one block starts at the first row."""
+        """``[0]``: the one block starts at the first row.
+
+        Returns
+        -------
+        starts : ndarray of int64, shape (1,)
+            ``[0]``.
+        """
         return np.zeros(1, dtype=np.int64)
 
     def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """The given rows, and the sorted labels of the whole sample."""
+        """The given rows, and the sorted labels of the whole sample.
+
+        Parameters
+        ----------
+        rows : ndarray of int64
+            Sorted row numbers.
+
+        Returns
+        -------
+        X, y, w, labels : tuple
+            The rows' features, labels and weights (None when no weights
+            were given), and the sorted distinct labels of ``y``.
+        """
         w = None if self.w is None else self.w[rows]
         return self.X[rows], self.y[rows], w, np.unique(self.y)
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
-        """``fn`` on the one block."""
+        """``fn`` on the one block.
+
+        Parameters
+        ----------
+        fn : callable
+            ``fn(plan, X, y, w, 0, 0)``, returning a tuple.
+        plan : object
+            Passed to ``fn``.
+
+        Returns
+        -------
+        record : tuple
+            What ``fn`` returns.
+        """
         return fn(plan, self.X, self.y, self.w, 0, 0)
 
 

@@ -19,7 +19,13 @@ from sklearn.utils.validation import validate_data
 
 from ._param_validation import validate_fit
 
+#: A checked feature matrix: a numpy array, or a scipy sparse matrix where the
+#: caller accepts one (scipy ships no type stubs: that side is ``Any`` to the
+#: type checker, and the numpy side is still checked).
+Matrix = np.ndarray | Any
+
 __all__ = [
+    "Matrix",
     "check_classes",
     "check_sample_weight",
     "encode_labels",
@@ -133,7 +139,7 @@ def open_classifier_fit(
     reset: bool = True,
     prepare_X: Callable[[Any], Any] | None = None,
     check_y: Callable[[Any], None] | None = None,
-) -> tuple[Any, np.ndarray, np.ndarray]:
+) -> tuple[Matrix, np.ndarray, np.ndarray]:
     """The opening of a classifier's ``fit``.
 
     Parameters

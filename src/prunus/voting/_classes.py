@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import itertools
 import numbers
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
@@ -60,6 +63,10 @@ from ._pacbayes import (
 )
 
 PARTITIONS = ("dyadic", "kd", "cart")
+
+if TYPE_CHECKING:
+    from sklearn.model_selection import BaseCrossValidator
+    from typing_extensions import Self
 
 
 def _nearest_with_data(has_data, parent):
@@ -152,7 +159,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         return _Fold(tree, stats, leaves, y_test, sw_test)
 
     # -------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow T0, choose the lambdas left as None by CV, compute the final model.
 
         Parameters
@@ -329,7 +336,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
         return self.tree_.apply(X)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
 
         Parameters
@@ -348,6 +355,29 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value for CART partitions).
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose predicted class is ``y``.
+
+        See Also
+        --------
+        predict : The class of every row.
+        """
+        return super().score(X, y, sample_weight)
 
 
 class PACBayesTreeClassifier(_SubtreeClassifier):
@@ -452,20 +482,20 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
 
     def __init__(
         self,
-        partition="dyadic",
-        max_depth=None,
-        min_samples_leaf=1,
-        lambda1=None,
-        lambda2=None,
-        prior="practical",
-        delta=0.05,
-        empty_cells="parent",
-        cv=2,
-        n_jobs=None,
-        random_state=None,
-        grow_size=None,
-        class_weight=None,
-    ):
+        partition: str | Tree = "dyadic",
+        max_depth: int | None = None,
+        min_samples_leaf: int = 1,
+        lambda1: float | None = None,
+        lambda2: float | None = None,
+        prior: str = "practical",
+        delta: float = 0.05,
+        empty_cells: str = "parent",
+        cv: int | BaseCrossValidator | Iterable[Any] | None = 2,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        grow_size: int | None = None,
+        class_weight: dict[Any, float] | str | None = None,
+    ) -> None:
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -526,7 +556,7 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         self.log_phi_, self.log_weight_, self.log_partition_ = self._weights(full, lam)
         self.node_weight_ = np.exp(self.log_weight_ - self.log_partition_)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Vote mass per class on each row's path divided by the path total.
 
         Parameters
@@ -597,16 +627,16 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
 
     def __init__(
         self,
-        partition="dyadic",
-        max_depth=None,
-        min_samples_leaf=1,
-        penalty="leaves",
-        lam=None,
-        empty_cells="parent",
-        cv=2,
-        n_jobs=None,
-        random_state=None,
-    ):
+        partition: str | Tree = "dyadic",
+        max_depth: int | None = None,
+        min_samples_leaf: int = 1,
+        penalty: str = "leaves",
+        lam: float | None = None,
+        empty_cells: str = "parent",
+        cv: int | BaseCrossValidator | Iterable[Any] | None = 2,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -646,7 +676,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
             eff = _nearest_with_data(full.stats.has_data, tree.parent)[eff]
         self._eff_node = eff
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Class frequencies in the pruned tree's leaf.
 
         With ``empty_cells="parent"`` a row in an empty cell gets the
@@ -717,15 +747,15 @@ class HSVoteClassifier(_SubtreeClassifier):
 
     def __init__(
         self,
-        partition="dyadic",
-        max_depth=None,
-        min_samples_leaf=1,
-        lam=None,
-        empty_cells="parent",
-        cv=2,
-        n_jobs=None,
-        random_state=None,
-    ):
+        partition: str | Tree = "dyadic",
+        max_depth: int | None = None,
+        min_samples_leaf: int = 1,
+        lam: float | None = None,
+        empty_cells: str = "parent",
+        cv: int | BaseCrossValidator | Iterable[Any] | None = 2,
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+    ) -> None:
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -773,7 +803,7 @@ class HSVoteClassifier(_SubtreeClassifier):
     def _eta(self, fold):
         return hs_eta(fold.stats.counts, fold.tree.parent if self.empty_cells == "parent" else None)
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """``[1 - p(x), p(x)]`` with ``p(x)`` the weighted average class-1 estimate.
 
         Parameters
@@ -794,7 +824,7 @@ class HSVoteClassifier(_SubtreeClassifier):
         p = np.clip(path_mean_kernel(leaves, self.tree_.parent, self.node_value_, self.node_weight_), 0.0, 1.0)
         return np.column_stack([1.0 - p, p])
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class 1 iff ``p(x) > 1/2`` (class 0 on a tie).
 
         Parameters

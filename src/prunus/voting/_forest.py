@@ -23,9 +23,11 @@ the out-of-bag rows' paths; nothing is refitted and no CV is run.
 from __future__ import annotations
 
 import itertools
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
+from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -58,6 +60,9 @@ _MAX_INT = np.iinfo(np.int32).max
 #: bytes of out-of-bag vote sums held at once (grid points are evaluated in chunks below it)
 _OOB_BUFFER_BYTES = 2**27
 LAMBDAS = ("lambda1", "lambda2")
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 def sample_counts(seed, n_samples, bootstrap, max_samples):
@@ -278,25 +283,25 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_estimators=100,
-        max_features="sqrt",
-        splitter="best",
-        max_depth=None,
-        min_samples_split=2,
-        min_samples_leaf=1,
-        max_leaf_nodes=None,
-        bootstrap=False,
-        max_samples=None,
-        lambda1=None,
-        lambda2=None,
-        empty_cells="parent",
-        n_jobs=None,
-        random_state=None,
-        warm_start=False,
-        verbose=0,
-        class_weight=None,
-        categorical_features="from_dtype",
-    ):
+        n_estimators: int = 100,
+        max_features: int | float | str | None = "sqrt",
+        splitter: str = "best",
+        max_depth: int | None = None,
+        min_samples_split: int | float = 2,
+        min_samples_leaf: int | float = 1,
+        max_leaf_nodes: int | None = None,
+        bootstrap: bool = False,
+        max_samples: int | float | None = None,
+        lambda1: float | None = None,
+        lambda2: float | None = None,
+        empty_cells: str = "parent",
+        n_jobs: int | None = None,
+        random_state: int | np.random.RandomState | None = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+        class_weight: dict[Any, float] | str | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
+    ) -> None:
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.splitter = splitter
@@ -349,7 +354,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         )
 
     # -------------------------------------------------------------- fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Grow the trees, choose the lambdas by out-of-bag error, weigh every tree's subtrees.
 
         Parameters
@@ -507,7 +512,12 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return dict(points[best]), results
 
     @property
-    def feature_importances_(self):
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of every feature, averaged over the trees.
+
+        Each tree's split importances (Gini decrease) are weighted by the
+        posterior probability that the split is kept, then normalized.
+        """
         check_is_fitted(self, "node_weights_")
         per_tree = [
             classification_importances(
@@ -521,7 +531,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         return normalized(np.mean(per_tree, axis=0))
 
     # ---------------------------------------------------------- predict
-    def predict_proba(self, X):
+    def predict_proba(self, X: ArrayLike) -> np.ndarray:
         """Mean over the trees of each tree's PAC-Bayes vote shares.
 
         Parameters
@@ -542,7 +552,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         refuse_dask(self, X, method="predict")
         coded = coded_table(self, X)
         if coded is None:
-            X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan")
+            X = cast(np.ndarray, validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan"))
         else:
             X = check_X_missing(coded)
 
@@ -559,7 +569,7 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         parts = Parallel(n_jobs=n_chunks, prefer="threads")(delayed(chunk)(trees[k::n_chunks]) for k in range(n_chunks))
         return np.sum(parts, axis=0) / len(trees)
 
-    def predict(self, X):
+    def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).
 
         Parameters
@@ -578,3 +588,26 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
+
+    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
+        """Mean accuracy of :meth:`predict` on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The rows (NaN is a missing value).
+        y : array-like of shape (n_samples,)
+            True class labels.
+        sample_weight : array-like of shape (n_samples,), optional
+            Row weights of the mean.
+
+        Returns
+        -------
+        score : float
+            The (weighted) fraction of rows whose predicted class is ``y``.
+
+        See Also
+        --------
+        predict : The class of every row.
+        """
+        return super().score(X, y, sample_weight)

@@ -23,11 +23,16 @@ estimates must be regression values in [0, 1].
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._compiled import njit
 from ._pacbayes import NodeStats, _check_lambda, log_weights_kernel
+
+if TYPE_CHECKING:
+    from ..tree import Tree
 
 
 @njit(cache=True, nogil=True)
@@ -90,7 +95,7 @@ def _inherit_value(value, has_data, parent):
     return out
 
 
-def hs_vote_weights(tree, counts, lam, empty_cells="class0"):
+def hs_vote_weights(tree: Tree, counts: ArrayLike, lam: float, empty_cells: str = "class0") -> dict[str, Any]:
     """HS-vote node weights of any tree, binary counts of shape (n_nodes, 2).
 
     ``empty_cells="parent"`` runs HS-vote on the tree reduced to its cells
@@ -99,8 +104,27 @@ def hs_vote_weights(tree, counts, lam, empty_cells="class0"):
     kept cell is a dummy leaf (no loss, one bit, so the count of internal
     nodes stays ``|leaves| - 1``) carrying its parent's estimate.
 
-    Returns a dict with ``log_phi``, ``log_weight``, ``log_partition``,
-    ``node_weight`` (``w(A) / Z``) and ``node_value`` (``eta(A)``).
+    Parameters
+    ----------
+    tree : Tree
+        The tree T0 whose prunings are weighted.
+    counts : array-like of float, shape (n_nodes, 2)
+        Class counts per node (:meth:`Tree.node_counts`), binary labels.
+    lam : float >= 0
+        The temperature lambda of the HS-vote posterior.
+    empty_cells : {"class0", "parent"}, default="class0"
+        How cells without data are treated (see
+        :class:`~prunus.voting.NodeStats`).
+
+    Returns
+    -------
+    weights : dict
+        ``log_phi``, ``log_weight``, ``log_partition``, ``node_weight``
+        (``w(A) / Z``) and ``node_value`` (``eta(A)``).
+
+    See Also
+    --------
+    pac_bayes_weights : The PAC-Bayes node weights.
     """
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape != (tree.n_nodes, 2):

@@ -21,10 +21,15 @@ it *is* that dummy sibling.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._compiled import njit
+
+if TYPE_CHECKING:
+    from ..tree import Tree
 
 PRIORS = ("practical", "theory")
 EMPTY_CELLS = ("class0", "parent")
@@ -144,8 +149,9 @@ class NodeStats:
     Parameters
     ----------
     tree : Tree
+        The tree T0 (any :class:`~prunus.tree.Tree`).
     counts : ndarray, shape (n_nodes, n_classes)
-        From :meth:`Tree.node_counts`.
+        Class counts per node, from :meth:`Tree.node_counts`.
 
     empty_cells : {"class0", "parent"}
         ``"class0"`` (the default of this low-level record, kept for the
@@ -167,7 +173,7 @@ class NodeStats:
     cell cut off (``"parent"``).
     """
 
-    def __init__(self, tree, counts, empty_cells="class0"):
+    def __init__(self, tree: Tree, counts: ArrayLike, empty_cells: str = "class0") -> None:
         counts = np.asarray(counts, dtype=np.float64)
         if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:
             raise ValueError(f"counts must have shape ({tree.n_nodes}, n_classes), got {counts.shape}.")
@@ -225,19 +231,33 @@ def _check_lambda(value, name):
     return value
 
 
-def pac_bayes_log_phi(stats, lambda1, lambda2=None, prior="practical", delta=0.05):
+def pac_bayes_log_phi(
+    stats: NodeStats, lambda1: float, lambda2: float | None = None, prior: str = "practical", delta: float = 0.05
+) -> np.ndarray:
     """phi(A) for every node (log of the posterior's per-leaf factor).
 
     Parameters
     ----------
     stats : NodeStats
+        The sample's statistics on the tree.
     lambda1, lambda2 : float >= 0
         Practical version: weights of the empirical risk and of
         ``Delta_n``. Theory version: ``lambda1`` is the lambda of Equation 2
         (it multiplies both terms) and ``lambda2`` must be None.
-    prior : {"practical", "theory"}
-    delta : float in (0, 1)
+    prior : {"practical", "theory"}, default="practical"
+        The prior and bound of the posterior (the paper's practical
+        version, or the one of its theorem).
+    delta : float in (0, 1), default=0.05
         Confidence of the theory version.
+
+    Returns
+    -------
+    log_phi : ndarray of float64, shape (n_nodes,)
+        ``log phi(A)`` of every node.
+
+    See Also
+    --------
+    pac_bayes_weights : The posterior node weights these factors give.
     """
     lambda1 = _check_lambda(lambda1, "lambda1")
     if prior == "practical":
@@ -256,12 +276,20 @@ def pac_bayes_log_phi(stats, lambda1, lambda2=None, prior="practical", delta=0.0
     raise ValueError(f"prior must be one of {PRIORS}, got {prior!r}.")
 
 
-def pac_bayes_weights(tree, counts, lambda1, lambda2=None, prior="practical", delta=0.05):
+def pac_bayes_weights(
+    tree: Tree,
+    counts: ArrayLike | NodeStats,
+    lambda1: float,
+    lambda2: float | None = None,
+    prior: str = "practical",
+    delta: float = 0.05,
+) -> dict[str, Any]:
     """PAC-Bayes node weights of any tree (dyadic, KD, CART, scikit-learn's).
 
     Parameters
     ----------
     tree : Tree
+        The tree T0 whose prunings are weighted.
     counts : ndarray, shape (n_nodes, n_classes), or NodeStats
         Class counts per node (:meth:`Tree.node_counts`); pass
         ``NodeStats(tree, counts, "parent")`` for T0 reduced to the support
@@ -271,10 +299,15 @@ def pac_bayes_weights(tree, counts, lambda1, lambda2=None, prior="practical", de
 
     Returns
     -------
-    dict with ``log_phi``, ``log_beta``, ``log_alpha``, ``log_weight``
-    (``log w(A)``), ``log_partition`` (``log beta(root)``), ``node_weight``
-    (``w(A) / Z``, the posterior probability that A is a leaf) and
-    ``node_label``.
+    weights : dict
+        ``log_phi``, ``log_beta``, ``log_alpha``, ``log_weight``
+        (``log w(A)``), ``log_partition`` (``log beta(root)``), ``node_weight``
+        (``w(A) / Z``, the posterior probability that A is a leaf) and
+        ``node_label``.
+
+    See Also
+    --------
+    vote_proba : The vote of the weighted nodes.
     """
     stats = counts if isinstance(counts, NodeStats) else NodeStats(tree, counts)
     log_phi = pac_bayes_log_phi(stats, lambda1, lambda2, prior, delta)
@@ -290,9 +323,45 @@ def pac_bayes_weights(tree, counts, lambda1, lambda2=None, prior="practical", de
     }
 
 
-def vote_proba(tree, node_label, node_weight, n_classes, X=None, leaves=None):
-    """``h_Q`` vote shares: mass per class on each row's path over the path total."""
+def vote_proba(
+    tree: Tree,
+    node_label: np.ndarray,
+    node_weight: np.ndarray,
+    n_classes: int,
+    X: ArrayLike | None = None,
+    leaves: np.ndarray | None = None,
+) -> np.ndarray:
+    """``h_Q`` vote shares: mass per class on each row's path over the path total.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree whose nodes vote.
+    node_label : ndarray of int, shape (n_nodes,)
+        Class code each node votes for.
+    node_weight : ndarray of float, shape (n_nodes,)
+        Weight of each node's vote (e.g. ``node_weight`` of
+        :func:`pac_bayes_weights`).
+    n_classes : int
+        Number of classes.
+    X : array-like of shape (n_samples, n_features), optional
+        The rows; needed unless ``leaves`` is given.
+    leaves : ndarray of int, shape (n_samples,), optional
+        The leaf of every row (``tree.apply(X)``), when already known.
+
+    Returns
+    -------
+    proba : ndarray of shape (n_samples, n_classes)
+        Vote shares of every row; rows sum to one.
+
+    See Also
+    --------
+    pac_bayes_weights : PAC-Bayes node weights.
+    hs_vote_weights : HS-vote node weights.
+    """
     if leaves is None:
+        if X is None:
+            raise ValueError("vote_proba needs X or leaves.")
         leaves = tree.apply(X)
     votes = path_votes_kernel(leaves, tree.parent, node_label, node_weight, n_classes)
     total = votes.sum(axis=1, keepdims=True)

@@ -155,22 +155,22 @@ def bench_grow(quick, repeat):
 
 def _rpart_script(method, setup, select, report):
     """An R script fitting rpart with the control above on train.csv and
-    printing the seconds inside R and ``report`` on test.csv."""
+    printing the seconds inside R (wall, then CPU) and ``report`` on test.csv."""
     return rf"""
 suppressMessages(library(rpart))
 args <- commandArgs(TRUE)
 train <- read.csv(args[1]); test <- read.csv(args[2])
 {setup}
 set.seed(0)
-elapsed <- system.time({{
+times <- system.time({{
   fit <- rpart(y ~ ., data = train, method = "{method}",
                control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
                                        maxcompete = 0, maxsurrogate = 0))
   cp <- fit$cptable
   best <- which.min(cp[, "xerror"])
   {select}
-}})[["elapsed"]]
-cat(elapsed, {report}, "\n")
+}})
+cat(times[["elapsed"]], times[["user.self"]] + times[["sys.self"]], {report}, "\n")
 """
 
 
@@ -189,7 +189,7 @@ _RPART_ANOVA_SCRIPT = _rpart_script(
 
 def run_rpart(Xtr, ytr, Xte, yte, script_text=_RPART_SCRIPT):
     """rpart's CV fit on the same rows: the numbers the R script prints
-    (seconds inside R, then its test errors). NaN is written as R's NA."""
+    (wall and CPU seconds inside R, then its test errors). NaN is written as R's NA."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for part, (X, y) in (("train", (Xtr, ytr)), ("test", (Xte, yte))):
@@ -237,7 +237,7 @@ def bench_cv_vs_rpart(quick, repeat, n_jobs):
         if has_r:
             runs = [run_rpart(Xtr, ytr, Xte, yte) for _ in range(reps)]
             t_r = min(r[0] for r in runs)
-            r0, r1 = runs[0][1], runs[0][2]
+            r0, r1 = runs[0][2], runs[0][3]
             print(
                 f"[cv] {name:<30} {t_ours:9.2f} {t_r:8.2f} {t_r / t_ours:5.1f}x "
                 f"{err0:7.4f}/{r0:<7.4f}  {err1:7.4f}/{r1:<7.4f}"
@@ -329,26 +329,31 @@ def bench_regression(quick, repeat, sklearn=True):
     print("[reg] CARTRegressor(selection='cv', cv=10), default n_jobs and n_jobs=1, vs rpart anova xval=10")
     print(f"[reg] and sklearn GridSearchCV(ccp_alpha x 30, cv=10); 75/25 split; best of {repeat}, interleaved")
     print("[reg] 'mem/X': peak resident memory of the default fit beyond what was resident before it, over X's bytes")
+    print("[reg] 'cpu': rpart's CPU seconds over prunus's with n_jobs=1 (steadier than wall time on a loaded machine)")
     print(
         f"[reg] {'data':<30} {'n':>6} {'prunus s':>8} {'1 job s':>8} {'rpart s':>8} {'ratio':>6} {'1 job':>6} "
-        f"{'mem/X':>6} {'sklearn s':>9}  test MSE prunus / rpart / sklearn"
+        f"{'cpu':>6} {'mem/X':>6} {'sklearn s':>9}  test MSE prunus / rpart / sklearn"
     )
     for name, X, y in regression_problems(quick):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)
         reps = 1 if Xtr.shape[0] > 50_000 else repeat
-        times, times_1, r_runs, memory = [], [], [], []
+        times, times_1, cpu_1, r_runs, memory = [], [], [], [], []
         for _ in range(reps):  # interleaved, so that every tool sees the same load of the shared machine
-            for n_jobs, out in ((None, times), (1, times_1)):
-                with PeakMemory() as peak:
-                    start = time.perf_counter()
-                    est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
-                    out.append(time.perf_counter() - start)
-                if n_jobs is None:
-                    memory.append(peak.extra / Xtr.nbytes)
+            with PeakMemory() as peak:
+                start = time.perf_counter()
+                est = CARTRegressor(selection="cv", cv=10, random_state=0).fit(Xtr, ytr)
+                times.append(time.perf_counter() - start)
+            memory.append(peak.extra / Xtr.nbytes)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs=1).fit(Xtr, ytr)
+            times_1.append(time.perf_counter() - start)
+            cpu_1.append(time.process_time() - start_cpu)
             if has_r and Xtr.shape[0] <= 50_000:
                 r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_SCRIPT))
         mse = np.mean((est.predict(Xte) - yte) ** 2)
-        t_r, mse_r = (min(r[0] for r in r_runs), r_runs[0][1]) if r_runs else (np.nan, np.nan)
+        t_r, c_r, mse_r = (
+            (min(r[0] for r in r_runs), min(r[1] for r in r_runs), r_runs[0][2]) if r_runs else (np.nan,) * 3
+        )
         t_sk, mse_sk = np.nan, np.nan
         if sklearn and Xtr.shape[0] <= 20_000:
             alphas = DecisionTreeRegressor(random_state=0).cost_complexity_pruning_path(Xtr, ytr).ccp_alphas
@@ -362,7 +367,7 @@ def bench_regression(quick, repeat, sklearn=True):
         t, t1 = min(times), min(times_1)
         print(
             f"[reg] {name:<30} {Xtr.shape[0]:>6} {t:8.3f} {t1:8.3f} {t_r:8.3f} {t_r / t:5.1f}x {t_r / t1:5.1f}x "
-            f"{min(memory):6.2f} {t_sk:9.2f}  {mse:.4g} / {mse_r:.4g} / {mse_sk:.4g}"
+            f"{c_r / min(cpu_1):5.1f}x {min(memory):6.2f} {t_sk:9.2f}  {mse:.4g} / {mse_r:.4g} / {mse_sk:.4g}"
         )
 
 

@@ -37,7 +37,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -46,6 +45,7 @@ from sklearn.tree import DecisionTreeClassifier
 from sklearn.tree._tree import ccp_pruning_path
 
 from prunus.datasets import is_available, load
+from prunus.experiments._rpart import RPART_CLASS_SCRIPT, rpart_anova_script, run_rpart
 from prunus.pruning import CARTClassifier, cost_complexity_path
 from prunus.tree import Tree, grow_cart
 
@@ -153,55 +153,26 @@ def bench_grow(quick, repeat):
         )
 
 
-def _rpart_script(method, setup, select, report):
-    """An R script fitting rpart with the control above on train.csv and
-    printing the seconds inside R (wall, then CPU) and ``report`` on test.csv."""
-    return rf"""
-suppressMessages(library(rpart))
-args <- commandArgs(TRUE)
-train <- read.csv(args[1]); test <- read.csv(args[2])
-{setup}
-set.seed(0)
-times <- system.time({{
-  fit <- rpart(y ~ ., data = train, method = "{method}",
-               control = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
-                                       maxcompete = 0, maxsurrogate = 0))
-  cp <- fit$cptable
-  best <- which.min(cp[, "xerror"])
-  {select}
-}})
-cat(times[["elapsed"]], times[["user.self"]] + times[["sys.self"]], {report}, "\n")
-"""
+_RPART_SCRIPT = RPART_CLASS_SCRIPT
+_RPART_ANOVA_SCRIPT = rpart_anova_script(10)
 
 
-_RPART_SCRIPT = _rpart_script(
-    "class",
-    "train$y <- factor(train$y); test$y <- factor(test$y, levels = levels(train$y))",
-    """pruned0 <- prune(fit, cp = cp[best, "CP"])
-  bound <- cp[best, "xerror"] + cp[best, "xstd"]
-  pruned1 <- prune(fit, cp = cp[which(cp[, "xerror"] <= bound)[1], "CP"])""",
-    'mean(predict(pruned0, test, type = "class") != test$y), mean(predict(pruned1, test, type = "class") != test$y)',
-)
-_RPART_ANOVA_SCRIPT = _rpart_script(
-    "anova", "", 'pruned <- prune(fit, cp = cp[best, "CP"])', "mean((predict(pruned, test) - test$y)^2)"
-)
+def _with_cpu_seconds(script):
+    """``script`` printing R's CPU seconds (user + sys) right after its wall seconds."""
+    edits = (
+        ("elapsed <- system.time(", "times <- system.time("),
+        ('})[["elapsed"]]', '}); elapsed <- times[["elapsed"]]'),
+        ("cat(elapsed, ", 'cat(elapsed, times[["user.self"]] + times[["sys.self"]], '),
+    )
+    for old, new in edits:
+        if old not in script:
+            raise RuntimeError(f"the rpart script changed: {old!r} not found")
+        script = script.replace(old, new)
+    return script
 
 
-def run_rpart(Xtr, ytr, Xte, yte, script_text=_RPART_SCRIPT):
-    """rpart's CV fit on the same rows: the numbers the R script prints
-    (wall and CPU seconds inside R, then its test errors). NaN is written as R's NA."""
-    with tempfile.TemporaryDirectory() as tmp:
-        paths = []
-        for part, (X, y) in (("train", (Xtr, ytr)), ("test", (Xte, yte))):
-            path = os.path.join(tmp, f"{part}.csv")
-            header = ",".join(f"x{j}" for j in range(X.shape[1])) + ",y"
-            np.savetxt(path, np.column_stack([X, y]), delimiter=",", header=header, comments="", fmt="%.17g")
-            paths.append(path)
-        script = os.path.join(tmp, "fit.R")
-        with open(script, "w") as fh:
-            fh.write(script_text)
-        out = subprocess.run(["Rscript", script, *paths], capture_output=True, text=True, check=True)
-    return tuple(float(v) for v in out.stdout.split())
+#: The regression fit, printing wall seconds, CPU seconds, test MSE, leaves.
+_RPART_ANOVA_CPU_SCRIPT = _with_cpu_seconds(_RPART_ANOVA_SCRIPT)
 
 
 def cv_problems(quick):
@@ -237,7 +208,7 @@ def bench_cv_vs_rpart(quick, repeat, n_jobs):
         if has_r:
             runs = [run_rpart(Xtr, ytr, Xte, yte) for _ in range(reps)]
             t_r = min(r[0] for r in runs)
-            r0, r1 = runs[0][2], runs[0][3]
+            r0, r1 = runs[0][1], runs[0][2]
             print(
                 f"[cv] {name:<30} {t_ours:9.2f} {t_r:8.2f} {t_r / t_ours:5.1f}x "
                 f"{err0:7.4f}/{r0:<7.4f}  {err1:7.4f}/{r1:<7.4f}"
@@ -349,7 +320,7 @@ def bench_regression(quick, repeat, sklearn=True):
             times_1.append(time.perf_counter() - start)
             cpu_1.append(time.process_time() - start_cpu)
             if has_r and Xtr.shape[0] <= 50_000:
-                r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_SCRIPT))
+                r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_CPU_SCRIPT))
         mse = np.mean((est.predict(Xte) - yte) ** 2)
         t_r, c_r, mse_r = (
             (min(r[0] for r in r_runs), min(r[1] for r in r_runs), r_runs[0][2]) if r_runs else (np.nan,) * 3

@@ -38,6 +38,7 @@ numpydoc_class_members_toctree = False
 numpydoc_validation_checks = {"PR01", "PR02", "PR07", "RT01", "SA01"}
 VALIDATED_ESTIMATORS = (
     "CARTClassifier",
+    "CARTRegressor",
     "PACBayesTreeClassifier",
     "PenalizedTreeClassifier",
     "HSVoteClassifier",
@@ -46,6 +47,7 @@ VALIDATED_ESTIMATORS = (
     "TreeSoftmaxClassifier",
     "TreeLanguageModel",
     "DaskCARTClassifier",
+    "DaskCARTRegressor",
     "DaskPACBayesTreeClassifier",
 )
 VALIDATED_METHODS = (

@@ -134,6 +134,19 @@ def _categorical_tree(d: SimpleNamespace) -> None:
     cost_complexity_path(tree, counts).subtree(1)
 
 
+def _surrogates(d: SimpleNamespace) -> None:
+    """Surrogate splits: growth (numeric and categorical, classes and least squares), routing, add_surrogates."""
+    from .tree import add_surrogates, grow_cart
+
+    for X, categorical in ((d.Xnan, None), (d.Xcat, [3, 4])):
+        tree, counts = grow_cart(X, d.y, categorical_features=categorical, max_surrogates=5, return_counts=True)
+        tree.apply(X)
+        tree.node_counts(X, d.y, d.w)
+        add_surrogates(tree, X, d.w)
+        grow_cart(X, d.y, categorical_features=categorical, max_surrogates=2, max_leaf_nodes=6)
+    grow_cart(d.Xnan, d.yr, criterion="squared_error", max_surrogates=5)
+
+
 def _regression(d: SimpleNamespace) -> None:
     """Least-squares regression trees: growth, node moments, the squared-error pruning path."""
     from .pruning import squared_error_path
@@ -250,6 +263,7 @@ TREE_PATHS: list[Path] = [
     ("grow_cart criterion=entropy", _grow("grow_cart", criterion="entropy")),
     ("grow_cart categorical features, their routing and path", _categorical_tree),
     ("regression trees (squared_error) and their path", _regression),
+    ("surrogate splits: growth, routing, add_surrogates", _surrogates),
     ("grow_cart categorical", _grow("grow_cart", "Xcat", categorical_features=[3, 4])),
     ("grow_cart categorical best-first, entropy", _grow("grow_cart", "Xcat", categorical_features=[3, 4], max_leaf_nodes=6, criterion="entropy")),
     # CARTClassifier: every selection, method, criterion; weights, NaN, Fortran order, threads
@@ -258,6 +272,7 @@ TREE_PATHS: list[Path] = [
     ("CART method=M1", _est("CARTClassifier", method="M1")),
     ("CART sample_weight", _est("CARTClassifier", weighted=True, selection="cv", cv=3)),
     ("CART NaN, Fortran-ordered X", _est("CARTClassifier", ("Xnan", "Xf"), selection="cv", cv=3)),
+    ("CART missing=learned", _est("CARTClassifier", "Xnan", missing="learned", selection="cv", cv=3)),
     ("CART grow_size", _est("CARTClassifier", method="M1", grow_size=100, max_depth=4, min_samples_leaf=0.05)),
     ("CART n_jobs=2", _est("CARTClassifier", selection="cv", cv=4, n_jobs=2)),
     # CARTRegressor: squared_error growth, path and CV; weights, NaN, threads

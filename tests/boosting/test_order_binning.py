@@ -74,3 +74,37 @@ def test_binning_adjacent_floats():
     Xb = b.transform(X)
     assert list(Xb[0]) == [0, 1]
     assert X[0, 0] <= b.thresholds[0][0] < X[1, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 120),
+    st.integers(0, 10_000),
+    st.sampled_from([2, 3, 16, 256, 300]),
+    st.booleans(),
+)
+def test_fit_transform_equals_fit_binning_then_transform(n, seed, max_bins, fortran):
+    """The lookup-table path for integer columns gives the edges and codes of unique + searchsorted."""
+    from prunus.boosting._binning import fit_transform
+
+    rng = np.random.RandomState(seed)
+    cols = [
+        rng.randint(0, 7, n),  # few levels
+        rng.randint(-2000, 2000, n),  # more levels than max_bins: quantile edges
+        rng.randn(n),  # not integers: the general path
+        np.ones(n),  # constant
+        np.where(rng.rand(n) < 0.5, -0.0, 1.0),  # signed zeros
+        np.round(rng.randn(n) * 3) * 2.0**40,  # integers too far apart for a table
+        rng.randint(250, 262, n) + 0.5 * (np.arange(n) == 0),  # one fraction: general path
+    ]
+    X = np.column_stack(cols).astype(np.float64)
+    if fortran:
+        X = np.asfortranarray(X)
+    ref = fit_binning(X, max_bins)
+    binning, codes = fit_transform(X, max_bins)
+    expected = ref.transform(X)
+    assert codes.dtype == expected.dtype
+    np.testing.assert_array_equal(codes, expected)
+    np.testing.assert_array_equal(binning.n_bins, ref.n_bins)
+    for got, want in zip(binning.thresholds, ref.thresholds):
+        np.testing.assert_array_equal(got, want)

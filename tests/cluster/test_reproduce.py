@@ -11,7 +11,19 @@ from prunus.cli import main
 from prunus.experiments import boosting, cart, pacbayes, pacbayes_forest
 from prunus.experiments.cart import Settings, synthetic_rates
 
-TINY = Settings(sizes=(150, 200), qs=(0.2,), repeats=1, n_mc=1000, cv=3, real_datasets=(), sklearn_alphas=5)
+TINY = Settings(
+    sizes=(150, 200),
+    qs=(0.2,),
+    repeats=1,
+    n_mc=1000,
+    cv=3,
+    real_datasets=(),
+    sklearn_alphas=5,
+    reg_sizes=(150, 200),
+    reg_repeats=1,
+    reg_n_test=1000,
+    reg_datasets=("diabetes",),
+)
 
 #: Table columns that hold timings (and the CPU-time improvement next to them): the only cells that may differ.
 TIMED = re.compile(r"CPU|time|fit s|ms/batch|speed-up")
@@ -64,7 +76,7 @@ def tiny_papers(monkeypatch):
 
 #: paper -> the task functions of its grids
 GRIDS = {
-    "cart": ("_synthetic_job", "_real_data_job"),
+    "cart": ("_synthetic_job", "_real_data_job", "_regression_job", "_regression_compare_job"),
     "pacbayes": ("_run_job", "_forest_job"),
     "boosting": ("_cpu_job", "_depth_job", "_curves_job", "gap_fractions"),
 }

@@ -32,7 +32,7 @@ def test_m2_prunes_with_the_learning_sample():
     ref = squared_error_path(est.tree_, est.tree_.node_moments(X, y, w))
     np.testing.assert_allclose(est.path_.alphas, ref.alphas, rtol=1e-9, atol=1e-12)
     assert np.array_equal(est.path_.n_leaves, ref.n_leaves)
-    assert est.tree_ == grow_cart(X, y, criterion="squared_error", sample_weight=w)
+    assert est.tree_ == grow_cart(X, y, criterion="squared_error", sample_weight=w, max_surrogates=5)
     # T_1 predicts the training means: the training R^2 of the unpruned sequence head.
     np.testing.assert_allclose(est.predict(X), est.path_.value[est.tree_.apply(X)])
 
@@ -43,7 +43,7 @@ def test_m1_grows_on_one_half_and_prunes_with_the_other():
     prune = est.pruning_indices_
     assert prune.shape[0] == X.shape[0] - X.shape[0] // 2
     grow = np.setdiff1d(np.arange(X.shape[0]), prune)
-    assert est.tree_ == grow_cart(X[grow], y[grow], criterion="squared_error", sample_weight=w[grow])
+    assert est.tree_ == grow_cart(X[grow], y[grow], criterion="squared_error", sample_weight=w[grow], max_surrogates=5)
     moments = est.tree_.node_moments(X[prune], y[prune], w[prune])
     np.testing.assert_allclose(est.path_.moments, moments, rtol=1e-12, atol=1e-12)
 

@@ -17,6 +17,7 @@ from prunus.pruning import selection as sel
 from prunus.pruning._path_kernels import interval_sums
 from prunus.tree._grower import grow_depth_first
 from prunus.tree._splitter import GrowthData, Workspace
+from prunus.tree._surrogate import empty_store
 from prunus.tree.cart import CARTGrower, GrowthParams, _settings, _workspace_arrays
 
 
@@ -91,7 +92,7 @@ def _grown_both_ways(X, y, w, min_leaf=1):
     grown = []
     for scan in (np.empty((0, 0)), np.empty((4, n))):  # one pass, then two passes
         work = Workspace(*_workspace_arrays(grower.order, w, grower.n_classes, 0), scan)
-        grown.append(grow_depth_first(data, work, settings_))
+        grown.append(grow_depth_first(data, work, settings_, empty_store()))
     return grown
 
 

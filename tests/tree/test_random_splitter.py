@@ -145,6 +145,7 @@ def test_sorting_segments_at_nodes_grows_the_presorted_tree(problem, splitter):
     do) find the splits of nodes whose segments were partitioned."""
     from prunus.tree._grower import grow_depth_first
     from prunus.tree._splitter import GrowthData, Workspace
+    from prunus.tree._surrogate import empty_store
     from prunus.tree.cart import _settings, _workspace_arrays
 
     X, y, n_classes, p, seed = problem
@@ -158,6 +159,6 @@ def test_sorting_segments_at_nodes_grows_the_presorted_tree(problem, splitter):
     for sort_cost in (np.inf, 0.0):  # never, or below the root always, sorted when searched
         settings = _settings(params, X.shape[0], X.shape[1], n_classes, seed)._replace(sort_cost=sort_cost)
         work = Workspace(*_workspace_arrays(grower.order, weight, n_classes))
-        grown.append(grow_depth_first(data, work, settings))
+        grown.append(grow_depth_first(data, work, settings, empty_store()))
     for a, b in zip(*grown):
         np.testing.assert_array_equal(a, b)

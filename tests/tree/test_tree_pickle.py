@@ -31,7 +31,7 @@ def test_round_trip_carries_the_version():
     loaded = pickle.loads(data)
     assert loaded == tree and "_format_version" not in loaded.__dict__
     assert np.array_equal(loaded.apply(X), tree.apply(X))
-    assert TREE_FORMAT_VERSION == 1
+    assert TREE_FORMAT_VERSION == 2
 
 
 def test_unversioned_pickle_loads_as_it_was(monkeypatch):

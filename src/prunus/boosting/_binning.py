@@ -6,6 +6,12 @@ bin codes. A feature with at most ``max_bins`` distinct values gets one bin per
 value, which makes the search exact over *every* threshold; otherwise the bins
 are (unweighted) quantiles of the distinct values, as in histogram boosting.
 Thresholds are kept in raw units so fitted trees route raw inputs.
+
+``fit_transform`` does both steps for a dense matrix. A column of integers
+spanning at most ``LOOKUP_SPAN`` values (pixel levels, counts, codes) is
+counted in one pass and binned through a lookup table indexed by the value,
+which gives the bins ``np.unique`` and ``np.searchsorted`` would give at a
+fraction of their cost; other columns take the general path.
 """
 
 from __future__ import annotations
@@ -124,6 +130,143 @@ def _csc_to_rows(colptr, rows, codes, zbin, n):
     return indptr, feat, bins
 
 
+# Integer columns whose values span at most this many integers are counted and binned by table lookup.
+LOOKUP_SPAN = 1 << 16
+
+
+@njit(cache=True)
+def _integer_columns(X, span):
+    """Per column of ``X`` (n, k): its minimum, and whether it holds only integers spanning at most ``span`` values.
+
+    One pass over the rows in storage order (a row-major ``X`` is read
+    sequentially; columns are never gathered).
+    """
+    n, k = X.shape
+    lo = np.empty(k)
+    hi = np.empty(k)
+    whole = np.ones(k, dtype=np.bool_)
+    for j in range(k):
+        lo[j] = np.inf
+        hi[j] = -np.inf
+    for i in range(n):
+        for j in range(k):
+            v = X[i, j]
+            if v < lo[j]:
+                lo[j] = v
+            if v > hi[j]:
+                hi[j] = v
+            if v != np.floor(v):  # also False for NaN and infinities
+                whole[j] = False
+    for j in range(k):
+        # beyond 2^52 the integers are not all representable, and ``value - lo`` might round
+        if not (whole[j] and lo[j] <= hi[j] and hi[j] - lo[j] < span and -(2.0**52) <= lo[j] and hi[j] <= 2.0**52):
+            whole[j] = False
+    return lo, hi, whole
+
+
+@njit(cache=True)
+def _count_integers(X, cols, lo, offset):
+    """Occurrences of every integer value of the columns ``cols``: ``counts[offset[c] + v - lo[j]]``, ``j = cols[c]``."""
+    n = X.shape[0]
+    counts = np.zeros(offset[-1], dtype=np.int64)
+    for i in range(n):
+        for c in range(cols.shape[0]):
+            j = cols[c]
+            counts[offset[c] + np.int64(X[i, j] - lo[j])] += 1
+    return counts
+
+
+@njit(cache=True)
+def _lookup_codes(X, cols, lo, offset, table, out):
+    """``out[j, i] = table[offset[c] + X[i, j] - lo[j]]`` for the columns ``j = cols[c]``.
+
+    Rows are taken in blocks so that the feature-major writes of a block stay
+    in cache while the row-major reads stream.
+    """
+    n = X.shape[0]
+    block = 256
+    for i0 in range(0, n, block):
+        i1 = min(i0 + block, n)
+        for c in range(cols.shape[0]):
+            j = cols[c]
+            base = offset[c] - np.int64(lo[j])
+            for i in range(i0, i1):
+                out[j, i] = table[base + np.int64(X[i, j])]
+
+
+def fit_transform(X, max_bins=256):
+    """``fit_binning(X, max_bins)`` and its ``transform(X)`` of a dense ``X``, in one go.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Finite values.
+    max_bins : int
+        Upper bound on the number of bins per feature (2..65535).
+
+    Returns
+    -------
+    binning : Binning
+        The same bin edges as ``fit_binning(X, max_bins)``.
+    codes : ndarray of shape (n_features, n_samples)
+        The same codes as ``binning.transform(X)``.
+
+    Notes
+    -----
+    Integer columns spanning at most ``LOOKUP_SPAN`` values are counted with
+    one pass over the rows (the distinct values are the nonzero counts, in
+    increasing order, as ``np.unique`` returns them) and binned by a table
+    holding ``searchsorted(thresholds, value, side="left")`` for every
+    integer of the span. The edges are computed from the same values and
+    counts by the same code as ``fit_binning``, so both are identical.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if not X.flags.c_contiguous and not X.flags.f_contiguous:
+        X = np.ascontiguousarray(X)
+    n, n_features = X.shape
+    lo, hi, whole = _integer_columns(X, LOOKUP_SPAN)
+    cols = np.flatnonzero(whole).astype(np.int64)
+    span = (hi[cols] - lo[cols]).astype(np.int64) + 1
+    offset = np.zeros(cols.shape[0] + 1, dtype=np.int64)
+    np.cumsum(span, out=offset[1:])
+    counts = _count_integers(X, cols, lo, offset) if cols.shape[0] else np.zeros(0, dtype=np.int64)
+    thresholds: list[np.ndarray] = [np.empty(0)] * n_features
+    table = np.empty(offset[-1], dtype=np.int64)
+    for c, j in enumerate(cols):
+        cnt = counts[offset[c] : offset[c + 1]]
+        present = np.flatnonzero(cnt)
+        values = lo[j] + present.astype(np.float64)
+        thresholds[j] = _edges(values, cnt[present], max_bins)
+        grid = lo[j] + np.arange(span[c], dtype=np.float64)
+        table[offset[c] : offset[c + 1]] = np.searchsorted(thresholds[j], grid, side="left")
+    rest = np.flatnonzero(~whole)
+    XT = _columns(X[:, rest])
+    for r, j in enumerate(rest):
+        values, counts_j = np.unique(XT[r], return_counts=True)
+        thresholds[j] = _edges(values, counts_j, max_bins)
+    binning = Binning(thresholds)
+    out = np.empty((n_features, n), dtype=binning.dtype)
+    if cols.shape[0]:
+        _lookup_codes(X, cols, lo, offset, table.astype(binning.dtype), out)
+    for r, j in enumerate(rest):
+        out[j] = np.searchsorted(thresholds[j], XT[r], side="left")
+    return binning, out
+
+
+def _edges(values, counts, max_bins):
+    """Raw thresholds of one feature from its distinct values (increasing) and their counts."""
+    if values.shape[0] <= max_bins:
+        cut = np.arange(values.shape[0] - 1)
+    else:
+        # Cut after the distinct value where the cumulative count crosses
+        # each of the max_bins - 1 quantile levels; duplicates collapse.
+        cum = np.cumsum(counts)
+        levels = cum[-1] * np.arange(1, max_bins) / max_bins
+        cut = np.unique(np.searchsorted(cum, levels, side="left"))
+        cut = cut[cut < values.shape[0] - 1]
+    return _midpoints(values[cut], values[cut + 1])
+
+
 def _midpoints(lower, upper):
     mid = lower + (upper - lower) / 2.0
     # Adjacent floats: the midpoint may round up to ``upper``, which would send
@@ -156,16 +299,7 @@ def fit_binning(X, max_bins=256):
     n_features = X.shape[1] if sparse.issparse(X) else X.shape[0]
     for k in range(n_features):
         values, counts = column(X, k)
-        if values.shape[0] <= max_bins:
-            cut = np.arange(values.shape[0] - 1)
-        else:
-            # Cut after the distinct value where the cumulative count crosses
-            # each of the max_bins - 1 quantile levels; duplicates collapse.
-            cum = np.cumsum(counts)
-            levels = cum[-1] * np.arange(1, max_bins) / max_bins
-            cut = np.unique(np.searchsorted(cum, levels, side="left"))
-            cut = cut[cut < values.shape[0] - 1]
-        thresholds.append(_midpoints(values[cut], values[cut + 1]))
+        thresholds.append(_edges(values, counts, max_bins))
     return Binning(thresholds)
 
 

@@ -21,9 +21,9 @@ from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
-from ._binning import fit_binning
+from ._binning import fit_binning, fit_transform
 from ._grow import apply_codes, grow_tree
-from ._order import merge_weight_order
+from ._order import codes_in_order, merge_weight_order
 from ._predict import CSRRows, ensemble_labels, ensemble_labels_csr, stack_trees, vote
 from ._records import ADAPTIVE_RULES, CRITERIA, STRATEGIES, new_workspace, search_settings
 
@@ -284,15 +284,21 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         settings = self._search_settings(K)
         rng = check_random_state(self.random_state)
 
-        binning = fit_binning(X, self.max_bins)
+        if sparse.issparse(X):
+            binning = fit_binning(X, self.max_bins)
+            # Sparse input stays sparse: per row, only the entries outside their feature's bin of 0.0.
+            Xb = binning.transform_sparse(X)
+        else:
+            binning, Xb = fit_transform(X, self.max_bins)
         self.bin_thresholds_ = binning.thresholds
-        # Sparse input stays sparse: per row, only the entries outside their feature's bin of 0.0.
-        Xb = binning.transform_sparse(X) if sparse.issparse(X) else binning.transform(X)
         usable = np.flatnonzero(binning.n_bins >= 2).astype(np.int64)
         n_lazy = max(1, int(round(self.feature_fraction * len(usable)))) if len(usable) else 0
         ws = new_workspace(n_features, int(binning.n_bins.max()), K)
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
+        dense = not sparse.issparse(X)
+        ordered = np.empty((n_features, n) if dense else (0, 0), dtype=Xb.dtype if dense else np.uint8)
+        positions = np.arange(n, dtype=np.int64)
         node_counts = []
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
         bar = progress_bar(self.verbose, self.n_estimators, desc="boosting rounds", unit="round")
@@ -307,11 +313,20 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
                 train = order[: min(m, n)]
             else:
                 train = order
+            if dense:
+                # The codes, classes and weights in this round's order: every search then reads a feature's
+                # codes forwards (the tree is the same: each node sees the same examples in the same order).
+                if ordered.shape[1] != train.shape[0]:
+                    ordered = np.empty((Xb.shape[0], train.shape[0]), dtype=Xb.dtype)
+                codes, yt, wt = codes_in_order(Xb, train, ordered), y_codes[train], w[train]
+                rows = positions if positions.shape[0] == train.shape[0] else np.arange(train.shape[0])
+            else:
+                codes, yt, wt, rows = Xb, y_codes, w, train
             grown = grow_tree(
-                Xb,
-                y_codes,
-                w,
-                train,
+                codes,
+                yt,
+                wt,
+                rows,
                 feats,
                 binning.n_bins[feats],
                 binning.thresholds,

@@ -81,3 +81,18 @@ def merge_weight_order(order, weight, incorrect):
                     out[start:i] = np.sort(out[start:i])
             start = i
     return out
+
+
+@njit(cache=True, nogil=True)
+def codes_in_order(Xb, order, out):
+    """``out[k, p] = Xb[k, order[p]]``: the bin codes with the examples in the round's weight order.
+
+    A node's examples are a subsequence of the round's order (the partitions
+    are stable), so with the codes stored in that order every split search
+    reads each feature's codes forwards, and a batch of the next heaviest
+    examples is a contiguous run instead of scattered reads.
+    """
+    for k in range(Xb.shape[0]):
+        for p in range(order.shape[0]):
+            out[k, p] = Xb[k, order[p]]
+    return out

@@ -122,7 +122,24 @@ nzs : float array (S, n_classes), assessed weight per slot and class outside the
 
 Workspace = namedtuple(
     "Workspace",
-    ["hist", "seen_tot", "brange", "occ", "mk", "lb", "ub", "tb", "L", "U", "left", "right", "unseen_cls", "nz", "cls"],
+    [
+        "hist",
+        "seen_tot",
+        "brange",
+        "occ",
+        "mk",
+        "lb",
+        "ub",
+        "tb",
+        "L",
+        "U",
+        "left",
+        "right",
+        "unseen_cls",
+        "nz",
+        "cls",
+        "upd",
+    ],
 )
 Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B bins, C classes).
 
@@ -133,6 +150,9 @@ occ : (S, B) uint8, whether a bin holds a seen example.
 mk : (S,) int64, examples assessed per feature (the assessment counts).
 lb, ub : (S,) feature interval; tb : (S,) int64 its best threshold bin.
 L, U, nz : (B,) scratch of one feature's scan; left, right, unseen_cls : (C,); cls : (8,) class group.
+upd : (S, 4) float, the last two interval updates of each feature in the node: examples assessed and lower
+    bound (as summed, not rounded) at the last one, then at the one before (-1 examples: none). LB_wo's
+    search for ``min{m : L_m >= E*}`` starts from them.
 """
 
 
@@ -199,6 +219,7 @@ def new_workspace(n_features, max_bins, n_classes):
         unseen_cls=np.empty(C),
         nz=np.empty(B, dtype=np.int64),
         cls=np.empty(8, dtype=np.int64),
+        upd=np.full((S, 4), -1.0),
     )
 
 

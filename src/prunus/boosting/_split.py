@@ -98,6 +98,11 @@ def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
     lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]])
+    upd = ws.upd
+    upd[s, 2] = upd[s, 0]
+    upd[s, 3] = upd[s, 1]
+    upd[s, 0] = ws.mk[s]
+    upd[s, 1] = lbv
     ws.lb[s] = snap(lbv, node.grid)
     ws.ub[s] = snap(ubv, node.grid)
 
@@ -147,6 +152,8 @@ def _reset(node, ws):
         ws.lb[s] = np.inf
         ws.ub[s] = np.inf
         ws.tb[s] = -1
+        ws.upd[s, 0] = -1.0
+        ws.upd[s, 2] = -1.0
         ws.brange[s, 0] = B
         ws.brange[s, 1] = -1
 
@@ -647,9 +654,9 @@ def split_node(Xb, order, y, w, feats, nbins, settings, ws=None):
 
 @njit(cache=True)
 def _clear_row(node, ws, s):
-    """Row ``s`` of ``ws`` back to no example seen."""
+    """Row ``s`` of ``ws`` back to no example seen (outside its seen bins ``ws.brange[s]`` it is zero already)."""
     C = ws.seen_tot.shape[1]
-    for b in range(node.nbins[s]):
+    for b in range(max(ws.brange[s, 0], 0), min(ws.brange[s, 1] + 1, node.nbins[s])):
         for c in range(C):
             ws.hist[s, b, c] = 0.0
         ws.occ[s, b] = 0
@@ -676,7 +683,9 @@ def prefix_lower_bound(node, ws, s, m):
 def _copy_row(node, ws, s, hist, seen, occ, brange, nzs, to_ws):
     """Copy row ``s`` of ``ws`` (histogram, class sums, bins seen, sparse cursor) to or from the saved arrays."""
     C = ws.seen_tot.shape[1]
-    for b in range(node.nbins[s]):
+    # Outside the bins ``ws`` has seen, both the row and the saved copy are zero: the saved copy is
+    # always an earlier state of the same prefix, whose seen bins are a subset of the row's.
+    for b in range(max(ws.brange[s, 0], 0), min(ws.brange[s, 1] + 1, node.nbins[s])):
         for c in range(C):
             if to_ws:
                 ws.hist[s, b, c] = hist[b, c]
@@ -738,9 +747,10 @@ def weight_order_counts(node, best_slot, best_value, ws):
     B = ws.hist.shape[1]
     target = best_value - node.tie
     out = np.zeros(S, dtype=np.int64)
-    hist = np.empty((B, C))
+    # the saved copy of a row; zero outside its seen bins ``brange[:2]`` between features
+    hist = np.zeros((B, C))
     seen = np.empty(C)
-    occ = np.empty(B, dtype=np.uint8)
+    occ = np.zeros(B, dtype=np.uint8)
     brange = np.empty(3, dtype=np.int64)
     nzs = np.empty(C)
     for s in range(S):
@@ -753,21 +763,36 @@ def weight_order_counts(node, best_slot, best_value, ws):
         mk = ws.mk[s]
         if 0 < mk < n and feature_summary(node, ws, s, 1.0)[0] >= target:
             hi = mk
-        # the saved state is the histogram of the first ``lo`` examples
+        # The search's update before its last one, at m' < m_k examples, had L_{m'} < E*: the answer is
+        # above m'. (Both values were summed in the examples' order, as the probes sum them.)
         lo = 0
+        upd = ws.upd
+        if hi == mk and upd[s, 0] == mk and 0.0 <= upd[s, 2] < mk and upd[s, 3] < target:
+            lo = np.int64(upd[s, 2]) + 1
+        # the saved state is the histogram of the first ``lo`` examples; ``ahead``: the row holds more
         _clear_row(node, ws, s)
+        _assess(node, ws, s, 0, lo)
         _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+        ahead = False
         while lo < hi:
             mid = (lo + hi) // 2
-            _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
+            if ahead:
+                _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
             _assess(node, ws, s, lo, mid)
             if feature_summary(node, ws, s, 1.0)[0] >= target:
                 hi = mid
+                ahead = mid > lo
             else:
                 _assess(node, ws, s, mid, mid + 1)
                 lo = mid + 1
-                _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+                ahead = False
+                if lo < hi:
+                    _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
         out[s] = lo
+        for b in range(max(brange[0], 0), min(brange[1] + 1, B)):
+            for c in range(C):
+                hist[b, c] = 0.0
+            occ[b] = 0
     return out
 
 

@@ -1,4 +1,4 @@
-"""Per-node class counts and leaf ids of a dask sample, block by block.
+"""Per-node class counts (or moments of a real target) and leaf ids of a dask sample, block by block.
 
 ``Tree.node_counts`` is additive over rows: the counts of a sample are the sum
 of the counts of its row blocks. Each block is counted on a worker by the
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..tree import Tree
-from ..tree.sample import add_tables
+from ..tree.sample import NodeMoments, add_tables
 from ._blocks import aligned, as_matrix, row_blocks
 from ._detect import require_dask
 
@@ -81,6 +81,60 @@ def node_counts(
     parts = [block(tree_d, xb, yb, wb, n_classes) for xb, yb, wb in row_blocks(X, y, w)]
     (counts,) = dask.compute(tree_reduce(parts, add_tables, split_every))
     return counts
+
+
+def _block_moments(tree, X, y, w):
+    return NodeMoments(tree.node_moments(X, y, w))
+
+
+def _add_moments(*parts):
+    return sum(parts[1:], parts[0])
+
+
+def node_moments(
+    tree: Tree, X: Any, y: Any, sample_weight: Any = None, *, split_every: int = SPLIT_EVERY
+) -> np.ndarray:
+    """Weight, mean and within sum of squares of a real target per node, over a dask sample.
+
+    Every block's :meth:`Tree.node_moments` is computed on a worker and the
+    blocks are merged node by node by the pairwise update of Chan, Golub &
+    LeVeque (:class:`~prunus.tree.sample.NodeMoments`) in a tree reduction:
+    the result of :meth:`Tree.node_moments` on the whole sample, up to the
+    rounding of another merge order (the weights exactly for integer weights).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree the rows are routed down.
+    X : dask array or dask DataFrame of numeric columns, shape (n_samples, n_features)
+        The rows.
+    y : dask array / Series or array-like of float, shape (n_samples,)
+        Finite real target.
+    sample_weight : dask array / Series or array-like, shape (n_samples,), optional
+        Non-negative row weights.
+    split_every : int
+        Tables merged per reduction task.
+
+    Returns
+    -------
+    moments : ndarray, shape (n_nodes, 3)
+        Per node: total weight, weighted mean of y, weighted sum of squared deviations from it.
+
+    See Also
+    --------
+    node_counts : Per-node class counts of a dask sample.
+    """
+    dask = require_dask()
+    if isinstance(split_every, bool) or not isinstance(split_every, (int, np.integer)) or split_every < 2:
+        raise ValueError(f"split_every must be an integer >= 2, got {split_every!r}.")
+    if y is None:
+        raise ValueError("y is required.")
+    X, y, w = aligned(X, y, sample_weight, n_features=tree.n_features)
+    block = dask.delayed(_block_moments, pure=True)
+    tree_d = dask.delayed(tree)
+    parts = [block(tree_d, xb, yb, wb) for xb, yb, wb in row_blocks(X, y, w)]
+    (moments,) = dask.compute(tree_reduce(parts, _add_moments, split_every))
+    return moments.table
 
 
 def _block_apply(X, tree):

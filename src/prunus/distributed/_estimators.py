@@ -1,12 +1,13 @@
 """Dask estimators: the core estimators fitted by M1 at scale, with lazy predictions.
 
-:class:`DaskCARTClassifier` and :class:`DaskPACBayesTreeClassifier` subclass
-:class:`~prunus.pruning.CARTClassifier` and
-:class:`~prunus.voting.PACBayesTreeClassifier`. Given dask collections,
+:class:`DaskCARTClassifier`, :class:`DaskCARTRegressor` and
+:class:`DaskPACBayesTreeClassifier` subclass
+:class:`~prunus.pruning.CARTClassifier`, :class:`~prunus.pruning.CARTRegressor`
+and :class:`~prunus.voting.PACBayesTreeClassifier`. Given dask collections,
 ``fit`` grows the tree on ``grow_size`` rows drawn into memory and takes
-every other statistic from the per-node counts of the remaining rows, summed
-block by block on the workers: the core estimator's own sampled fit, run on
-a :class:`DaskSample`. ``predict``, ``predict_proba`` and ``apply`` of a dask
+every other statistic from the per-node counts (for the regressor: weight,
+mean and sum of squares) of the remaining rows, summed block by block on the
+workers: the core estimator's own sampled fit, run on a :class:`DaskSample`. ``predict``, ``predict_proba`` and ``apply`` of a dask
 ``X`` are lazy dask arrays (``map_blocks`` of the in-memory method), and
 ``score`` is computed on the cluster. ``to_local()`` gives the plain core
 estimator. In-memory input is passed to the core estimator unchanged.
@@ -19,7 +20,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from ..pruning import CARTClassifier
+from ..pruning import CARTClassifier, CARTRegressor
 from ..tree import Tree
 from ..tree._encoding import close_table
 from ..utils._param_validation import validate_fit
@@ -29,7 +30,7 @@ from ._blocks import as_matrix, as_vector
 from ._detect import any_dask, require_dask
 from ._sample import DaskSample
 
-__all__ = ["DaskCARTClassifier", "DaskPACBayesTreeClassifier", "predict"]
+__all__ = ["DaskCARTClassifier", "DaskCARTRegressor", "DaskPACBayesTreeClassifier", "predict"]
 
 
 def _block_method(X, model, name):
@@ -88,7 +89,12 @@ def predict(model: Any, X: Any, values: np.ndarray | None = None, *, method: str
         k = len(model.classes_)
         meta = np.empty((0, 0), dtype=np.float64)
         return X.map_blocks(_block_method, model_d, method, chunks=(X.chunks[0], (k,)), dtype=np.float64, meta=meta)
-    dtype = model.classes_.dtype if method == "predict" else np.dtype(np.int64)
+    dtype: np.dtype
+    if method == "apply":
+        dtype = np.dtype(np.int64)
+    else:  # a classifier's labels, or a regressor's real values
+        classes = getattr(model, "classes_", None)
+        dtype = np.dtype(np.float64) if classes is None else classes.dtype
     meta = np.empty((0,), dtype=dtype)
     return X.map_blocks(_block_method, model_d, method, drop_axis=1, dtype=dtype, meta=meta)
 
@@ -110,8 +116,34 @@ def _score(est, X, y, sample_weight=None):
     return float(num / den)
 
 
-class _DaskClassifierMixin:
-    """Dask input for ``fit`` / ``predict`` / ``predict_proba`` / ``apply`` / ``score`` of a core classifier.
+def _r2_score(est: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
+    """Coefficient of determination R^2 (weighted by ``sample_weight``) of ``est`` on dask data, computed.
+
+    The total sum of squares is taken around the weighted mean (a second
+    pass over ``y`` in the same computation), not from raw sums of squares.
+    """
+    dask = require_dask()
+    pred = predict(est, X)
+    y, pred = as_vector(y, pred, "y")
+    y = y.astype(np.float64)
+    if sample_weight is None:
+        w = dask.array.ones_like(y)
+    else:
+        w, pred = as_vector(sample_weight, pred, "sample_weight")
+    total = w.sum()
+    mean = (w * y).sum() / total
+    residual = (w * (y - pred) ** 2).sum()
+    spread = (w * (y - mean) ** 2).sum()
+    total, residual, spread = dask.compute(total, residual, spread)
+    if not total > 0:
+        raise ValueError("score needs a sample with positive total weight.")
+    if spread == 0:  # as scikit-learn's r2_score: a constant y is fitted perfectly or not at all
+        return 1.0 if residual == 0 else 0.0
+    return float(1.0 - residual / spread)
+
+
+class _DaskMixin:
+    """Dask input for ``fit`` of a core estimator, and ``to_local``.
 
     Before the core class in the bases; the core class's methods
     (``_local_class``) run on in-memory input and on every row block.
@@ -130,7 +162,7 @@ class _DaskClassifierMixin:
         X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
             Numeric features; NaN is a missing value where the core estimator allows it.
         y : dask array, dask Series or array-like, shape (n_samples,)
-            Class labels.
+            Class labels, or for a regressor the real target.
         sample_weight : dask array, dask Series or array-like, shape (n_samples,), optional
             Non-negative row weights.
 
@@ -165,6 +197,26 @@ class _DaskClassifierMixin:
             self._encoding = None
             close_table(self, sample.n_features)
         return self._local_class._fit_sampled(self, sample)
+
+    def to_local(self):
+        """The fitted core estimator: same parameters, same fitted attributes.
+
+        Returns
+        -------
+        estimator : CARTClassifier, CARTRegressor or PACBayesTreeClassifier
+            A plain in-memory estimator (pickled without any Dask class).
+        """
+        check_is_fitted(self)
+        params = self._local_class.get_params(self, deep=False)
+        local = self._local_class(**params)
+        for name, value in vars(self).items():
+            if name not in params:
+                setattr(local, name, value)
+        return local
+
+
+class _DaskClassifierMixin(_DaskMixin):
+    """Dask input for ``predict`` / ``predict_proba`` / ``score`` of a core classifier."""
 
     def predict(self, X):
         """Class of every row; a lazy dask array for a dask ``X``.
@@ -229,24 +281,33 @@ class _DaskClassifierMixin:
             return _score(self, X, y, sample_weight)
         return self._local_class.score(self, X, y, sample_weight=sample_weight)
 
-    def to_local(self):
-        """The fitted core estimator: same parameters, same fitted attributes.
+
+class _DaskApplyMixin:
+    """Lazy ``apply`` of a dask ``X`` for the Dask CART estimators."""
+
+    _local_class: type[Any]
+
+    def apply(self, X: Any) -> Any:
+        """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            The rows.
 
         Returns
         -------
-        estimator : CARTClassifier or PACBayesTreeClassifier
-            A plain in-memory estimator (pickled without any Dask class).
+        leaves : dask array or ndarray of int, shape (n_samples,)
+            Node ids of ``pruned_tree_``.
+
+        See Also
+        --------
+        decision_path : The nodes each row visits.
         """
-        check_is_fitted(self)
-        params = self._local_class.get_params(self, deep=False)
-        local = self._local_class(**params)
-        for name, value in vars(self).items():
-            if name not in params:
-                setattr(local, name, value)
-        return local
+        return predict(self, X, method="apply") if any_dask(X) else self._local_class.apply(self, X)
 
 
-class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
+class DaskCARTClassifier(_DaskApplyMixin, _DaskClassifierMixin, CARTClassifier):
     """:class:`~prunus.pruning.CARTClassifier` for dask arrays and DataFrames.
 
     Gey's method M1 at scale: T_max is grown on ``grow_size`` rows drawn at
@@ -298,6 +359,12 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
         it: give the product in ``sample_weight``).
     loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         As the core estimator's, on in-memory input only.
+    missing : {"surrogate", "learned"}, default="surrogate"
+        How a split sends a missing value, as the core estimator's: T_max
+        (grown in memory on L1) gets surrogate splits when L1 has missing
+        values, and every block is routed by them.
+    max_surrogates : int >= 0, default=5
+        Surrogate splits kept per split (rpart's ``maxsurrogate``).
 
     Attributes
     ----------
@@ -313,8 +380,82 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
 
     _local_class = CARTClassifier
 
-    def apply(self, X):
-        """Leaf of the selected tree reached by each row; lazy for a dask ``X``.
+
+class DaskCARTRegressor(_DaskApplyMixin, _DaskMixin, CARTRegressor):
+    """:class:`~prunus.pruning.CARTRegressor` for dask arrays and DataFrames.
+
+    Method M1 of Gey & Nedelec, *Model selection for CART regression trees*,
+    at scale: T_max is grown by least squares on ``grow_size`` rows drawn at
+    random into memory (L1); the pruning path on squared error, the
+    selection and the leaf means come from the per-node weight, mean and
+    within sum of squares of every other row (L2, and the hold-out test
+    rows), computed block by block on the workers and merged by the pairwise
+    update of Chan, Golub & LeVeque (no raw sums of squares, so a target far
+    from 0 keeps its digits). With ``selection="cv"`` or ``"cv-1se"`` the
+    folds are whole row blocks, and a second pass over the blocks gives
+    every held-out row's squared error (rpart's standard error). The same
+    ``random_state`` gives the same fit as
+    ``CARTRegressor(method="M1", grow_size=...)`` on the same rows in memory,
+    up to the rounding of the order in which blocks are merged.
+
+    Parameters are those of :class:`~prunus.pruning.CARTRegressor`; dask
+    input needs ``method="M1"`` and ``grow_size``.
+
+    Parameters
+    ----------
+    criterion : {"squared_error"}, default="squared_error"
+        Growth criterion of T_max.
+    selection : {"holdout", "cv", "cv-1se", "slope", "penalty", "alpha"}, default="holdout"
+        Final selection (see the core estimator).
+    method : {"M2", "M1"}, default="M2"
+        Dask input needs "M1" (T_max grown on L1, pruned with L2).
+    cv : int >= 2, default=10
+        Folds of row blocks for "cv" and "cv-1se".
+    test_size : float in (0, 1), default=0.1
+        Probability that a row outside L1 is a hold-out test row.
+    alpha : float >= 0 or None, default=None
+        Temperature for "alpha", in ``ccp_alpha`` units.
+    penalty_c : float >= 0 or None, default=None
+        Constant of "penalty", in units of y squared.
+    max_depth : int or None, default=None
+        Depth limit of T_max.
+    min_samples_leaf : int or float, default=1
+        Leaf size limit of T_max.
+    n_jobs : int or None, default=None
+        Threads for in-memory folds.
+    verbose : int, default=0
+        Progress bars of in-memory fits.
+    random_state : int, RandomState or None, default=None
+        Draws L1, the test rows and the block folds.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Categorical columns of in-memory input (see the core estimator); a
+        dask collection must hold numeric columns.
+    missing : {"surrogate", "learned"}, default="surrogate"
+        How a split sends a missing value, as the core estimator's: T_max
+        (grown in memory on L1) gets surrogate splits when L1 has missing
+        values, and every block is routed by them.
+    max_surrogates : int >= 0, default=5
+        Surrogate splits kept per split (rpart's ``maxsurrogate``).
+    grow_size : int or None, default=None
+        Rows of L1, held in memory; required for dask input.
+
+    Attributes
+    ----------
+    split_ : SampledSplit
+        L1 and the rule drawing the test rows.
+    cv_block_folds_ : ndarray of int
+        With CV: the fold of every row block.
+
+    See Also
+    --------
+    prunus.pruning.CARTRegressor : The in-memory estimator (:meth:`to_local`).
+    DaskCARTClassifier : The same scale-out for classes.
+    """
+
+    _local_class = CARTRegressor
+
+    def predict(self, X: Any) -> Any:
+        """Mean of y of the pruning sample in the leaf of each row; lazy for a dask ``X``.
 
         Parameters
         ----------
@@ -323,14 +464,40 @@ class DaskCARTClassifier(_DaskClassifierMixin, CARTClassifier):
 
         Returns
         -------
-        leaves : dask array or ndarray of int, shape (n_samples,)
-            Node ids of ``pruned_tree_``.
+        y : dask array or ndarray of float64, shape (n_samples,)
+            Predicted values.
 
         See Also
         --------
-        decision_path : The nodes each row visits.
+        score : R^2 of the predictions.
         """
-        return predict(self, X, method="apply") if any_dask(X) else self._local_class.apply(self, X)
+        return predict(self, X) if any_dask(X) else self._local_class.predict(self, X)
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Coefficient of determination R^2 of ``predict(X)`` against ``y`` (weighted by ``sample_weight``).
+
+        Parameters
+        ----------
+        X : dask array, dask DataFrame or array-like, shape (n_samples, n_features)
+            Test rows.
+        y : dask array, dask Series or array-like, shape (n_samples,)
+            True values.
+        sample_weight : dask array or array-like, shape (n_samples,), optional
+            Row weights.
+
+        Returns
+        -------
+        score : float
+            As scikit-learn's ``r2_score``; on dask input computed block by
+            block on the cluster.
+
+        See Also
+        --------
+        predict : The predicted values.
+        """
+        if any_dask(X, y, sample_weight):
+            return _r2_score(self, X, y, sample_weight)
+        return self._local_class.score(self, X, y, sample_weight=sample_weight)
 
 
 class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):

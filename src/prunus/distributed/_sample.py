@@ -41,8 +41,11 @@ class DaskSample:
         """First global row of every block."""
         return row_offsets(self.X)
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-        """``(X, y, w, labels)`` in memory: the given rows, and every label of ``y`` sorted.
+    def take(
+        self, rows: np.ndarray, labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """``(X, y, w, labels)`` in memory: the given rows, and every label of ``y``
+        sorted (None with ``labels=False``: a real target has no classes to find).
 
         One task per block reads its rows once and returns both its share of
         the sample and its labels: blocks are never held for a second consumer.
@@ -54,7 +57,7 @@ class DaskSample:
         lo, hi = np.searchsorted(rows, starts), np.searchsorted(rows, stops)
         block = dask.delayed(_take_block, pure=True)
         parts = [
-            block(xb, yb, wb, rows[a:b] - start)
+            block(xb, yb, wb, rows[a:b] - start, labels)
             for (xb, yb, wb), start, a, b in zip(row_blocks(self.X, self.y, self.w), starts, lo, hi)
         ]
         (X, y, w, classes) = dask.compute(tree_reduce(parts, _join_taken))[0]
@@ -73,17 +76,18 @@ class DaskSample:
         return total
 
 
-def _take_block(X, y, w, local):
+def _take_block(X, y, w, local, labels=True):
     X, y, w = check_block(X, y, w)
-    return X[local], y[local], None if w is None else w[local], np.unique(y)
+    return X[local], y[local], None if w is None else w[local], np.unique(y) if labels else None
 
 
 def _join_taken(*parts):
-    """The blocks' rows in block order, and the union of their labels."""
+    """The blocks' rows in block order, and the union of their labels (if taken)."""
     X = np.concatenate([p[0] for p in parts])
     y = np.concatenate([p[1] for p in parts])
     w = None if parts[0][2] is None else np.concatenate([p[2] for p in parts])
-    return X, y, w, np.unique(np.concatenate([p[3] for p in parts]))
+    labels = None if parts[0][3] is None else np.unique(np.concatenate([p[3] for p in parts]))
+    return X, y, w, labels
 
 
 def _follow(v, X, name):

@@ -20,8 +20,10 @@ from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealN
 from ..utils._progress import progress_bar
 from ..utils._validation import refuse_dask
 from . import selection as sel
+from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
+MISSING = ("surrogate", "learned")
 SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 #: Constraints of the parameters both estimators take (``criterion`` is each one's own).
@@ -40,6 +42,9 @@ SHARED_CONSTRAINTS = {
     "n_jobs": [Integral, None],
     "verbose": ["verbose"],
     "random_state": ["random_state"],
+    "missing": [StrOptions(set(MISSING))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
+    "grow_size": [Interval(Integral, 2, None, closed="left"), None],
 }
 
 
@@ -70,6 +75,9 @@ class BaseCART(BaseEstimator):
         verbose=0,
         random_state=None,
         categorical_features="from_dtype",
+        missing="surrogate",
+        max_surrogates=5,
+        grow_size=None,
     ):
         # Growth of T_max
         self.criterion = criterion
@@ -87,6 +95,9 @@ class BaseCART(BaseEstimator):
         self.verbose = verbose
         self.random_state = random_state
         self.categorical_features = categorical_features
+        self.missing = missing
+        self.max_surrogates = max_surrogates
+        self.grow_size = grow_size
 
     # ------------------------------------------------------------ checks
     def _check_params(self, n_samples):
@@ -122,7 +133,16 @@ class BaseCART(BaseEstimator):
         n = grower.X.shape[0]
         self._check_params(n)
         params = check_growth_params(
-            GrowthParams(self.criterion, self.max_depth, 2, self.min_samples_leaf, 0.0, None, None)
+            GrowthParams(
+                self.criterion,
+                self.max_depth,
+                2,
+                self.min_samples_leaf,
+                0.0,
+                None,
+                None,
+                max_surrogates=sel.surrogates_asked(self),
+            )
         )
         rng = check_random_state(self.random_state)
         # Drawn first, so every tree of this fit (and of a refit with the same
@@ -152,6 +172,12 @@ class BaseCART(BaseEstimator):
                 test_counts = sel.node_statistics(grower, path.tree, weight, test)
             k = self._select_from_counts(path, n_prune, test_counts)
         return self._store_selection(path, k)
+
+    def _fit_sampled(self, sample):
+        """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a
+        :class:`~prunus.tree.sample.LabelledSample`), pruned with the rest
+        (:func:`~prunus.pruning._sampled.fit_cart_sampled`)."""
+        return fit_cart_sampled(self, sample)
 
     def _select_from_counts(self, path, n_prune, test_counts=None):
         """k-hat of every selection but CV: from the path, the pruning sample's

@@ -176,7 +176,7 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    if grower.regression and method == "M2" and not grower.n_categories.any():
+    if grower.regression and method == "M2" and not grower.n_categories.any() and params.max_surrogates == 0:
         return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
@@ -193,14 +193,15 @@ def _regression_fold_loss(
     grow_seed: int,
     betas: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_fold_loss` of an M2 regression on numeric features: the
+    """:func:`_fold_loss` of an M2 regression on numeric features without
+    surrogate splits (the held-out rows follow each split's missing side): the
     fold's tree is grown, pruned and evaluated on its held-out rows from its
     node arrays in one compiled pass (no :class:`Tree` nor path object: the
     Python work per fold would outweigh a small fold's growth). The same
     numbers as ``build_path`` then ``_held_out_rows``."""
     grow_weight = np.zeros_like(weight)
     grow_weight[train] = weight[train]
-    left, right, feature, threshold, missing_left, moments, _ = grower.grow_arrays(params, grow_weight, grow_seed)
+    left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
     parent, _ = depth_and_parent(left, right)
     nodes = (left, right, feature, threshold, missing_left, moments)
     sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
@@ -335,3 +336,11 @@ def select_penalty(path: CostComplexityPath, n: int, c: float, kappa: float = 1.
     """
     shape = (path.n_leaves / float(n)) ** penalty_exponent(kappa)
     return _last_argmin(path.risks + c * shape)
+
+
+def surrogates_asked(estimator) -> int:
+    """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
+    with ``missing="surrogate"``, else 0 (the learned side)."""
+    if getattr(estimator, "missing", "learned") != "surrogate":
+        return 0
+    return int(estimator.max_surrogates)

@@ -1,6 +1,7 @@
 """The shared tree of prunus and its builders."""
 
 from ._importance import feature_importances, impurity_decrease, node_impurity
+from ._surrogate import SurrogateSplits, add_surrogates
 from ._tree import Tree
 from .cart import grow_cart
 from .dyadic import grow_dyadic
@@ -9,6 +10,8 @@ from .kd import grow_kd
 
 __all__ = [
     "Tree",
+    "SurrogateSplits",
+    "add_surrogates",
     "grow_cart",
     "grow_dyadic",
     "grow_kd",

@@ -12,6 +12,7 @@ import numpy as np
 from .._compiled import njit
 from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
 from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
+from ._surrogate import split_with_surrogates
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -200,11 +201,42 @@ def _grown_rows(a, capacity):
 
 
 @njit(cache=True, nogil=True)
-def grow_depth_first(data, work, settings):
+def _route(data, work, settings, segment, split, counts, bits, surrogates, node, candidates):
+    """Flag the side of the node's rows (:func:`route_rows`); with surrogate
+    tables (``surrogates``, a :data:`._surrogate.SurrogateStore` with room
+    for ``node``) the node's surrogates are found among ``candidates =
+    (features not constant at the node, whether their segments are sorted)``
+    and send the rows missing the split feature. ``counts = (child_counts,
+    node_counts)``. Returns (n_left, side of missing values)."""
+    child_counts, node_counts = counts
+    n_left, m = route_rows(data, work, settings, segment, split, child_counts, node_counts, bits)
+    if surrogates.n_found.shape[0] > 0:
+        features, sorted_segments = candidates
+        n_left, m = split_with_surrogates(
+            data,
+            work,
+            settings,
+            segment,
+            (split[0], m, n_left),
+            bits,
+            surrogates,
+            node,
+            child_counts,
+            node_counts,
+            features,
+            sorted_segments,
+        )
+    return n_left, m
+
+
+@njit(cache=True, nogil=True)
+def grow_depth_first(data, work, settings, surrogates):
     """Depth-first growth (every node split as soon as it is created).
 
     Pending nodes keep, in the slot of the stack they occupy, their class
-    weights and the features not constant in them.
+    weights and the features not constant in them. ``surrogates`` is a
+    :data:`._surrogate.SurrogateStore`: empty (no surrogates), or with room
+    for every node, which then gets its surrogate splits.
 
     Returns (children_left, children_right, feature, threshold,
     missing_go_to_left, counts, bits) with counts the statistics of every
@@ -250,7 +282,20 @@ def grow_depth_first(data, work, settings):
         if f == NO_FEATURE:
             continue
         bits[node] = work.best_bits
-        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node])
+        # Every kept feature's segment is sorted here unless only some were drawn and searched.
+        candidates = (features[:n_kept], presorted or settings.max_features >= n_active)
+        n_left, m = _route(
+            data,
+            work,
+            settings,
+            (start, end),
+            (f, t, m),
+            (child_counts, counts[node]),
+            bits[node],
+            surrogates,
+            node,
+            candidates,
+        )
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
@@ -288,7 +333,7 @@ def grow_depth_first(data, work, settings):
 
 
 @njit(cache=True, nogil=True)
-def grow_best_first(data, work, settings):
+def grow_best_first(data, work, settings, surrogates):
     """Best-first growth with at most ``max_leaf_nodes`` leaves: the frontier
     leaf of largest impurity decrease is split next (ties: lowest node id).
 
@@ -329,7 +374,18 @@ def grow_best_first(data, work, settings):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
-        n_left, m = route_rows(data, work, settings, (start, end), (f, t, m), child_counts, counts[node], bits[node])
+        n_left, m = _route(
+            data,
+            work,
+            settings,
+            (start, end),
+            (f, t, m),
+            (child_counts, counts[node]),
+            bits[node],
+            surrogates,
+            node,
+            (kept, True),
+        )
         n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t

@@ -88,7 +88,13 @@ def impurity_decrease(tree: Tree, impurity: ArrayLike, weight: ArrayLike) -> np.
 
 
 def feature_importances(
-    tree: Tree, impurity: ArrayLike, weight: ArrayLike, *, split_weight: ArrayLike | None = None, normalize: bool = True
+    tree: Tree,
+    impurity: ArrayLike,
+    weight: ArrayLike,
+    *,
+    split_weight: ArrayLike | None = None,
+    normalize: bool = True,
+    surrogates: bool = False,
 ) -> np.ndarray:
     """Total impurity decrease of the splits on each feature.
 
@@ -113,6 +119,9 @@ def feature_importances(
         Divide by the total so that the importances sum to one (all zeros
         stay zeros: a tree that is a single leaf, or whose splits decrease
         nothing, has no important feature).
+    surrogates : bool, default=False
+        Also credit each surrogate split with its adjusted agreement ``adj``
+        times its split's decrease (rpart's ``variable.importance``).
 
     Returns
     -------
@@ -127,6 +136,10 @@ def feature_importances(
         decrease = decrease * split_weight
     internal = ~tree.is_leaf
     importances = np.bincount(tree.feature[internal], weights=decrease[internal], minlength=tree.n_features)
+    if surrogates and tree.has_surrogates:
+        s = tree.surrogates
+        owner = np.repeat(np.arange(tree.n_nodes), np.diff(s.offsets))
+        importances = importances + np.bincount(s.feature, weights=s.adj * decrease[owner], minlength=tree.n_features)
     if normalize:
         importances = normalized(importances)
     return importances
@@ -139,7 +152,9 @@ def normalized(importances) -> np.ndarray:
     return importances / total if total > 0 else np.zeros_like(importances)
 
 
-def classification_importances(tree: Tree, counts, criterion="gini", *, split_weight=None, normalize=True):
+def classification_importances(
+    tree: Tree, counts, criterion="gini", *, split_weight=None, normalize=True, surrogates=False
+):
     """:func:`feature_importances` of a classification tree from its class weights per node."""
     counts = np.asarray(counts, dtype=np.float64)
     if counts.ndim != 2 or counts.shape[0] != tree.n_nodes:
@@ -150,10 +165,11 @@ def classification_importances(tree: Tree, counts, criterion="gini", *, split_we
         counts.sum(axis=1),
         split_weight=split_weight,
         normalize=normalize,
+        surrogates=surrogates,
     )
 
 
-def regression_importances(tree: Tree, moments, *, split_weight=None, normalize=True):
+def regression_importances(tree: Tree, moments, *, split_weight=None, normalize=True, surrogates=False):
     """:func:`feature_importances` of a least-squares tree from its node moments.
 
     Parameters
@@ -164,7 +180,7 @@ def regression_importances(tree: Tree, moments, *, split_weight=None, normalize=
         (:meth:`Tree.node_moments`); the impurity of a node is its weighted
         variance, the sum of squares over the weight (scikit-learn's
         ``squared_error``), so ``W_t i(t)`` is the node's sum of squares.
-    split_weight, normalize
+    split_weight, normalize, surrogates
         As in :func:`feature_importances`.
 
     Returns
@@ -176,7 +192,9 @@ def regression_importances(tree: Tree, moments, *, split_weight=None, normalize=
         raise ValueError(f"moments must have shape (n_nodes={tree.n_nodes}, 3), got {moments.shape}.")
     weight, sum_squares = moments[:, 0], moments[:, 2]
     variance = np.divide(sum_squares, weight, out=np.zeros_like(weight), where=weight > 0)
-    return feature_importances(tree, variance, weight, split_weight=split_weight, normalize=normalize)
+    return feature_importances(
+        tree, variance, weight, split_weight=split_weight, normalize=normalize, surrogates=surrogates
+    )
 
 
 def split_probability(tree: Tree, leaf_probability) -> np.ndarray:

@@ -14,7 +14,8 @@ import numpy as np
 #: 0: before versions (arrays of the split; ``missing_go_to_left`` since missing values were
 #:    supported; ``n_categories``, ``is_categorical``, ``category_bits`` since categorical splits).
 #: 1: those arrays, all present, and a ``_format_version``.
-TREE_FORMAT_VERSION = 1
+#: 2: and ``surrogates`` (None, or the flat tables of the surrogate splits).
+TREE_FORMAT_VERSION = 2
 _KEY = "_format_version"
 
 
@@ -29,8 +30,14 @@ def _from_0(state):
     return state
 
 
+def _from_1(state):
+    # Trees saved before surrogate splits route a missing value by missing_go_to_left alone.
+    state.setdefault("surrogates", None)
+    return state
+
+
 #: version -> function turning a state of that version into one of the next.
-_UPGRADES = {0: _from_0}
+_UPGRADES = {0: _from_0, 1: _from_1}
 
 
 def tree_state(tree) -> dict:

@@ -35,6 +35,7 @@ from ._kernels import (
     structure_error,
 )
 from ._persistence import tree_state, upgraded_state
+from ._surrogate import SurrogateSplits, apply_surrogate_kernel
 
 TREE_LEAF = -1
 #: Most levels a categorical feature of a tree may have (its subsets are
@@ -87,6 +88,14 @@ class Tree:
         as a bitset: level ``c`` goes left iff bit ``c % 64`` of word
         ``c // 64`` is set. Needed when a split uses a categorical feature;
         ``n_words >= ceil(L / 64)`` for the largest ``L`` split on.
+    surrogates : SurrogateSplits, optional
+        Surrogate splits per node (see :ref:`the user guide <cart-missing>`),
+        flat tables of ``SurrogateSplits(offsets, feature, threshold,
+        left_below, category_bits, known_bits, agreement, adj)``: node ``t``'s,
+        best first, are entries ``offsets[t]:offsets[t + 1]``; a numeric one
+        sends ``x <= threshold`` left iff ``left_below``, a categorical one
+        (threshold NaN) sends the levels of ``category_bits`` left and the
+        other levels of ``known_bits`` right. Default: none.
 
     Attributes
     ----------
@@ -101,7 +110,10 @@ class Tree:
     -----
     At a categorical split, a value that is not one of the feature's level
     codes (an unseen level, coded NaN or out of range) goes where missing
-    values go, ``missing_go_to_left``.
+    values go. With surrogates, a row missing a split's feature follows the
+    first of the node's surrogates that gives it a side (its feature present,
+    at a categorical one a level with a side), and ``missing_go_to_left``
+    only when none does.
     """
 
     def __init__(
@@ -115,6 +127,7 @@ class Tree:
         *,
         n_categories=None,
         category_bits=None,
+        surrogates=None,
     ):
         # Copies, so that later edits of the caller's arrays cannot break the
         # validated structure (parent / depth are derived once, here).
@@ -152,6 +165,7 @@ class Tree:
         self.n_categories = n_cat
         self.is_categorical = is_categorical
         self.category_bits = _check_category_bits(category_bits, n_cat, feature, is_categorical)
+        self.surrogates = _check_surrogates(surrogates, feature, is_leaf, n_cat)
         self.parent, self.depth = depth_and_parent(left, right)
 
     def __getstate__(self):
@@ -199,6 +213,35 @@ class Tree:
         """Whether some split sends a subset of levels of a categorical feature left."""
         return bool(self.is_categorical.any())
 
+    @property
+    def has_surrogates(self) -> bool:
+        """Whether some split has surrogate splits."""
+        return self.surrogates is not None and self.surrogates.feature.shape[0] > 0
+
+    def node_surrogates(self, node: int) -> SurrogateSplits:
+        """The surrogate splits of ``node``, best first (empty tables if none)."""
+        node = int(node)
+        if not 0 <= node < self.n_nodes:
+            raise ValueError(f"node must lie in 0 .. {self.n_nodes - 1}, got {node}.")
+        if self.surrogates is None:
+            from ._surrogate import empty_surrogates
+
+            return empty_surrogates(0)
+        s = self.surrogates
+        lo, hi = int(s.offsets[node]), int(s.offsets[node + 1])
+        return SurrogateSplits(np.array([0, hi - lo]), *(a[lo:hi] for a in s[1:]))
+
+    def _surrogates_record(self):
+        s = self.surrogates
+        return (
+            s.offsets,
+            s.feature,
+            s.threshold,
+            s.left_below,
+            s.category_bits.view(np.int64),
+            s.known_bits.view(np.int64),
+        )
+
     def _categories_record(self):
         # The kernels read the bitsets as int64 words (the same bits).
         return self.is_categorical, self.category_bits.view(np.int64), self.n_categories
@@ -212,13 +255,26 @@ class Tree:
         """
         _refuse_dask("apply", X)
         X = self._check_X(X)
-        if self.has_categorical_splits:
+        if self.has_categorical_splits or self.has_surrogates:
             return self._apply_rows(X, np.arange(X.shape[0], dtype=np.int64))
         kernel = apply_kernel_parallel if X.shape[0] >= _PARALLEL_APPLY_MIN_ROWS else apply_kernel
         return kernel(X, *self._routing())
 
     def _apply_rows(self, X, rows) -> np.ndarray:
         """Leaves of ``X[rows]`` for a checked float64 C-contiguous ``X`` (no copy of the rows)."""
+        if self.has_surrogates:
+            rows = np.asarray(rows, dtype=np.int64)
+            is_categorical, bits, n_categories = self._categories_record()
+            return apply_surrogate_kernel(
+                X,
+                rows,
+                self.children_left,
+                self.feature,
+                self.threshold,
+                self.missing_go_to_left,
+                (self.children_right, is_categorical, bits, n_categories),
+                self._surrogates_record(),
+            )
         if self.has_categorical_splits:
             rows = np.asarray(rows, dtype=np.int64)
             return apply_categorical_kernel(X, rows, *self._routing(), self._categories_record())
@@ -324,6 +380,7 @@ class Tree:
         """
         from .cart import check_target
 
+        _refuse_dask("node_moments", X, y, sample_weight)
         leaves = self.apply(X)
         y = check_target(y, leaves.shape[0])
         weight = _check_weight(sample_weight, leaves.shape[0])
@@ -400,6 +457,7 @@ class Tree:
             missing_go_to_left=self.missing_go_to_left[index],
             n_categories=self.n_categories,
             category_bits=self.category_bits[index],
+            surrogates=_kept_surrogates(self.surrogates, index, new_left == TREE_LEAF),
         )
         return (tree, index) if return_index else tree
 
@@ -416,6 +474,7 @@ class Tree:
             and np.array_equal(self.missing_go_to_left, other.missing_go_to_left)
             and np.array_equal(self.n_categories, other.n_categories)
             and _same_bits(self.category_bits, other.category_bits)
+            and _same_surrogates(self.surrogates, other.surrogates)
         )
 
     __hash__ = None
@@ -563,6 +622,85 @@ def _check_category_bits(category_bits, n_cat, feature, is_categorical):
         mask = np.packbits(~beyond, axis=1, bitorder="little").view(np.uint64)
         bits &= mask
     return bits
+
+
+def _check_surrogates(surrogates, feature, is_leaf, n_cat):
+    """Surrogate tables as :class:`SurrogateSplits` of checked arrays (None: none)."""
+    if surrogates is None:
+        return None
+    if not isinstance(surrogates, tuple) or len(surrogates) != len(SurrogateSplits._fields):
+        raise TypeError(f"surrogates must be a SurrogateSplits of {len(SurrogateSplits._fields)} arrays.")
+    s = SurrogateSplits(*surrogates)
+    n_nodes = is_leaf.shape[0]
+    offsets = np.array(s.offsets, dtype=np.int64, copy=True)
+    if offsets.shape != (n_nodes + 1,) or offsets[0] != 0 or np.any(np.diff(offsets) < 0):
+        raise ValueError(f"surrogates.offsets must be {n_nodes + 1} non-decreasing offsets from 0.")
+    counts = np.diff(offsets)
+    if np.any(counts[is_leaf] > 0):
+        raise ValueError("surrogates: a leaf cannot have surrogate splits.")
+    n = int(offsets[-1])
+    feat = np.array(s.feature, dtype=np.int64, copy=True)
+    threshold = np.array(s.threshold, dtype=np.float64, copy=True)
+    left_below = np.array(s.left_below, dtype=np.bool_, copy=True)
+    agreement = np.array(s.agreement, dtype=np.float64, copy=True)
+    adj = np.array(s.adj, dtype=np.float64, copy=True)
+    for name, arr in (("feature", feat), ("threshold", threshold), ("left_below", left_below)):
+        if arr.shape != (n,):
+            raise ValueError(f"surrogates.{name} must have shape ({n},), got {arr.shape}.")
+    for name, arr in (("agreement", agreement), ("adj", adj)):
+        if arr.shape != (n,):
+            raise ValueError(f"surrogates.{name} must have shape ({n},), got {arr.shape}.")
+    owner = np.repeat(np.arange(n_nodes), counts)
+    if n and (feat.min() < 0 or feat.max() >= n_cat.shape[0] or np.any(feat == feature[owner])):
+        raise ValueError("surrogates.feature must hold feature ids other than the node's split feature.")
+    categorical = n_cat[feat] > 0 if n else np.zeros(0, dtype=np.bool_)
+    if np.any(~categorical & ~np.isfinite(threshold)):
+        raise ValueError("surrogates.threshold must be finite at numeric surrogates.")
+    threshold[categorical] = np.nan
+    words = []
+    for name in ("category_bits", "known_bits"):
+        bits = np.asarray(getattr(s, name))
+        if bits.ndim != 2 or bits.shape[0] != n or (bits.size and bits.dtype.kind not in "iu"):
+            raise ValueError(f"surrogates.{name} must be an integer array of shape ({n}, n_words).")
+        bits = np.array(bits.astype(np.uint64, copy=False), dtype=np.uint64, order="C", copy=True)
+        need = int(n_cat[feat[categorical]].max()) if categorical.any() else 0
+        if bits.shape[1] * 64 < need:
+            raise ValueError(f"surrogates.{name} has {bits.shape[1]} words; {need} levels need {-(-need // 64)}.")
+        bits[~categorical] = 0
+        words.append(bits)
+    return SurrogateSplits(offsets, feat, threshold, left_below, words[0], words[1], agreement, adj)
+
+
+def _kept_surrogates(surrogates, index, is_leaf):
+    """The surrogates of the nodes ``index`` of a tree, none at the new leaves."""
+    if surrogates is None:
+        return None
+    counts = np.diff(surrogates.offsets)[index]
+    counts[is_leaf] = 0
+    starts = surrogates.offsets[index]
+    take = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts)] + [np.zeros(0, dtype=np.int64)])
+    take = take.astype(np.int64)
+    offsets = np.zeros(index.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    return SurrogateSplits(offsets, *(a[take] for a in surrogates[1:]))
+
+
+def _same_surrogates(a, b):
+    def count(s):
+        return 0 if s is None else s.feature.shape[0]
+
+    if count(a) == 0 or count(b) == 0:
+        return count(a) == count(b)
+    return (
+        np.array_equal(a.offsets, b.offsets)
+        and np.array_equal(a.feature, b.feature)
+        and np.array_equal(a.threshold, b.threshold, equal_nan=True)
+        and np.array_equal(a.left_below, b.left_below)
+        and _same_bits(a.category_bits, b.category_bits)
+        and _same_bits(a.known_bits, b.known_bits)
+        and np.array_equal(a.agreement, b.agreement)
+        and np.array_equal(a.adj, b.adj)
+    )
 
 
 def _same_bits(a, b):

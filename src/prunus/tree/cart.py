@@ -10,7 +10,7 @@ growths and no further sort, and X is never copied per fold.
 import math
 from collections import namedtuple
 from numbers import Integral, Real
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -22,17 +22,21 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._splitter import GrowthData, Settings, Workspace
+from ._surrogate import empty_store, flat_surrogates
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_X_missing
 
 GrowthParams = namedtuple(
     "GrowthParams",
-    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes splitter",
-    defaults=("best",),
+    "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease max_features max_leaf_nodes "
+    "splitter max_surrogates",
+    defaults=("best", 0),
 )
 GrowthParams.__doc__ = (
     "Hyper-parameters of one CART growth, as given by the user (validated by :func:`check_growth_params`); "
     "``splitter`` is ``'best'`` (every threshold of every searched feature) or ``'random'`` (one threshold "
-    "drawn per searched feature, as in extremely randomized trees)."
+    "drawn per searched feature, as in extremely randomized trees); ``max_surrogates`` > 0 keeps that many "
+    "surrogate splits per split when the rows grown on have a missing value, and sends the rows missing a "
+    "split's feature by them (0: by the learned side)."
 )
 SPLITTERS = ("best", "random")
 
@@ -52,6 +56,7 @@ GROWTH_CONSTRAINTS = {
     ],
     "max_leaf_nodes": [Interval(Integral, 2, None, closed="left"), None],
     "splitter": [StrOptions(set(SPLITTERS))],
+    "max_surrogates": [Interval(Integral, 0, None, closed="left")],
 }
 
 
@@ -319,6 +324,7 @@ class CARTGrower:
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
         self.order = _presort(self.X)
+        self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
         # The splitter reads a feature's values by row id: one contiguous row per feature.
         self._columns = np.ascontiguousarray(self.X.T)
 
@@ -327,11 +333,11 @@ class CARTGrower:
         """Columns of X."""
         return self.X.shape[1]
 
-    def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[np.ndarray, ...]:
+    def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Any, ...]:
         """The node arrays of :meth:`grow` before they become a :class:`Tree`:
         (children_left, children_right, feature, threshold, missing_go_to_left,
-        counts, category bits as int64 words); the leaves' feature and
-        threshold are placeholders.
+        counts, category bits as int64 words, surrogate splits or None); the
+        leaves' feature and threshold are placeholders.
 
         Parameters
         ----------
@@ -361,7 +367,12 @@ class CARTGrower:
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
         grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        return grow(data, work, settings)
+        store = self._surrogate_store(params, weight, n_rows, n_words)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        surrogates = None
+        if store.n_found.shape[0] > 0:
+            surrogates = flat_surrogates(store, left.shape[0], left == -1)
+        return left, right, feature, threshold, missing_left, counts, bits, surrogates
 
     def grow(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Tree, np.ndarray]:
         """Grow one tree on the rows of positive ``weight``.
@@ -384,7 +395,7 @@ class CARTGrower:
             shape (n_nodes, 3): the weight, mean and within sum of squares of
             y at each node (as :meth:`Tree.node_moments`).
         """
-        left, right, feature, threshold, missing_left, counts, bits = self.grow_arrays(params, weight, seed)
+        left, right, feature, threshold, missing_left, counts, bits, surrogates = self.grow_arrays(params, weight, seed)
         tree = Tree(
             left,
             right,
@@ -394,8 +405,23 @@ class CARTGrower:
             missing_go_to_left=missing_left,
             n_categories=self.n_categories,
             category_bits=bits.view(np.uint64),
+            surrogates=surrogates,
         )
         return tree, counts
+
+    def _surrogate_store(self, params, weight, n_rows, n_words):
+        """Surrogate tables for a growth: only when asked for and some row of
+        positive weight misses a value (complete data grows as fast as without)."""
+        k = int(params.max_surrogates)
+        if k == 0 or not self._has_missing(weight):
+            return empty_store()
+        from . import _surrogate
+
+        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+
+    def _has_missing(self, weight):
+        rows = self._rows_with_missing
+        return rows.shape[0] > 0 and bool(np.any(weight[rows] > 0.0))
 
 
 @overload
@@ -415,6 +441,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[False] = ...,
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> Tree: ...
 
 
@@ -435,6 +462,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: Literal[True],
     categorical_features: str | ArrayLike | None = ...,
+    max_surrogates: int = ...,
 ) -> tuple[Tree, np.ndarray]: ...
 
 
@@ -454,6 +482,7 @@ def grow_cart(
     n_classes: int | None = None,
     return_counts: bool = False,
     categorical_features: str | ArrayLike | None = "from_dtype",
+    max_surrogates: int = 0,
 ) -> Tree | tuple[Tree, np.ndarray]:
     """Grow a CART tree; by default the maximal tree T_max of section 2.3 of
     Gey, *Risk bounds for CART classifiers under a margin condition*.
@@ -515,6 +544,12 @@ def grow_cart(
         level codes: pandas' ``.cat.codes`` (NaN for -1) for a category
         column, the rank among the sorted distinct values for strings. The
         estimators (:class:`~prunus.CARTClassifier`) encode new data for you.
+    max_surrogates : int >= 0, default=0
+        With missing values in ``X``, keep up to this many surrogate splits
+        per split (rpart's definition, see :ref:`the user guide
+        <cart-missing>`) and send the rows missing a split's feature by them
+        during growth, else to the split's majority side. 0: every missing
+        value takes its split's learned side.
 
     Returns
     -------
@@ -533,6 +568,8 @@ def grow_cart(
             min_impurity_decrease,
             max_features,
             max_leaf_nodes,
+            "best",
+            max_surrogates,
         )
     )
     encoding, X = fit_encoding(X, categorical_features)

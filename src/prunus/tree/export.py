@@ -71,6 +71,9 @@ def _conditions(tree, node, name, decimals, categories=None):
         right = np.setdiff1d(np.arange(n_levels), left)
         text_left = f"{name} in {_level_set(tree, node, left, categories)}"
         text_right = f"{name} in {_level_set(tree, node, right, categories)}"
+        if _n_surrogates(tree, node):
+            # Missing values follow the surrogates (listed by export_summary).
+            return text_left, text_right
         if tree.missing_go_to_left[node]:
             return text_left + " or missing", text_right
         return text_left, text_right + " or missing"
@@ -78,9 +81,45 @@ def _conditions(tree, node, name, decimals, categories=None):
     if thr == np.inf:
         return f"{name} is present", f"{name} is missing"
     thr = round(thr, decimals)
+    if _n_surrogates(tree, node):
+        return f"{name} <= {thr}", f"{name} >  {thr}"
     if tree.missing_go_to_left[node]:
         return f"{name} <= {thr} or missing", f"{name} >  {thr}"
     return f"{name} <= {thr}", f"{name} >  {thr}"
+
+
+def _n_surrogates(tree, node):
+    s = getattr(tree, "surrogates", None)
+    return 0 if s is None else int(s.offsets[node + 1] - s.offsets[node])
+
+
+def _surrogate_lines(tree, feature_names, decimals, categories):
+    """rpart's ``summary`` "Surrogate splits:" blocks, one per split that has some."""
+    lines = ["", "Surrogate splits (a row missing a split's feature follows the first one whose feature it has):"]
+    s = tree.surrogates
+    for node in np.flatnonzero(~tree.is_leaf):
+        lo, hi = int(s.offsets[node]), int(s.offsets[node + 1])
+        if lo == hi:
+            continue
+        name = _feature_name(tree, feature_names, tree.feature[node])
+        left, _ = _conditions(tree, node, name, decimals, categories)
+        last = "left" if tree.missing_go_to_left[node] else "right"
+        lines.append(f"  node {node}) {left} to the left; none present: {last}")
+        for q in range(lo, hi):
+            g = int(s.feature[q])
+            other = _feature_name(tree, feature_names, g)
+            if tree.n_categories[g] > 0:
+                codes = np.arange(int(tree.n_categories[g]))
+                words = s.category_bits[q, codes >> 6] >> (codes & 63).astype(np.uint64)
+                left_codes = codes[(words & np.uint64(1)) == 1]
+                names = None if categories is None else categories[g]
+                levels = "{" + ", ".join(str(c) if names is None else str(names[c]) for c in left_codes) + "}"
+                text = f"{other} in {levels} to the left"
+            else:
+                side = "left" if s.left_below[q] else "right"
+                text = f"{other} <= {round(float(s.threshold[q]), decimals)} to the {side}"
+            lines.append(f"      {text}, agree={s.agreement[q]:.3f}, adj={s.adj[q]:.3f}")
+    return lines
 
 
 def _check_labels(tree, node_labels, feature_names=None, categories=None):
@@ -252,6 +291,10 @@ def export_summary(
     text : str
         Node ids are those of the tree (what :meth:`Tree.apply` returns);
         each node's line shows the condition that leads to it from its parent.
+        A tree with surrogate splits ends with them, as rpart's
+        ``summary(fit)`` lists them: per split, each surrogate's rule (the
+        side its rule sends a row to), agreement and adjusted agreement, and
+        the side of a row that has none of their features.
     """
     _check_labels(tree, None, feature_names, categories)
     weight, loss, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
@@ -278,6 +321,8 @@ def export_summary(
             left, right = _conditions(tree, node, name, decimals, categories)
             stack.append((tree.children_right[node], depth + 1, right))
             stack.append((tree.children_left[node], depth + 1, left))
+    if getattr(tree, "has_surrogates", False):
+        lines += _surrogate_lines(tree, feature_names, decimals, categories)
     return "\n".join(lines) + "\n"
 
 

@@ -36,9 +36,11 @@ __all__ = [
     "CountPlan",
     "InMemorySample",
     "LabelledSample",
+    "NodeMoments",
     "SampledSplit",
     "add_records",
     "add_tables",
+    "block_statistics",
     "check_block",
     "encode",
     "split_block_counts",
@@ -179,20 +181,25 @@ class LabelledSample(Protocol):
         """
         ...
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    def take(
+        self, rows: np.ndarray, labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """Rows of the sample in memory, and the labels of the whole sample.
 
         Parameters
         ----------
         rows : ndarray of int64
             Sorted global row numbers.
+        labels : bool, default=True
+            Whether to collect the sorted distinct labels of the whole ``y``
+            (a real target has no classes to find: False).
 
         Returns
         -------
         X, y, w, labels : tuple
             The rows' features, labels and weights (``w`` None when no
             weights were given), and the sorted distinct labels of the whole
-            ``y``.
+            ``y`` (None with ``labels=False``).
         """
         ...
 
@@ -245,22 +252,27 @@ class InMemorySample:
         """
         return np.zeros(1, dtype=np.int64)
 
-    def take(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    def take(
+        self, rows: np.ndarray, labels: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
         """The given rows, and the sorted labels of the whole sample.
 
         Parameters
         ----------
         rows : ndarray of int64
             Sorted row numbers.
+        labels : bool, default=True
+            Whether to collect the sorted distinct labels of ``y``.
 
         Returns
         -------
         X, y, w, labels : tuple
             The rows' features, labels and weights (None when no weights
-            were given), and the sorted distinct labels of ``y``.
+            were given), and the sorted distinct labels of ``y`` (None with
+            ``labels=False``).
         """
         w = None if self.w is None else self.w[rows]
-        return self.X[rows], self.y[rows], w, np.unique(self.y)
+        return self.X[rows], self.y[rows], w, np.unique(self.y) if labels else None
 
     def map_reduce(self, fn: Callable[..., tuple], plan: Any) -> tuple:
         """``fn`` on the one block.
@@ -290,8 +302,54 @@ def add_tables(*tables: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class NodeMoments:
+    """Per-node (weight, mean, within sum of squares) of a real target, which add up over row blocks.
+
+    The table of :meth:`Tree.node_moments <prunus.tree.Tree.node_moments>`
+    for one block of rows. Two blocks' moments are merged node by node by the
+    pairwise update of Chan, Golub & LeVeque (the one that merges children
+    into their parent in the tree): the weights add, the mean moves by
+    ``delta W_b / W`` and the sum of squares gains ``delta^2 W_a W_b / W``,
+    with ``delta`` the difference of the two means. Raw sums of ``y`` and
+    ``y^2`` would add exactly too, but lose every digit when the mean is large
+    against the spread. Merging equal means changes nothing (a pure node stays
+    exactly pure); the order of the merges changes only the last bits.
+
+    Attributes
+    ----------
+    table : ndarray, shape (n_nodes, 3)
+        Weight, weighted mean (0 without weight) and weighted sum of squared
+        deviations from that mean, per node.
+    """
+
+    table: np.ndarray
+
+    def __add__(self, other: NodeMoments) -> NodeMoments:
+        a, b = self.table, other.table
+        w = a[:, 0] + b[:, 0]
+        share = np.divide(b[:, 0], w, out=np.zeros_like(w), where=w > 0)
+        delta = b[:, 1] - a[:, 1]
+        out = np.empty_like(a)
+        out[:, 0] = w
+        # Where one side has no weight its mean is 0 by convention: take the other side's as is.
+        out[:, 1] = np.where(b[:, 0] > 0, np.where(a[:, 0] > 0, a[:, 1] + delta * share, b[:, 1]), a[:, 1])
+        out[:, 2] = a[:, 2] + b[:, 2] + delta * delta * a[:, 0] * share
+        return NodeMoments(out)
+
+    def __radd__(self, other: Any) -> NodeMoments:
+        # ``sum()`` starts from 0.
+        if isinstance(other, int) and other == 0:
+            return self
+        return NotImplemented
+
+
 def add_records(*records: tuple) -> tuple:
-    """Element-wise sum of equal-length tuples of per-node tables / numbers."""
+    """Element-wise sum of equal-length tuples of per-node tables / numbers.
+
+    Count tables are padded to the widest and added; :class:`NodeMoments`
+    merge by their own rule; arrays and numbers add.
+    """
     return tuple(add_tables(*parts) if np.ndim(parts[0]) == 2 else sum(parts) for parts in zip(*records))
 
 
@@ -321,27 +379,37 @@ def check_block(X: Any, y: Any, w: Any) -> tuple[np.ndarray, np.ndarray, np.ndar
 
 @dataclass(frozen=True)
 class CountPlan:
-    """What every block needs to count itself: the tree, the split and the sorted labels."""
+    """What every block needs to count itself: the tree, the split and the sorted labels.
+
+    ``classes`` None: ``y`` is a real target, and a block gives its
+    :class:`NodeMoments` instead of class counts.
+    """
 
     tree: Any
     split: SampledSplit
-    classes: np.ndarray
+    classes: np.ndarray | None
+
+
+def block_statistics(tree: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None, classes: np.ndarray | None) -> Any:
+    """Per-node statistics of the rows of one block: class counts of ``y`` coded in
+    the sorted ``classes``, or for a real target (``classes`` None) its :class:`NodeMoments`."""
+    if classes is None:
+        return NodeMoments(tree.node_moments(X, y, w))
+    return tree.node_counts(X, encode(y, classes), w, n_classes=classes.shape[0])
 
 
 def split_block_counts(
     plan: CountPlan, X: Any, y: Any, w: Any, start: int, index: int = 0
-) -> tuple[np.ndarray, np.ndarray, int, int]:
-    """Class counts of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
+) -> tuple[Any, Any, int, int]:
+    """Statistics of the pruning rows (L2) and of the test rows of one block (rows ``start ..``).
 
-    Returns ``(prune_counts, test_counts, n_prune, n_test)``, the last two
-    numbers of rows.
+    Returns ``(prune, test, n_prune, n_test)``: class counts (or
+    :class:`NodeMoments` of a real target) and the two numbers of rows.
     """
     X, y, w = check_block(X, y, w)
     test, prune = plan.split.block_masks(int(start), int(start) + X.shape[0])
-    codes = encode(y, plan.classes)
-    k = plan.classes.shape[0]
-    prune_counts, test_counts = (
-        plan.tree.node_counts(X[mask], codes[mask], None if w is None else w[mask], n_classes=k)
+    prune_stats, test_stats = (
+        block_statistics(plan.tree, X[mask], y[mask], None if w is None else w[mask], plan.classes)
         for mask in (prune, test)
     )
-    return prune_counts, test_counts, int(prune.sum()), int(test.sum())
+    return prune_stats, test_stats, int(prune.sum()), int(test.sum())

@@ -60,8 +60,8 @@ def refuse_dask(estimator: Any, *arrays: Any, method: str = "fit") -> None:
                 hint = f"use prunus.distributed.{counterpart} for dask input"
             else:
                 hint = (
-                    "fit it on an in-memory sample, or use prunus.distributed.DaskCARTClassifier or "
-                    "prunus.distributed.DaskPACBayesTreeClassifier, which grow on a sample and count the rest"
+                    "fit it on an in-memory sample, or use prunus.distributed.DaskCARTClassifier, "
+                    "DaskCARTRegressor or DaskPACBayesTreeClassifier, which grow on a sample and count the rest"
                 )
             raise TypeError(f"{name}.{method} takes in-memory arrays, got a dask {type(obj).__name__}; {hint}.")
 

@@ -1,0 +1,159 @@
+"""Missing values: surrogate splits against the learned side, and against R's rpart.
+
+For each table and missingness pattern, the mean test error over ``--draws``
+draws of a 75/25 split and of the missing-value mask (the same mask rule on
+the training and the test rows) of:
+
+* ``surrogate``: ``CARTClassifier(selection="cv", cv=10, missing="surrogate")``
+  (rpart's surrogate splits; a row missing every surrogate's feature goes
+  with the split's majority side by weight, rpart's rule);
+* ``surr+learned``: the same, but the last resort is the side the split
+  search learned for the split feature's missing values;
+* ``learned``: ``missing="learned"`` (every missing value takes its split's
+  learned side);
+* ``rpart``: rpart with its defaults (``xval = 10``, ``cp = 0.01``,
+  surrogates on, ``usesurrogate = 2``), min-xerror subtree.
+
+Tables: rpart's example data with a class target (``cu.summary``,
+``car.test.frame``, ``kyphosis``, ``stagec``; see ``bench_categorical.py``),
+the registered ``breast_cancer`` and ``spam`` data, and the synthetic
+factor tables of ``bench_categorical.py`` (2 and 3 classes, 2,000 training
+rows, 2,000 test rows). Patterns: complete; MCAR (every cell missing with
+probability p); MNAR (a cell's probability grows with its own value: for a
+numeric column ``2 p`` times its rank / n, for a factor ``1.5 p`` on a random
+half of the levels and ``0.5 p`` on the others), p = 0.1 and 0.3.
+
+Times are wall-clock seconds of one prunus fit (kernels loaded first); the
+machine may be shared.
+
+Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--no-rpart]``
+"""
+
+import argparse
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bench_categorical  # noqa: E402
+from bench_categorical import RPART_DATA, rpart_tables, run_rpart, synthetic  # noqa: E402
+
+from prunus import CARTClassifier, datasets  # noqa: E402
+from prunus.tree import _surrogate  # noqa: E402
+
+PATTERNS = [
+    ("complete", None, 0.0),
+    ("MCAR", "mcar", 0.1),
+    ("MCAR", "mcar", 0.3),
+    ("MNAR", "mnar", 0.1),
+    ("MNAR", "mnar", 0.3),
+]
+
+
+def registered_tables():
+    for name in ("breast_cancer", "spam"):
+        d = datasets.load(name)
+        X = np.asarray(d.X, dtype=float)
+        yield name, pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]), np.asarray(d.y).astype(str)
+
+
+def synthetic_tables():
+    for k, levels in ((2, (2, 5, 10, 20, 50)), (3, (2, 4, 6, 10, 12))):
+        X, y = synthetic(4_000, k, seed=100 + k, levels=levels)
+        yield f"synthetic K={k}", X, y
+
+
+def masked(X, kind, p, rng):
+    """A copy of the DataFrame with cells set missing by the pattern."""
+    out = X.copy()
+    n = len(out)
+    for name in out.columns:
+        col = out[name]
+        if kind == "mcar":
+            prob = np.full(n, p)
+        elif isinstance(col.dtype, pd.CategoricalDtype):
+            high = rng.permutation(len(col.cat.categories)) % 2 == 0
+            codes = col.cat.codes.to_numpy()
+            prob = np.where(codes >= 0, np.where(high[np.maximum(codes, 0)], 1.5 * p, 0.5 * p), 0.0)
+        else:
+            rank = col.rank(method="average").to_numpy()
+            prob = 2.0 * p * np.nan_to_num(rank, nan=0.0) / n
+        drop = rng.random(n) < prob
+        if isinstance(col.dtype, pd.CategoricalDtype):
+            out[name] = col.mask(drop)
+        else:
+            out[name] = col.astype(float).mask(drop)
+    return out
+
+
+def fit_error(Xtr, ytr, Xte, yte, seed, missing, majority_last=True):
+    _surrogate.MAJORITY_LAST_RESORT = majority_last
+    est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing)
+    start = time.perf_counter()
+    est.fit(Xtr, ytr)
+    seconds = time.perf_counter() - start
+    _surrogate.MAJORITY_LAST_RESORT = True
+    return float(np.mean(est.predict(Xte) != yte)), seconds
+
+
+def main():
+    # rpart with its defaults only (the fully grown fit of bench_categorical is not needed here).
+    script = bench_categorical._RPART_SCRIPT
+    start = script.index("controls <- list(")
+    end = script.index("for (name in names(controls))")
+    bench_categorical._RPART_SCRIPT = (
+        script[:start] + "controls <- list(default = rpart.control(xval = 10))\n" + script[end:]
+    )
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--draws", type=int, default=10)
+    parser.add_argument("--tables", default="rpart,registered,synthetic")
+    parser.add_argument("--no-rpart", action="store_true")
+    args = parser.parse_args()
+    has_r = not args.no_rpart and shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
+    warm, wy = synthetic(300, 3, 0)
+    warm = masked(warm, "mcar", 0.2, np.random.default_rng(0))
+    for missing in ("surrogate", "learned"):
+        CARTClassifier(selection="cv", cv=3, missing=missing).fit(warm, wy)
+
+    groups = {"rpart": rpart_tables, "registered": registered_tables, "synthetic": synthetic_tables}
+    header = (
+        f"{'table':<18}{'pattern':>10} | {'surrogate':>9} {'surr+learned':>12} {'learned':>8} {'rpart':>7} | "
+        f"{'s surr':>7} {'s learned':>9}"
+    )
+    print(header)
+    print("-" * len(header), flush=True)
+    for group in args.tables.split(","):
+        if group == "rpart" and not has_r:
+            continue
+        for name, X, y in groups[group]():
+            for label, kind, p in PATTERNS:
+                rows = []
+                for d in range(args.draws):
+                    rng = np.random.default_rng(1000 * d + int(100 * p))
+                    Xd = X if kind is None else masked(X, kind, p, rng)
+                    perm = rng.permutation(len(y))
+                    n_test = len(y) // 4 if len(y) < 4_000 else len(y) // 2
+                    te, tr = perm[:n_test], perm[n_test:]
+                    Xtr, Xte = Xd.iloc[tr].reset_index(drop=True), Xd.iloc[te].reset_index(drop=True)
+                    e_s, t_s = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate")
+                    e_sl, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", majority_last=False)
+                    e_l, t_l = fit_error(Xtr, y[tr], Xte, y[te], d, "learned")
+                    e_r = np.nan
+                    if has_r:
+                        e_r = run_rpart(Xtr, y[tr], Xte, y[te], 1)["default"][1]
+                    rows.append((e_s, e_sl, e_l, e_r, t_s, t_l))
+                m = np.mean(rows, axis=0)
+                pattern = label if kind is None else f"{label} {p:.0%}"
+                print(
+                    f"{name:<18}{pattern:>10} | {m[0]:>9.3f} {m[1]:>12.3f} {m[2]:>8.3f} {m[3]:>7.3f} | "
+                    f"{m[4]:>7.3f} {m[5]:>9.3f}",
+                    flush=True,
+                )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,607 @@
+"""Surrogate splits (Breiman et al. 1984, section 5.3; rpart's definition).
+
+Once the primary split of a node is chosen, every other feature gets the
+split that best mimics it on the node's rows where both features are present:
+
+- the primary sends each row left (+1), right (-1), or, when its feature is
+  missing, nowhere (0); ``W_L`` and ``W_R`` are the weights it sends left and
+  right;
+- a numeric candidate ``x <= t`` is tried at every midpoint between
+  consecutive distinct present values of the feature, sending ``x <= t`` left
+  or, reversed, right, with at least two rows of known primary side on each
+  side; its agreement is the weight of rows it sends where the primary does,
+  and it must beat sending every row with the primary's majority (on the rows
+  where the candidate's feature is present) strictly; the first best midpoint
+  wins;
+- a categorical candidate sends each level present there to the side most of
+  its weight goes (ties: the side of the larger total), which is the best
+  subset; it needs at least two agreeing and two disagreeing rows (rpart's
+  test, kept as rpart has it); a level absent there has no side;
+- agreement is divided by ``W_L + W_R`` (rows missing the candidate count as
+  disagreeing), and the adjusted agreement
+  ``adj = (agreement - m) / (1 - m)`` with ``m = max(W_L, W_R) / (W_L + W_R)``
+  measures the gain over the majority rule; candidates with ``adj <= 1e-10``
+  are dropped;
+- the ``max_surrogates`` best by agreement are kept, equal agreements in
+  feature order (rpart's ``surrogatestyle = 0``).
+
+A row whose primary feature is missing follows the first surrogate whose
+feature it has (at a categorical surrogate, a level with a side), else the
+node's last-resort side (rpart's ``usesurrogate = 2``). Kernels here work on
+the rows of one node and write into a :data:`SurrogateStore` of per-node
+tables, so that growth (:mod:`._grower`) calls them once per split.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import namedtuple
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from .._compiled import njit
+from ._categorical_split import is_categorical, set_absent_levels
+from ._criterion import SQUARED_ERROR
+from ._splitter import side_moments
+
+if TYPE_CHECKING:
+    from ._tree import Tree
+
+#: Last resort of a row missing every surrogate's feature: the primary
+#: split's majority side by weight (rpart), rather than the side the split
+#: search learned for the missing values of its feature as a group (kept on
+#: an exact tie of the weights). Chosen by measurement (see the user guide).
+MAJORITY_LAST_RESORT = True
+
+#: Adjusted agreements at or below this are no better than the majority rule (rpart's cut-off).
+MIN_ADJ = 1e-10
+
+# Per-node tables of one growth (``cap`` nodes, ``K`` = max_surrogates
+# slots each, ``W`` int64 words of a level bitset): surrogate feature (-1 in
+# unused slots), threshold (numeric), whether ``x <= threshold`` goes left,
+# agreement and adjusted agreement, the levels sent left and the levels
+# that have a side (categorical), and the number kept per node. ``side`` is
+# scratch by row id (+1 left, -1 right, 0 primary missing); ``majority_last``
+# (shape (1,)) chooses the last resort: the primary's majority side (rpart)
+# rather than the side learned for missing values.
+SurrogateStore = namedtuple(
+    "SurrogateStore", "feature threshold left_below agreement adj bits known n_found side majority_last"
+)
+
+
+#: The surrogate splits of a tree as flat tables: node ``t``'s surrogates,
+#: best first, are the entries ``offsets[t]:offsets[t + 1]`` of ``feature``,
+#: ``threshold`` (NaN for a categorical one), ``left_below`` (whether a numeric
+#: ``x <= threshold`` goes left), ``category_bits`` / ``known_bits`` (uint64
+#: words: the levels sent left, the levels that have a side), ``agreement``
+#: and ``adj`` (adjusted agreement).
+SurrogateSplits = namedtuple(
+    "SurrogateSplits", "offsets feature threshold left_below category_bits known_bits agreement adj"
+)
+
+
+def flat_surrogates(store, n_nodes, is_leaf):
+    """:data:`SurrogateSplits` of the first ``n_nodes`` nodes of a grown store (none at leaves)."""
+    n_found = np.where(is_leaf, 0, store.n_found[:n_nodes])
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(n_found, out=offsets[1:])
+    slot = np.arange(store.feature.shape[1])
+    used = slot[None, :] < n_found[:, None]
+    return SurrogateSplits(
+        offsets,
+        store.feature[:n_nodes][used],
+        store.threshold[:n_nodes][used],
+        store.left_below[:n_nodes][used],
+        store.bits[:n_nodes][used].view(np.uint64),
+        store.known[:n_nodes][used].view(np.uint64),
+        store.agreement[:n_nodes][used],
+        store.adj[:n_nodes][used],
+    )
+
+
+def empty_surrogates(n_nodes, n_words=0):
+    """:data:`SurrogateSplits` with no surrogate at any node."""
+    return SurrogateSplits(
+        np.zeros(n_nodes + 1, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.zeros(0, dtype=np.bool_),
+        np.zeros((0, n_words), dtype=np.uint64),
+        np.zeros((0, n_words), dtype=np.uint64),
+        np.zeros(0),
+        np.zeros(0),
+    )
+
+
+def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last=True):
+    """A :data:`SurrogateStore` for ``capacity`` nodes over ``n_rows`` rows
+    (``capacity = 0``: surrogates off; the grower then never calls this module)."""
+    k = max_surrogates
+    return SurrogateStore(
+        np.full((capacity, k), -1, dtype=np.int64),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k), dtype=np.bool_),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k, n_words), dtype=np.int64),
+        np.zeros((capacity, k, n_words), dtype=np.int64),
+        np.zeros(capacity, dtype=np.int64),
+        np.zeros(n_rows if capacity else 0, dtype=np.int8),
+        np.array([majority_last]),
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _midpoint(a, b):
+    # As the splitter's thresholds: a <= t < b without overflow.
+    t = a / 2.0 + b / 2.0
+    if t >= b or t < a:
+        t = a
+    return t
+
+
+@njit(cache=True, nogil=True)
+def numeric_candidate(column, weight, rows, side):
+    """Best numeric surrogate of one feature over ``rows`` (any order).
+
+    Returns (found, agreement weight, threshold, left_below)."""
+    n = rows.shape[0]
+    xs = np.empty(n)
+    rs = np.empty(n, dtype=np.int64)
+    m = 0
+    for i in range(n):
+        v = column[rows[i]]
+        if not math.isnan(v):
+            xs[m] = v
+            rs[m] = rows[i]
+            m += 1
+    order = np.argsort(xs[:m], kind="mergesort")
+    return sorted_numeric_candidate(column, weight, rs[order], m, side)
+
+
+@njit(cache=True, nogil=True)
+def sorted_numeric_candidate(column, weight, rows, m, side):
+    """:func:`numeric_candidate` over ``rows`` sorted by the feature, whose
+    first ``m`` are the rows where it is present (a presorted segment)."""
+    if m == 0:
+        return False, 0.0, 0.0, True
+    # Start with every row "above" the candidate threshold.
+    ll = 0
+    rl = 0
+    llwt = 0.0
+    rlwt = 0.0
+    for i in range(m):
+        r = rows[i]
+        s = side[r]
+        w = weight[r]
+        if s == 1:
+            ll += w > 0.0
+            llwt += w
+        elif s == -1:
+            rl += w > 0.0
+            rlwt += w
+    agree = llwt if llwt > rlwt else rlwt
+    lr = 0
+    rr = 0
+    lrwt = 0.0
+    rrwt = 0.0
+    found = False
+    left_below = True
+    lastx = column[rows[0]]
+    threshold = lastx
+    i = 0
+    while ll + rl >= 2 and i < m:
+        r = rows[i]
+        x = column[r]
+        if lr + rr >= 2 and x != lastx:
+            if llwt + rrwt > agree:
+                # Below goes right: the rows above that the primary sends left agree, and those below it sends right.
+                found = True
+                agree = llwt + rrwt
+                left_below = False
+                threshold = _midpoint(lastx, x)
+            elif lrwt + rlwt > agree:
+                found = True
+                agree = lrwt + rlwt
+                left_below = True
+                threshold = _midpoint(lastx, x)
+        s = side[r]
+        w = weight[r]
+        if s == 1:
+            if w > 0.0:
+                ll -= 1
+                lr += 1
+            llwt -= w
+            lrwt += w
+        elif s == -1:
+            if w > 0.0:
+                rl -= 1
+                rr += 1
+            rlwt -= w
+            rrwt += w
+        lastx = x
+        i += 1
+    return found, agree, threshold, left_below
+
+
+@njit(cache=True, nogil=True)
+def categorical_candidate(column, weight, rows, side, n_levels, bits, known):
+    """Best categorical surrogate of one feature over ``rows``: writes the
+    levels sent left to ``bits`` and those with a side to ``known`` (int64
+    words). Returns (found, agreement weight)."""
+    lwt = np.zeros(n_levels)
+    rwt = np.zeros(n_levels)
+    lcnt = np.zeros(n_levels, dtype=np.int64)
+    rcnt = np.zeros(n_levels, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = column[r]
+        s = side[r]
+        if math.isnan(v) or s == 0:
+            continue
+        k = np.int64(v)
+        w = weight[r]
+        if s == 1:
+            lcnt[k] += w > 0.0
+            lwt[k] += w
+        else:
+            rcnt[k] += w > 0.0
+            rwt[k] += w
+    total_left = lwt.sum()
+    total_right = rwt.sum()
+    default_left = total_left > total_right
+    bits[:] = 0
+    known[:] = 0
+    agree = 0.0
+    n_disagree = 0
+    n_agree = 0
+    for k in range(n_levels):
+        if lcnt[k] == 0 and rcnt[k] == 0:
+            continue
+        known[k >> 6] |= np.int64(1) << (k & 63)
+        if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
+            agree += rwt[k]
+            n_disagree += lcnt[k]
+            n_agree += rcnt[k]
+        else:
+            agree += lwt[k]
+            bits[k >> 6] |= np.int64(1) << (k & 63)
+            n_disagree += rcnt[k]
+            n_agree += lcnt[k]
+    return n_disagree > 1 and n_agree > 1, agree
+
+
+@njit(cache=True, nogil=True)
+def node_surrogates(columns, n_categories, weight, rows, side, primary, store, node):
+    """Fill ``store``'s tables of ``node`` with the surrogates of the split
+    on ``primary`` over ``rows``, given ``side[row]`` of the primary.
+
+    Returns (W_L, W_R): the weights the primary sends left and right."""
+    candidates = np.arange(columns.shape[0])
+    return segment_surrogates(
+        columns, n_categories, weight, rows, side, primary, store, node, candidates, np.empty((0, 0), dtype=np.int32)
+    )
+
+
+@njit(cache=True, nogil=True)
+def segment_surrogates(columns, n_categories, weight, rows, side, primary, store, node, candidates, segments):
+    """:func:`node_surrogates` over the features ``candidates`` (ascending;
+    the others must be constant or missing on ``rows``). ``segments``: empty,
+    or a row per feature holding ``rows`` sorted by that feature with missing
+    values last (the builder's presorted segments), so that nothing is sorted."""
+    w_left = 0.0
+    w_right = 0.0
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if side[r] == 1:
+            w_left += weight[r]
+        elif side[r] == -1:
+            w_right += weight[r]
+    max_k = store.feature.shape[1]
+    n_found = 0
+    total = w_left + w_right
+    # A split on missingness alone (every present row one way) has nothing to mimic.
+    if max_k == 0 or w_left <= 0.0 or w_right <= 0.0:
+        store.n_found[node] = 0
+        return w_left, w_right
+    majority = max(w_left, w_right) / total
+    n_words = store.bits.shape[2]
+    bits = np.zeros(n_words, dtype=np.int64)
+    known = np.zeros(n_words, dtype=np.int64)
+    for position in range(candidates.shape[0]):
+        g = candidates[position]
+        if g == primary:
+            continue
+        categorical = n_categories.shape[0] > 0 and n_categories[g] > 0
+        threshold = np.nan
+        left_below = True
+        if categorical:
+            found, agree = categorical_candidate(columns[g], weight, rows, side, n_categories[g], bits, known)
+        elif segments.shape[0] > 0:
+            segment = segments[g]
+            column = columns[g]
+            m = segment.shape[0]
+            while m > 0 and math.isnan(column[segment[m - 1]]):
+                m -= 1
+            found, agree, threshold, left_below = sorted_numeric_candidate(column, weight, segment, m, side)
+        else:
+            found, agree, threshold, left_below = numeric_candidate(columns[g], weight, rows, side)
+        if not found:
+            continue
+        agreement = agree / total
+        adj = (agreement - majority) / (1.0 - majority)
+        if adj <= MIN_ADJ:
+            continue
+        # Insert after the surrogates of equal or larger agreement.
+        pos = 0
+        while pos < n_found and not agreement > store.agreement[node, pos]:
+            pos += 1
+        if pos == max_k:
+            continue
+        last = min(n_found, max_k - 1)
+        for q in range(last, pos, -1):
+            store.feature[node, q] = store.feature[node, q - 1]
+            store.threshold[node, q] = store.threshold[node, q - 1]
+            store.left_below[node, q] = store.left_below[node, q - 1]
+            store.agreement[node, q] = store.agreement[node, q - 1]
+            store.adj[node, q] = store.adj[node, q - 1]
+            store.bits[node, q] = store.bits[node, q - 1]
+            store.known[node, q] = store.known[node, q - 1]
+        store.feature[node, pos] = g
+        store.threshold[node, pos] = threshold
+        store.left_below[node, pos] = left_below
+        store.agreement[node, pos] = agreement
+        store.adj[node, pos] = adj
+        if categorical:
+            store.bits[node, pos] = bits
+            store.known[node, pos] = known
+        else:
+            store.bits[node, pos] = 0
+            store.known[node, pos] = 0
+        n_found = min(n_found + 1, max_k)
+    store.n_found[node] = n_found
+    return w_left, w_right
+
+
+@njit(cache=True, nogil=True, inline="always")
+def surrogate_side(value, n_levels, threshold, left_below, bits, known):
+    """Side a surrogate sends ``value``: 1 left, -1 right, 0 none (missing,
+    or a level without a side)."""
+    if math.isnan(value):
+        return 0
+    if n_levels > 0:
+        if not (value >= 0.0 and value < n_levels and value == np.floor(value)):
+            return 0
+        code = np.int64(value)
+        if (known[code >> 6] >> (code & 63)) & 1 == 0:
+            return 0
+        return 1 if (bits[code >> 6] >> (code & 63)) & 1 == 1 else -1
+    below = value <= threshold
+    return 1 if below == left_below else -1
+
+
+@njit(cache=True, nogil=True)
+def split_with_surrogates(
+    data, work, settings, segment, split, bits, store, node, child_counts, node_counts, candidates, sorted_segments
+):
+    """After :func:`._splitter.route_rows` flagged the rows of a node: find
+    the node's surrogates, send the rows missing the primary feature by them
+    (else by the last resort), and recount the children's statistics.
+
+    ``split = (feature, missing_left, n_left)`` with ``missing_left`` the
+    side learned for missing values and ``n_left`` the rows sent left so
+    far; ``bits`` the levels sent left at a categorical split (those absent
+    from the node follow the last resort). ``candidates`` are the features
+    not constant at the node (ascending); with ``sorted_segments`` their
+    segments of ``work.index`` are sorted. Returns (n_left, last-resort
+    side is left)."""
+    start, end = segment
+    feature, missing_left, n_left = split
+    rows = work.node_rows[start:end]
+    column = data.columns[feature]
+    goes_left = work.goes_left
+    side = store.side
+    any_missing = False
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if math.isnan(column[r]):
+            side[r] = 0
+            any_missing = True
+        else:
+            side[r] = 1 if goes_left[r] else -1
+    candidates = np.sort(candidates)
+    if sorted_segments:
+        segments = work.index[:, start:end]
+    else:
+        segments = np.empty((0, 0), dtype=work.index.dtype)
+    w_left, w_right = segment_surrogates(
+        data.columns, data.n_categories, data.weight, rows, side, feature, store, node, candidates, segments
+    )
+
+    if w_left <= 0.0 or w_right <= 0.0:
+        # A split on missingness: the learned side stands.
+        return n_left, missing_left
+    last_left = missing_left
+    if store.majority_last[0] and w_left != w_right:
+        last_left = w_left > w_right
+    if is_categorical(data, feature) and last_left != missing_left:
+        # Levels absent from the node go where the last resort sends rows.
+        present = np.zeros(data.n_categories[feature], dtype=np.bool_)
+        for i in range(rows.shape[0]):
+            v = column[rows[i]]
+            if not math.isnan(v):
+                present[np.int64(v)] = True
+        set_absent_levels(bits, present, last_left)
+    if not any_missing:
+        return n_left, last_left
+    n_categories = data.n_categories
+    n_found = store.n_found[node]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if side[r] != 0:
+            continue
+        go = last_left
+        for q in range(n_found):
+            g = store.feature[node, q]
+            n_levels = n_categories[g] if n_categories.shape[0] > 0 else 0
+            s = surrogate_side(
+                data.columns[g, r],
+                n_levels,
+                store.threshold[node, q],
+                store.left_below[node, q],
+                store.bits[node, q],
+                store.known[node, q],
+            )
+            if s != 0:
+                go = s == 1
+                break
+        goes_left[r] = go
+    n_left = 0
+    for i in range(rows.shape[0]):
+        n_left += goes_left[rows[i]]
+    child_counts[:] = 0.0
+    if settings.criterion == SQUARED_ERROR:
+        side_moments(data, rows, (0, rows.shape[0]), goes_left, True, node_counts[1], child_counts)
+    else:
+        for i in range(rows.shape[0]):
+            r = rows[i]
+            child_counts[0 if goes_left[r] else 1, data.y[r]] += data.weight[r]
+    return n_left, last_left
+
+
+@njit(cache=True, nogil=True)
+def apply_surrogate_kernel(X, rows, children_left, feature, threshold, missing_left, categories, surrogates):
+    """Leaf id of the rows ``X[rows]`` of a tree with surrogate splits.
+
+    ``categories = (children_right, is_categorical, bits, n_categories)``
+    (the split's level bitsets as for :func:`._kernels.apply_categorical_kernel`);
+    ``surrogates = (offsets, feature, threshold, left_below, bits, known)``
+    flat tables, node ``t``'s in ``offsets[t]:offsets[t + 1]``. A row missing
+    the split's feature (or, at a categorical split, holding no level code)
+    follows the first surrogate that gives it a side, else ``missing_left``.
+    """
+    children_right, is_categorical, cat_bits, n_categories = categories
+    offsets, s_feature, s_threshold, s_left_below, s_bits, s_known = surrogates
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    has_levels = n_categories.shape[0] > 0
+    for i in range(rows.shape[0]):
+        x = X[rows[i]]
+        node = 0
+        while children_left[node] != -1:
+            f = feature[node]
+            value = x[f]
+            s = 0
+            if is_categorical[node]:
+                if value >= 0.0 and value < n_categories[f] and value == np.floor(value):
+                    code = np.int64(value)
+                    s = 1 if (cat_bits[node, code >> 6] >> (code & 63)) & 1 == 1 else -1
+            elif not math.isnan(value):
+                s = 1 if value <= threshold[node] else -1
+            q = offsets[node]
+            while s == 0 and q < offsets[node + 1]:
+                g = s_feature[q]
+                n_levels = n_categories[g] if has_levels else 0
+                s = surrogate_side(x[g], n_levels, s_threshold[q], s_left_below[q], s_bits[q], s_known[q])
+                q += 1
+            if s == 0:
+                s = 1 if missing_left[node] else -1
+            node = children_left[node] if s == 1 else children_right[node]
+        out[i] = node
+    return out
+
+
+def add_surrogates(
+    tree: "Tree", X: ArrayLike, sample_weight: ArrayLike | None = None, max_surrogates: int = 5
+) -> "Tree":
+    """The tree with the surrogate splits of every split, found on a sample.
+
+    The rows of ``X`` (of positive weight) are sent down ``tree`` from the
+    root; at each split the surrogates are those of the rows reaching it
+    (rpart's definition, see :ref:`the user guide <cart-missing>`), and rows
+    missing the split's feature follow them, else ``missing_go_to_left``.
+    On the sample a tree was grown on with surrogates this finds the same
+    surrogates; on complete training data, where the estimators find none
+    (so that they fit as fast as without), it adds them.
+
+    Parameters
+    ----------
+    tree : Tree
+    X : array-like, shape (n_samples, n_features)
+        Missing values are NaN; categorical features hold level codes.
+    sample_weight : array-like, shape (n_samples,), optional
+    max_surrogates : int, default=5
+        Most surrogate splits kept per split.
+
+    Returns
+    -------
+    tree : Tree
+        A new tree: ``tree``'s splits with these surrogates (any it had are replaced).
+    """
+    from ._tree import Tree, _check_weight
+
+    if isinstance(max_surrogates, bool) or not isinstance(max_surrogates, (int, np.integer)) or max_surrogates < 0:
+        raise ValueError(f"max_surrogates must be an integer >= 0, got {max_surrogates!r}.")
+    X = tree._check_X(X)
+    weight = _check_weight(sample_weight, X.shape[0])
+    columns = np.ascontiguousarray(X.T)
+    n_cat = tree.n_categories
+    n_words = -(-int(n_cat.max(initial=0)) // 64)
+    store = empty_store(X.shape[0], tree.n_nodes, int(max_surrogates), n_words)
+    side = store.side
+    rows_at = {0: np.flatnonzero(weight > 0.0).astype(np.int32)}
+    for node in range(tree.n_nodes):
+        rows = rows_at.pop(node, np.zeros(0, dtype=np.int32))
+        if tree.children_left[node] == -1:
+            continue
+        f = tree.feature[node]
+        # The primary's side of each row: route one level with this node as a stump.
+        go = _primary_sides(tree, node, X, rows)
+        side[rows] = go
+        node_surrogates(columns, n_cat, weight, rows, side, f, store, node)
+        missing = rows[go == 0]
+        for r in missing:
+            s = 0
+            for q in range(store.n_found[node]):
+                g = store.feature[node, q]
+                s = surrogate_side(
+                    columns[g, r],
+                    n_cat[g],
+                    store.threshold[node, q],
+                    store.left_below[node, q],
+                    store.bits[node, q],
+                    store.known[node, q],
+                )
+                if s != 0:
+                    break
+            side[r] = s if s != 0 else (1 if tree.missing_go_to_left[node] else -1)
+        rows_at[tree.children_left[node]] = rows[side[rows] == 1]
+        rows_at[tree.children_right[node]] = rows[side[rows] == -1]
+    return Tree(
+        tree.children_left,
+        tree.children_right,
+        tree.feature,
+        tree.threshold,
+        tree.n_features,
+        missing_go_to_left=tree.missing_go_to_left,
+        n_categories=tree.n_categories,
+        category_bits=tree.category_bits,
+        surrogates=flat_surrogates(store, tree.n_nodes, tree.is_leaf),
+    )
+
+
+def _primary_sides(tree, node, X, rows):
+    """+1 / -1 of the rows by ``node``'s split, 0 where its feature is missing
+    (or, at a categorical split, holds no level code)."""
+    f = tree.feature[node]
+    values = X[rows, f]
+    if tree.is_categorical[node]:
+        n_levels = tree.n_categories[f]
+        code = np.where((values >= 0) & (values < n_levels) & (values == np.floor(values)), values, -1)
+        code = np.nan_to_num(code, nan=-1).astype(np.int64)
+        valid = code >= 0
+        safe = np.maximum(code, 0)
+        left = (tree.category_bits[node, safe >> 6] >> (safe & 63).astype(np.uint64)) & np.uint64(1)
+        return np.where(valid, np.where(left == 1, 1, -1), 0).astype(np.int8)
+    return np.where(np.isnan(values), 0, np.where(values <= tree.threshold[node], 1, -1)).astype(np.int8)

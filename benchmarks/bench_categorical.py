@@ -30,7 +30,21 @@ Fits
 Times are the best of ``--repeat`` fits (prunus's kernels loaded first). The
 machine may be shared: compare the ratios, measured in the same run.
 
+Few-level features (``--few-levels``)
+------------------------------------
+Tables whose features have few distinct values, where prunus searches splits
+from per-node tables of class weights per value instead of the presorted
+order (``prunus.tree.cart.MAX_TABLE_LEVELS``): 60 binary features (2
+classes); 30 integer features of 2-16 levels (3 classes); 24 features of 2-8
+levels mixed with 6 numeric ones (2 classes); and the synthetic factor tables
+above (2 and 3 classes), at 2,000, 20,000 and 200,000 training rows (10,000
+test rows). prunus is timed with the tables switched off (every feature
+presorted: "before") and on, with its default ``n_jobs`` and with
+``n_jobs=1``, in one process; rpart grown fully is left out above
+``--full-max-rows``.
+
 Run: ``python benchmarks/bench_categorical.py [--quick] [--draws 20] [--repeat 3]``
+or ``python benchmarks/bench_categorical.py --few-levels [--sizes 2000 20000] [--repeat 3]``
 """
 
 import argparse
@@ -43,6 +57,7 @@ import time
 import numpy as np
 import pandas as pd
 
+import prunus.tree.cart as cart_module
 from prunus import CARTClassifier
 from prunus.datasets._text import read_r_lazyload
 
@@ -64,7 +79,8 @@ fit_min <- function(control) {
 controls <- list(default = rpart.control(xval = 10),
                  full = rpart.control(cp = 0, minsplit = 2, minbucket = 1, xval = 10,
                                       maxcompete = 0, maxsurrogate = 0))
-for (name in names(controls)) {
+wanted <- if (length(args) >= 4) strsplit(args[4], ",")[[1]] else names(controls)
+for (name in intersect(names(controls), wanted)) {
   best <- Inf
   for (r in seq_len(repeat_n)) {
     set.seed(r)
@@ -132,7 +148,7 @@ def best_of(fn, repeat):
     return best, out
 
 
-def run_rpart(train, ytr, test, yte, repeat):
+def run_rpart(train, ytr, test, yte, repeat, controls=("default", "full")):
     with tempfile.TemporaryDirectory() as tmp:
         paths = []
         for part, (X, y) in (("train", (train, ytr)), ("test", (test, yte))):
@@ -142,7 +158,9 @@ def run_rpart(train, ytr, test, yte, repeat):
         script = os.path.join(tmp, "fit.R")
         with open(script, "w") as fh:
             fh.write(_RPART_SCRIPT)
-        out = subprocess.run(["Rscript", script, *paths, str(repeat)], capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            ["Rscript", script, *paths, str(repeat), ",".join(controls)], capture_output=True, text=True, check=True
+        )
     result = {}
     for line in out.stdout.strip().splitlines():
         name, seconds, err = line.split()
@@ -164,16 +182,132 @@ def evaluate(Xtr, ytr, Xte, yte, repeat, has_r, seed):
     return out
 
 
+def few_level_tables(n, seed):
+    """(name, DataFrame, labels) of tables whose features have few distinct values."""
+    rng = np.random.default_rng(seed)
+
+    def labels(score, n_classes):
+        cuts = np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1])
+        y = np.digitize(score + 0.3 * rng.normal(size=n), cuts)
+        flip = rng.random(n) < 0.05
+        y[flip] = rng.integers(0, n_classes, flip.sum())
+        return np.array([f"c{k}" for k in y])
+
+    X = rng.integers(0, 2, (n, 60)).astype(float)
+    score = X[:, 0] + X[:, 1] * X[:, 2] - X[:, 3] + 0.5 * X[:, 4] * (1 - X[:, 5]) + 0.2 * X[:, 6:12].sum(axis=1)
+    yield "binary x60", pd.DataFrame(X, columns=[f"b{j}" for j in range(60)]), labels(score, 2)
+    sizes = 2 + np.arange(30) % 15
+    X = np.column_stack([rng.integers(0, s, n) for s in sizes]).astype(float)
+    score = np.sin(X[:, 13]) + (X[:, 7] > 4) + 0.3 * X[:, 1] - 0.2 * X[:, 20] + 0.1 * X[:, 14]
+    yield "levels 2-16 x30", pd.DataFrame(X, columns=[f"v{j}" for j in range(30)]), labels(score, 3)
+    few = np.column_stack([rng.integers(0, 2 + j % 7, n) for j in range(24)]).astype(float)
+    num = rng.normal(size=(n, 6))
+    score = few[:, 3] * num[:, 0] + (few[:, 5] > 2) - num[:, 1] + 0.3 * few[:, 8]
+    frame = pd.DataFrame(
+        np.column_stack([few, num]), columns=[f"v{j}" for j in range(24)] + [f"x{j}" for j in range(6)]
+    )
+    yield "mixed 24+6 numeric", frame, labels(score, 2)
+    X, y = synthetic(n, 2, seed)
+    yield "factors K=2", X, y
+    X, y = synthetic(n, 3, seed, levels=(2, 4, 6, 10, 12))
+    yield "factors K=3", X, y
+
+
+def bench_few_levels(sizes, repeat, has_r, full_max_rows):
+    """prunus with per-node tables against itself without them and against rpart."""
+    warm, wy = synthetic(300, 3, 0)
+    CARTClassifier(selection="cv", cv=3).fit(warm, wy)
+    default_levels = cart_module.MAX_TABLE_LEVELS
+    header = (
+        f"{'table':<20}{'rows':>7} | {'err prunus':>10} {'rpart':>6} {'full':>6} | {'before':>7} {'after':>7} "
+        f"{'n_jobs=1':>8} {'rpart':>7} {'full':>7} | {'gain':>5} {'rpart/':>6} {'/nj1':>5} {'full/':>6}"
+    )
+    print(f"MAX_TABLE_LEVELS={default_levels}; seconds are the best of {repeat} (1 above 50,000 rows)")
+    print(header)
+    print("-" * len(header))
+    for n_train in sizes:
+        reps = 1 if n_train > 50_000 else repeat
+        for name, X, y in few_level_tables(n_train + 10_000, seed=n_train):
+            Xtr, Xte = X.iloc[:n_train].reset_index(drop=True), X.iloc[n_train:].reset_index(drop=True)
+            ytr, yte = y[:n_train], y[n_train:]
+            times = {}
+            for label, levels, n_jobs in (
+                ("before", -1, None),
+                ("after", default_levels, None),
+                ("nj1", default_levels, 1),
+            ):
+                cart_module.MAX_TABLE_LEVELS = levels
+                est = CARTClassifier(selection="cv", cv=10, random_state=0, n_jobs=n_jobs)
+                times[label], fitted = best_of(lambda est=est: est.fit(Xtr, ytr), reps)
+                if label == "before":
+                    before_tree = fitted.pruned_tree_
+                elif label == "after" and fitted.pruned_tree_ != before_tree:
+                    print(f"  {name}: the tree with tables differs from the presorted one")
+            cart_module.MAX_TABLE_LEVELS = default_levels
+            err = float(np.mean(fitted.predict(Xte) != yte))
+            line = f"{name:<20}{n_train:>7} | {err:>10.3f} "
+            if has_r:
+                controls = ("default", "full") if n_train <= full_max_rows else ("default",)
+                r = run_rpart(Xtr, ytr, Xte, yte, reps, controls)
+                t_rd, e_rd = r["default"]
+                t_rf, e_rf = r.get("full", (np.nan, np.nan))
+                line += f"{e_rd:>6.3f} {e_rf:>6.3f} | "
+            else:
+                t_rd = t_rf = np.nan
+                line += f"{'-':>6} {'-':>6} | "
+            line += f"{times['before']:>7.3f} {times['after']:>7.3f} {times['nj1']:>8.3f} {t_rd:>7.3f} {t_rf:>7.3f} | "
+            line += f"{times['before'] / times['after']:>4.1f}x {t_rd / times['after']:>5.1f}x "
+            line += f"{t_rd / times['nj1']:>4.1f}x {t_rf / times['after']:>5.1f}x"
+            print(line, flush=True)
+
+
+def bench_table_levels(repeat):
+    """Growth of one full tree from tables against the presorted search, by number of distinct values."""
+    from prunus.tree.cart import CARTGrower, GrowthParams
+
+    rng = np.random.default_rng(0)
+    n = 20_000
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None)
+    weight = np.ones(n)
+    default_levels = cart_module.MAX_TABLE_LEVELS
+    print(f"one full tree, {n} rows x 20 features of L values; ms are the best of {repeat}")
+    for n_classes in (2, 5):
+        for n_values in (8, 32, 64, 128, 255):
+            X = rng.integers(0, n_values, (n, 20)).astype(float)
+            y = ((X[:, 0] > n_values / 2) + (X[:, 1] % 3 == 0) + rng.integers(0, 2, n)) % n_classes
+            times = []
+            for levels in (-1, 254):
+                cart_module.MAX_TABLE_LEVELS = levels
+                grower = CARTGrower(X, y)
+                grower.grow(params, weight)
+                times.append(best_of(lambda grower=grower: grower.grow(params, weight), repeat)[0])
+            print(
+                f"K={n_classes} L={n_values:>3}: presorted {1000 * times[0]:7.1f} ms, "
+                f"tables {1000 * times[1]:7.1f} ms, {times[0] / times[1]:.2f}x"
+            )
+    cart_module.MAX_TABLE_LEVELS = default_levels
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer draws, no 20,000-row tables")
     parser.add_argument("--draws", type=int, default=20, help="random 75/25 splits of each small table")
     parser.add_argument("--repeat", type=int, default=3, help="fits per timing (best of)")
+    parser.add_argument("--few-levels", action="store_true", help="the tables of few-level features instead")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2_000, 20_000, 200_000], help="with --few-levels")
+    parser.add_argument("--full-max-rows", type=int, default=20_000, help="with --few-levels: rpart full up to this")
+    parser.add_argument("--table-levels", action="store_true", help="tables against presorted by distinct values")
     args = parser.parse_args()
     draws = 4 if args.quick else args.draws
     has_r = shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
     if not has_r:
         print("Rscript or rpart's data not found (apt-get install r-base-core r-cran-rpart): rpart left out")
+    if args.table_levels:
+        bench_table_levels(args.repeat)
+        return
+    if args.few_levels:
+        bench_few_levels(args.sizes, args.repeat, has_r, args.full_max_rows)
+        return
     # Load the kernels first, so that no timing includes compilation.
     warm, wy = synthetic(300, 3, 0)
     CARTClassifier(selection="cv", cv=3).fit(warm, wy)

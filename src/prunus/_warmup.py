@@ -266,6 +266,7 @@ TREE_PATHS: list[Path] = [
     ("surrogate splits: growth, routing, add_surrogates", _surrogates),
     ("grow_cart categorical", _grow("grow_cart", "Xcat", categorical_features=[3, 4])),
     ("grow_cart categorical best-first, entropy", _grow("grow_cart", "Xcat", categorical_features=[3, 4], max_leaf_nodes=6, criterion="entropy")),
+    ("grow_cart few-level numeric features split from per-node tables", _grow("grow_cart", "Xcat", categorical_features=None, sample_weight="w")),
     # CARTClassifier: every selection, method, criterion; weights, NaN, Fortran order, threads
     *[(f"CART selection={s}", _est("CARTClassifier", selection=s, alpha=0.01 if s == "alpha" else None)) for s in _SELECTIONS],
     *[(f"CART criterion={c}", _est("CARTClassifier", criterion=c, selection="cv", cv=3)) for c in _CRITERIA],

@@ -91,7 +91,7 @@ def _grown_both_ways(X, y, w, min_leaf=1):
     data = GrowthData(grower._columns, grower._codes, w, unit, grower._target, grower.n_categories)
     grown = []
     for scan in (np.empty((0, 0)), np.empty((4, n))):  # one pass, then two passes
-        work = Workspace(*_workspace_arrays(grower.order, w, grower.n_classes, 0), scan)
+        work = Workspace(*_workspace_arrays(grower.order, w, grower.n_classes, 0, np.zeros(0, dtype=np.bool_)), scan)
         grown.append(grow_depth_first(data, work, settings_, empty_store()))
     return grown
 

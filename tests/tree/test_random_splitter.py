@@ -158,7 +158,7 @@ def test_sorting_segments_at_nodes_grows_the_presorted_tree(problem, splitter):
     grown = []
     for sort_cost in (np.inf, 0.0):  # never, or below the root always, sorted when searched
         settings = _settings(params, X.shape[0], X.shape[1], n_classes, seed)._replace(sort_cost=sort_cost)
-        work = Workspace(*_workspace_arrays(grower.order, weight, n_classes))
+        work = Workspace(*_workspace_arrays(grower.order, weight, n_classes, 0, np.zeros(0, dtype=bool)))
         grown.append(grow_depth_first(data, work, settings, empty_store()))
     for a, b in zip(*grown):
         np.testing.assert_array_equal(a, b)

@@ -94,8 +94,11 @@ class CARTClassifier(ClassifierMixin, BaseCART):
     penalty_c : float >= 0 or None, default=None
         Constant of the "penalty" selection.
     n_jobs : int or None, default=None
-        Folds run in parallel with joblib (threads: the builder releases the
+        Folds run in parallel with joblib threads (the builder releases the
         GIL, and every fold reuses the order of X sorted once per fit).
+        ``None``: one thread per core when X has at least 20,000 cells (rows
+        times features), where a fold's growth outweighs starting threads,
+        else sequentially; ``1``: always sequentially. Results are the same.
     verbose : int, default=0
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.
@@ -241,6 +244,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         "loss_matrix": ["array-like", None],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
+    _auto_threads = True
 
     def __init__(
         self,

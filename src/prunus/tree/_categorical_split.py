@@ -41,6 +41,8 @@ Across features the lowest feature wins a tie (:func:`~._criterion.better`).
 The subset recorded is the left side of the winning candidate.
 """
 
+import math
+
 import numpy as np
 
 from .._compiled import njit
@@ -72,35 +74,38 @@ def set_absent_levels(bits, present, missing_left):
 
 
 @njit(cache=True, nogil=True)
-def _level_tables(data, work, settings, feature, segment):
-    """Per-level statistics and row counts of the node's present rows, and
-    the statistics of its missing rows into ``work.missing``."""
-    start, present_end, end = segment
+def _level_tables(data, work, settings, feature, rows, segment):
+    """Per-level statistics and row counts of the node's rows
+    ``rows[start:end]`` (``segment = (start, end)``), the statistics of its
+    missing rows into ``work.missing``, and the number of missing rows."""
+    start, end = segment
     n_levels = data.n_categories[feature]
     n_stats = work.total.shape[0]
     regression = settings.criterion == SQUARED_ERROR
-    index = work.index[feature]
     column = data.columns[feature]
     mean = work.total[1]
     stats = np.zeros((n_levels, n_stats))
-    rows = np.zeros(n_levels, dtype=np.int64)
+    counts = np.zeros(n_levels, dtype=np.int64)
     missing = work.missing
     missing[:] = 0.0
+    n_missing = 0
     for i in range(start, end):
-        row = index[i]
+        row = rows[i]
         w = data.weight[row]
-        if i < present_end:
-            code = np.int64(column[row])
-            rows[code] += 1
-            target = stats[code]
-        else:
+        v = column[row]
+        if math.isnan(v):
             target = missing
+            n_missing += 1
+        else:
+            code = np.int64(v)
+            counts[code] += 1
+            target = stats[code]
         if regression:
             target[0] += w
             target[1] += w * (data.target[row] - mean)
         else:
             target[data.y[row]] += w
-    return stats, rows
+    return stats, counts, n_missing
 
 
 @njit(cache=True, nogil=True)
@@ -183,28 +188,73 @@ def _share(stats, code, column):
 @njit(cache=True, nogil=True)
 def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol):
     """Every partition of the ``m`` present levels: the subsets holding the
-    lowest one, in increasing binary order of the membership of the others."""
+    lowest one, in increasing binary order of the membership of the others.
+
+    The subsets are visited in Gray-code order, each one level away from the
+    previous, so its left statistics cost one addition or subtraction of a
+    level's (O(K) rather than O(m K)); their proxies are stored, then
+    offered in the binary order, so that the first of equal candidates is
+    the one the binary order meets first. With integer weights the class
+    weights, hence the proxies, are exactly those of summing each subset's
+    levels afresh. The squared error's sums of real deviations are summed
+    afresh per subset (O(m)), so that they round as they always have.
+    """
     n_rows, n_missing = sizes
     m = present.shape[0]
-    subset = np.empty(m, dtype=np.int64)
-    left = np.empty(stats.shape[1])
-    for mask in range(1 << (m - 1)):
-        all_present = mask == (1 << (m - 1)) - 1
+    n_masks = 1 << (m - 1)
+    min_leaf = settings.min_samples_leaf
+    proxies = np.empty((n_masks, 2))
+    valid = np.zeros((n_masks, 2), dtype=np.bool_)
+    left = stats[present[0]].copy()
+    left_rows = rows[present[0]]
+    n_stats = stats.shape[1]
+    fresh = settings.criterion == SQUARED_ERROR
+    for i in range(n_masks):
+        mask = i ^ (i >> 1)
+        if fresh:
+            # Sums of real targets: added afresh in the binary order's way, so that they round as before.
+            left[:] = stats[present[0]]
+            left_rows = rows[present[0]]
+            for b in range(m - 1):
+                if (mask >> b) & 1:
+                    left += stats[present[b + 1]]
+                    left_rows += rows[present[b + 1]]
+        elif i > 0:
+            # The bit flipped from the previous Gray code is the lowest set bit of i.
+            b = 0
+            while not (i >> b) & 1:
+                b += 1
+            code = present[b + 1]
+            sign = 1.0 if (mask >> b) & 1 else -1.0
+            for k in range(n_stats):
+                left[k] += sign * stats[code, k]
+            left_rows += rows[code] if sign > 0.0 else -rows[code]
+        all_present = mask == n_masks - 1
         if all_present and n_missing == 0:
             continue
+        for side in range(2 if n_missing > 0 else 1):
+            if all_present and side == 1:
+                continue  # every row left: not a split
+            n_left = left_rows + n_missing * side
+            if n_left < min_leaf or n_rows - n_left < min_leaf:
+                continue
+            proxies[mask, side] = _proxy(work, settings, left, side == 1)
+            valid[mask, side] = True
+    best_mask = -1
+    for mask in range(n_masks):
+        for side in range(2):
+            if valid[mask, side] and better(proxies[mask, side], feature, best[0], best[1], tol):
+                best = (proxies[mask, side], feature, np.nan, side == 1)
+                best_mask = mask
+    if best_mask >= 0:
+        subset = np.empty(m, dtype=np.int64)
         subset[0] = present[0]
-        left[:] = stats[present[0]]
-        left_rows = rows[present[0]]
         n_left = 1
         for b in range(m - 1):
-            if (mask >> b) & 1:
-                code = present[b + 1]
-                subset[n_left] = code
+            if (best_mask >> b) & 1:
+                subset[n_left] = present[b + 1]
                 n_left += 1
-                left += stats[code]
-                left_rows += rows[code]
-        candidate = (subset, n_left, left, left_rows, n_rows, n_missing, all_present)
-        best = _offer_subset(work, settings, feature, candidate, best, tol)
+        _record(work, subset, n_left)
     return best
 
 
@@ -238,46 +288,75 @@ def _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol
 
 
 @njit(cache=True, nogil=True)
-def scan_categorical(data, work, settings, feature, segment, best, tol):
-    """Best subset split of the categorical ``feature`` at the node
-    ``segment = (start, present_end, end)`` (its rows in ``work.index``,
-    missing values at ``[present_end, end)``), offered against ``best``
-    (proxy, feature, threshold, missing_left); a better candidate's
-    threshold is NaN and its left levels are written to ``work.best_bits``."""
-    start, present_end, end = segment
-    stats, rows = _level_tables(data, work, settings, feature, segment)
+def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
+    """Best subset split of the categorical ``feature`` at the node whose
+    rows are ``rows[start:end]`` (``segment = (start, end)``), offered
+    against ``best`` (proxy, feature, threshold, missing_left); a better
+    candidate's threshold is NaN and its left levels are written to
+    ``work.best_bits``.
+
+    Returns ``(best, searched)``: ``searched`` is False when the feature is
+    constant or entirely missing at the node.
+    """
+    start, end = segment
+    stats, counts, n_missing = _level_tables(data, work, settings, feature, rows, segment)
+    return _search_levels(work, settings, feature, stats, counts, (end - start, n_missing), best, tol)
+
+
+@njit(cache=True, nogil=True)
+def scan_categorical_table(data, work, settings, feature, segment, best, tol):
+    """:func:`scan_categorical` from the node's tables (``work.table``, see
+    :func:`~._level_split.fill_tables`), for a feature with a slot in them."""
+    start, end = segment
+    slot = data.level_slot[feature]
+    n_levels = data.n_levels[slot]
+    n_classes = work.total.shape[0]
+    first = data.level_offset[slot]
+    stats = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
+    counts = work.table_rows[first : first + n_levels + 1]
+    work.missing[:] = stats[n_levels]
+    return _search_levels(
+        work, settings, feature, stats[:n_levels], counts[:n_levels], (end - start, counts[n_levels]), best, tol
+    )
+
+
+@njit(cache=True, nogil=True)
+def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
+    """The search of :func:`scan_categorical` from the node's per-level
+    statistics and row counts, its missing rows' statistics in
+    ``work.missing`` and ``sizes = (rows, missing rows)``."""
+    n_missing = sizes[1]
     n_present = 0
-    for code in range(rows.shape[0]):
-        n_present += rows[code] > 0
+    for code in range(counts.shape[0]):
+        n_present += counts[code] > 0
     present = np.empty(n_present, dtype=np.int64)
     n_present = 0
-    for code in range(rows.shape[0]):
-        if rows[code] > 0:
+    for code in range(counts.shape[0]):
+        if counts[code] > 0:
             present[n_present] = code
             n_present += 1
-    sizes = (end - start, end - present_end)
-    if n_present == 0 or (n_present == 1 and sizes[1] == 0):
-        return best
+    if n_present == 0 or (n_present == 1 and n_missing == 0):
+        return best, False
     if settings.random_thresholds:
-        return _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol)
+        return _draw_subset(work, settings, feature, stats, counts, present, sizes, best, tol), True
     regression = settings.criterion == SQUARED_ERROR
     n_classes = stats.shape[1]
     ordered = regression or n_classes <= 2
     # The ordering theorems are about unconstrained partitions: when
     # min_samples_leaf may exclude the best prefix, small nodes enumerate.
     if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
-        return _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol)
+        return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
     key = np.empty(n_present)
     if regression:
         for j in range(n_present):
             key[j] = stats[present[j], 1] / stats[present[j], 0]  # mean deviation of the level
-        return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+        return _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol), True
     if n_classes <= 2:
         for j in range(n_present):
             key[j] = _share(stats, present[j], n_classes - 1)
-        return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+        return _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol), True
     for k in range(n_classes):
         for j in range(n_present):
             key[j] = _share(stats, present[j], k)
-        best = _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
-    return best
+        best = _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol)
+    return best, True

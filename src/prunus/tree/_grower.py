@@ -11,6 +11,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
+from ._level_split import fill_tables, subtract_tables
 from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
 from ._surrogate import split_with_surrogates
 
@@ -157,7 +158,9 @@ def _keeps_presorted(settings, n_rows, n_features):
 
 @njit(cache=True, nogil=True)
 def _evaluate(data, work, settings, segment, counts, features, root_weight):
-    """Best admissible split of a node ``segment = (start, end, depth, presorted)``, or
+    """Best admissible split of a node ``segment = (start, end, depth,
+    presorted, tables_ready)`` (``tables_ready``: ``work.table`` already
+    holds the node's tables, else they are filled here when needed), or
     feature -1 when the node is a leaf: pure, at ``max_depth``, too few rows,
     no valid split, or an impurity decrease (weighted by W_t / W_root,
     scikit-learn's convention) below ``min_impurity_decrease``.
@@ -165,9 +168,11 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
     Returns (feature, threshold, missing_go_to_left, weighted decrease,
     n_kept) with ``features[:n_kept]`` the features not constant here.
     """
-    start, end, depth, presorted = segment
+    start, end, depth, presorted, tables_ready = segment
     if _is_leaf(settings, counts, end - start, depth):
         return NO_FEATURE, 0.0, False, 0.0, features.shape[0]
+    if not tables_ready and work.table_rows.shape[0] > 0:
+        fill_tables(data, work.node_rows, (start, end), work.table, work.table_rows)
     feature, threshold, missing_left, proxy, n_kept = find_best_split(
         data, work, settings, (start, end, presorted), counts, features
     )
@@ -230,6 +235,34 @@ def _route(data, work, settings, segment, split, counts, bits, surrogates, node,
 
 
 @njit(cache=True, nogil=True)
+def _children_tables(data, work, segment, slot, pending):
+    """Tables of the two children of the node ``segment = (start, middle,
+    end)`` (its rows partitioned, its own tables in ``work.table``) into the
+    pending slots ``slot + 1`` (left) and ``slot`` (right): the smaller
+    child's counted from its rows, the larger one's the node's less them
+    when the weights are integers (exact) and that costs less than counting."""
+    start, middle, end = segment
+    tables, table_rows = pending
+    left_smaller = middle - start <= end - middle
+    small_slot, large_slot = (slot + 1, slot) if left_smaller else (slot, slot + 1)
+    small = (start, middle) if left_smaller else (middle, end)
+    large = (middle, end) if left_smaller else (start, middle)
+    fill_tables(data, work.node_rows, small, tables[small_slot], table_rows[small_slot])
+    n_slots = data.level_offset.shape[0] - 1
+    if data.integer_weight and work.table.shape[0] + table_rows.shape[1] < (large[1] - large[0]) * n_slots:
+        subtract_tables(
+            work.table,
+            work.table_rows,
+            tables[small_slot],
+            table_rows[small_slot],
+            tables[large_slot],
+            table_rows[large_slot],
+        )
+    else:
+        fill_tables(data, work.node_rows, large, tables[large_slot], table_rows[large_slot])
+
+
+@njit(cache=True, nogil=True)
 def grow_depth_first(data, work, settings, surrogates):
     """Depth-first growth (every node split as soon as it is created).
 
@@ -251,6 +284,10 @@ def grow_depth_first(data, work, settings, surrogates):
     pending_features = np.empty((16, n_features), dtype=np.int64)
     pending_n_features = np.empty(16, dtype=np.int64)
     pending_counts = np.empty((16, n_classes))
+    # The tables of pending nodes (see _level_split), filled when their parent is split.
+    n_cells = work.table_rows.shape[0]
+    pending_tables = np.empty((16 if n_cells > 0 else 0, work.table.shape[0]))
+    pending_table_rows = np.empty((16 if n_cells > 0 else 0, n_cells), dtype=np.int64)
     pending_features[0] = np.arange(n_features)
     pending_n_features[0] = n_features
     node_statistics(data, work, settings, 0, n_rows, pending_counts[0])
@@ -258,12 +295,12 @@ def grow_depth_first(data, work, settings, surrogates):
     features = np.empty(n_features, dtype=np.int64)
     child_features = np.empty((2, n_features), dtype=np.int64)
     child_counts = np.empty((2, n_classes))
-    # pending nodes: (start, end, depth, parent, is_left, presorted)
-    stack = [(0, n_rows, 0, -1, 0, True)]
+    # pending nodes: (start, end, depth, parent, is_left, presorted, tables_ready)
+    stack = [(0, n_rows, 0, -1, 0, True, False)]
     n_nodes = 0
     while len(stack) > 0:
         slot = len(stack) - 1
-        start, end, depth, parent, is_left, presorted = stack.pop()
+        start, end, depth, parent, is_left, presorted, tables_ready = stack.pop()
         left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
@@ -276,8 +313,17 @@ def grow_depth_first(data, work, settings, surrogates):
         counts[node] = pending_counts[slot]
         n_active = pending_n_features[slot]
         features[:n_active] = pending_features[slot, :n_active]
+        if tables_ready and not _is_leaf(settings, counts[node], end - start, depth):
+            work.table[:] = pending_tables[slot]
+            work.table_rows[:] = pending_table_rows[slot]
         f, t, m, _, n_kept = _evaluate(
-            data, work, settings, (start, end, depth, presorted), counts[node], features[:n_active], root_weight
+            data,
+            work,
+            settings,
+            (start, end, depth, presorted, tables_ready),
+            counts[node],
+            features[:n_active],
+            root_weight,
         )
         if f == NO_FEATURE:
             continue
@@ -299,6 +345,7 @@ def grow_depth_first(data, work, settings, surrogates):
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
+        children_tables = False
         if _is_leaf(settings, child_counts[0], n_left, depth + 1) and _is_leaf(
             settings, child_counts[1], end - start - n_left, depth + 1
         ):
@@ -318,6 +365,9 @@ def grow_depth_first(data, work, settings, surrogates):
             capacity = 2 * pending_counts.shape[0]
             pending_features = _grown_rows(pending_features, capacity)
             pending_counts = _grown_rows(pending_counts, capacity)
+            if n_cells > 0:
+                pending_tables = _grown_rows(pending_tables, capacity)
+                pending_table_rows = _grown_rows(pending_table_rows, capacity)
             grown_n = np.empty(capacity, dtype=np.int64)
             grown_n[: pending_n_features.shape[0]] = pending_n_features
             pending_n_features = grown_n
@@ -327,8 +377,13 @@ def grow_depth_first(data, work, settings, surrogates):
             pending_features[child_slot, :n_child] = child_features[child, :n_child]
             pending_n_features[child_slot] = n_child
             pending_counts[child_slot] = child_counts[child]
-        stack.append((start + n_left, end, depth + 1, node, 0, children_presorted))
-        stack.append((start, start + n_left, depth + 1, node, 1, children_presorted))
+        if n_cells > 0 and n_child_features[0] + n_child_features[1] > 0:
+            # The node's rows are partitioned: the smaller child's tables are
+            # counted, the other's are the node's less those where exact.
+            _children_tables(data, work, (start, start + n_left, end), slot, (pending_tables, pending_table_rows))
+            children_tables = True
+        stack.append((start + n_left, end, depth + 1, node, 0, children_presorted, children_tables))
+        stack.append((start, start + n_left, depth + 1, node, 1, children_presorted, children_tables))
     return _prefix(nodes, n_nodes)
 
 
@@ -357,7 +412,7 @@ def grow_best_first(data, work, settings, surrogates):
     frontier = [(0.0, 0, 0, 0, 0, 0, 0.0, False)]
     frontier.pop()
     f, t, m, gain, n_kept = _evaluate(
-        data, work, settings, (0, n_rows, 0, True), counts[0], node_features[0], root_weight
+        data, work, settings, (0, n_rows, 0, True, False), counts[0], node_features[0], root_weight
     )
     node_n_features[0] = n_kept
     bits[0] = work.best_bits
@@ -401,7 +456,7 @@ def grow_best_first(data, work, settings, surrogates):
                 data,
                 work,
                 settings,
-                (child_start, child_end, depth + 1, True),
+                (child_start, child_end, depth + 1, True, False),
                 counts[child_id],
                 node_features[child_id, :n_child],
                 root_weight,

@@ -22,7 +22,7 @@ from collections import namedtuple
 import numpy as np
 
 from .._compiled import njit
-from ._categorical_split import is_categorical, scan_categorical, set_absent_levels
+from ._categorical_split import is_categorical, scan_categorical, scan_categorical_table, set_absent_levels
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
@@ -35,6 +35,7 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
+from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
 # C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
@@ -45,10 +46,31 @@ from ._criterion import (
 # ``n_categories[f]`` is the number of levels of a categorical feature f
 # (its values are level codes 0 .. L - 1, NaN missing), 0 for a numeric one;
 # empty when every feature is numeric.
+# ``level_slot[f]`` says how feature f is searched (empty: all presorted):
+# from its presorted order (-1), from a table of its level codes (-2, a
+# categorical feature of many levels), or from the node's tables, where it
+# has the slot ``level_slot[f]`` (see _level_split): its levels are
+# ``level_codes[:, slot]`` (uint8 per row, missing ``n_levels[slot]``), the
+# values of a numeric one ``level_values[slot]``, its cells in the tables
+# ``level_offset[slot] ..`` (``level_offset`` has one more entry, the number
+# of cells). A table-searched feature's segment of ``Workspace.index`` is
+# neither read nor partitioned: the node's rows ``node_rows`` are.
+# ``integer_weight``: every weight is an integer (and their sum exact), so
+# a child's tables may be its parent's less its sibling's, exactly.
 GrowthData = namedtuple(
     "GrowthData",
-    "columns y weight unit_weight target n_categories",
-    defaults=(np.empty(0), np.zeros(0, dtype=np.int64)),
+    "columns y weight unit_weight target n_categories level_slot level_codes level_values n_levels "
+    "level_offset integer_weight",
+    defaults=(
+        np.empty(0),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros((0, 0), dtype=np.uint8),
+        np.zeros((0, 0)),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(1, dtype=np.int64),
+        False,
+    ),
 )
 
 # Scratch arrays of one growth. ``index[f, :]`` holds the active rows sorted
@@ -62,12 +84,14 @@ GrowthData = namedtuple(
 # a split search ``total`` holds (weight, mean, sum of y - mean) instead.
 # ``best_bits`` holds the subset of levels (a bitset of int64 words) sent
 # left by the best split found so far when it is on a categorical feature.
+# ``table`` / ``table_rows``: the node's class weights and row counts per
+# cell of the table-searched features (_level_split.fill_tables).
 # ``scan`` (4, n_rows) is a regression's scratch for the two-pass scan of a
 # feature (:func:`_scan_squared_error_two_pass`); empty: one pass.
 Workspace = namedtuple(
     "Workspace",
-    "index index_buffer goes_left left missing total node_rows best_bits scan",
-    defaults=(np.empty((0, 0)),),
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
 )
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
@@ -567,6 +591,22 @@ def find_best_split(data, work, settings, segment, node_counts, features):
             features[n_kept] = feature  # not searched: kept for the children
             n_kept += 1
             continue
+        slot = level_slot(data, feature)
+        if slot != PRESORTED:
+            # From a table of the node's rows per level, which also tells a constant feature.
+            if slot == CATEGORICAL_TABLE:
+                best, searched = scan_categorical(
+                    data, work, settings, feature, work.node_rows, (start, end), best, tol
+                )
+            elif is_categorical(data, feature):
+                best, searched = scan_categorical_table(data, work, settings, feature, (start, end), best, tol)
+            else:
+                best, searched = scan_levels(data, work, settings, feature, (start, end), best, tol)
+            if searched:
+                features[n_kept] = feature
+                n_kept += 1
+                n_searched += 1
+            continue
         if not presorted:
             sort_segment(data, work, feature, start, end)
         index = work.index[feature]
@@ -581,7 +621,7 @@ def find_best_split(data, work, settings, segment, node_counts, features):
         n_kept += 1
         n_searched += 1
         if is_categorical(data, feature):
-            best = scan_categorical(data, work, settings, feature, (start, present_end, end), best, tol)
+            best = scan_categorical(data, work, settings, feature, index, (start, end), best, tol)[0]
         elif settings.random_thresholds:
             best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
         elif regression:
@@ -612,7 +652,8 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     """
     start, end = segment
     feature, threshold, missing_left = split
-    index = work.index[feature]
+    # A table-searched feature's rows are the node's (its own order is not kept).
+    index = work.index[feature] if level_slot(data, feature) == PRESORTED else work.node_rows
     column = data.columns[feature]
     goes_left = work.goes_left
     regression = settings.criterion == SQUARED_ERROR
@@ -650,7 +691,9 @@ def partition(data, work, segment, features, child_features):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
     sorted (the other features are constant below this node and never read
-    again there).
+    again there). A feature searched from tables (``data.level_slot``) keeps
+    no order: it is passed on to both children, whose searches drop it where
+    it is constant.
 
     ``segment = (start, end, n_left)``. Writes to ``child_features[0]`` /
     ``child_features[1]`` the features not constant (nor entirely missing)
@@ -667,6 +710,13 @@ def partition(data, work, segment, features, child_features):
     n_kept_right = 0
     for position in range(features.shape[0]):
         f = features[position]
+        if level_slot(data, f) != PRESORTED:
+            # Searched from tables of the node's rows, which tell whether it is constant there.
+            child_features[0, n_kept_left] = f
+            child_features[1, n_kept_right] = f
+            n_kept_left += 1
+            n_kept_right += 1
+            continue
         index = work.index[f]
         _stable_partition(index, start, end, goes_left, index_buffer)
         # Missing values sort last: a segment is entirely missing when its first value is.

@@ -25,6 +25,10 @@
    and ``cu.summary``, target Mileage, read from its lazy-load database;
    factors as their integer codes for both libraries).
 
+   Peak resident memory of each fit beyond what was resident before it, over
+   X's bytes; ``--large 200000 --large 1000000`` adds ``make_friedman1`` with
+   20 features at those sizes (time and memory, no other library).
+
 Run: ``python benchmarks/bench_cart.py [--quick] [--only grow|cv|memory|path|selection|regression] [--n-jobs N]``
 """
 
@@ -153,6 +157,24 @@ _RPART_SCRIPT = RPART_CLASS_SCRIPT
 _RPART_ANOVA_SCRIPT = rpart_anova_script(10)
 
 
+def _with_cpu_seconds(script):
+    """``script`` printing R's CPU seconds (user + sys) right after its wall seconds."""
+    edits = (
+        ("elapsed <- system.time(", "times <- system.time("),
+        ('})[["elapsed"]]', '}); elapsed <- times[["elapsed"]]'),
+        ("cat(elapsed, ", 'cat(elapsed, times[["user.self"]] + times[["sys.self"]], '),
+    )
+    for old, new in edits:
+        if old not in script:
+            raise RuntimeError(f"the rpart script changed: {old!r} not found")
+        script = script.replace(old, new)
+    return script
+
+
+#: The regression fit, printing wall seconds, CPU seconds, test MSE, leaves.
+_RPART_ANOVA_CPU_SCRIPT = _with_cpu_seconds(_RPART_ANOVA_SCRIPT)
+
+
 def cv_problems(quick):
     for name in CV_DATASETS:
         if is_available(name):
@@ -225,11 +247,47 @@ def regression_problems(quick):
     yield "diabetes", *load_diabetes(return_X_y=True)
     if shutil.which("Rscript"):
         yield from rpart_frames()
-    for n in (2_000, 20_000) if quick else (2_000, 20_000, 200_000):
-        yield f"friedman1 {n // 1000}k x 10", *make_friedman1(n, noise=1.0, random_state=0)
+    # 2,667 rows: 2,000 training rows, the smallest size of the speed target.
+    for n in (2_000, 2_667, 20_000) if quick else (2_000, 2_667, 20_000, 200_000):
+        yield f"friedman1 {n / 1000:.3g}k x 10", *make_friedman1(n, noise=1.0, random_state=0)
 
 
-def bench_regression(quick, repeat):
+class PeakMemory:
+    """Peak resident memory of this process while the block runs, beyond
+    what was resident when it started (sampled every 2 ms by a thread; the
+    numbers are those of the kernel, so numpy's and numba's allocations both
+    count)."""
+
+    def __enter__(self):
+        import threading
+
+        import psutil
+
+        self._proc = psutil.Process()
+        self.base = self._proc.memory_info().rss
+        self.peak = self.base
+        self._stop = threading.Event()
+
+        def sample():
+            while not self._stop.is_set():
+                self.peak = max(self.peak, self._proc.memory_info().rss)
+                self._stop.wait(0.002)
+
+        self._thread = threading.Thread(target=sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._proc.memory_info().rss)
+
+    @property
+    def extra(self):
+        return self.peak - self.base
+
+
+def bench_regression(quick, repeat, sklearn=True):
     from sklearn.model_selection import train_test_split
     from sklearn.tree import DecisionTreeRegressor
 
@@ -241,25 +299,34 @@ def bench_regression(quick, repeat):
     CARTRegressor(selection="cv", cv=2).fit(np.arange(8.0).reshape(4, 2), np.arange(4.0))  # compile
     print("[reg] CARTRegressor(selection='cv', cv=10), default n_jobs and n_jobs=1, vs rpart anova xval=10")
     print(f"[reg] and sklearn GridSearchCV(ccp_alpha x 30, cv=10); 75/25 split; best of {repeat}, interleaved")
+    print("[reg] 'mem/X': peak resident memory of the default fit beyond what was resident before it, over X's bytes")
+    print("[reg] 'cpu': rpart's CPU seconds over prunus's with n_jobs=1 (steadier than wall time on a loaded machine)")
     print(
         f"[reg] {'data':<30} {'n':>6} {'prunus s':>8} {'1 job s':>8} {'rpart s':>8} {'ratio':>6} {'1 job':>6} "
-        f"{'sklearn s':>9}  test MSE prunus / rpart / sklearn"
+        f"{'cpu':>6} {'mem/X':>6} {'sklearn s':>9}  test MSE prunus / rpart / sklearn"
     )
     for name, X, y in regression_problems(quick):
         Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.25, random_state=0)
         reps = 1 if Xtr.shape[0] > 50_000 else repeat
-        times, times_1, r_runs = [], [], []
+        times, times_1, cpu_1, r_runs, memory = [], [], [], [], []
         for _ in range(reps):  # interleaved, so that every tool sees the same load of the shared machine
-            for n_jobs, out in ((None, times), (1, times_1)):
+            with PeakMemory() as peak:
                 start = time.perf_counter()
-                est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs=n_jobs).fit(Xtr, ytr)
-                out.append(time.perf_counter() - start)
+                est = CARTRegressor(selection="cv", cv=10, random_state=0).fit(Xtr, ytr)
+                times.append(time.perf_counter() - start)
+            memory.append(peak.extra / Xtr.nbytes)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs=1).fit(Xtr, ytr)
+            times_1.append(time.perf_counter() - start)
+            cpu_1.append(time.process_time() - start_cpu)
             if has_r and Xtr.shape[0] <= 50_000:
-                r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_SCRIPT))
+                r_runs.append(run_rpart(Xtr, ytr, Xte, yte, _RPART_ANOVA_CPU_SCRIPT))
         mse = np.mean((est.predict(Xte) - yte) ** 2)
-        t_r, mse_r = (min(r[0] for r in r_runs), r_runs[0][1]) if r_runs else (np.nan, np.nan)
+        t_r, c_r, mse_r = (
+            (min(r[0] for r in r_runs), min(r[1] for r in r_runs), r_runs[0][2]) if r_runs else (np.nan,) * 3
+        )
         t_sk, mse_sk = np.nan, np.nan
-        if Xtr.shape[0] <= 20_000:
+        if sklearn and Xtr.shape[0] <= 20_000:
             alphas = DecisionTreeRegressor(random_state=0).cost_complexity_pruning_path(Xtr, ytr).ccp_alphas
             grid = np.unique(np.quantile(alphas, np.linspace(0, 1, 30)))
             start = time.perf_counter()
@@ -270,8 +337,35 @@ def bench_regression(quick, repeat):
             mse_sk = np.mean((search.predict(Xte) - yte) ** 2)
         t, t1 = min(times), min(times_1)
         print(
-            f"[reg] {name:<30} {Xtr.shape[0]:>6} {t:8.2f} {t1:8.2f} {t_r:8.2f} {t_r / t:5.1f}x {t_r / t1:5.1f}x "
-            f"{t_sk:9.2f}  {mse:.4g} / {mse_r:.4g} / {mse_sk:.4g}"
+            f"[reg] {name:<30} {Xtr.shape[0]:>6} {t:8.3f} {t1:8.3f} {t_r:8.3f} {t_r / t:5.1f}x {t_r / t1:5.1f}x "
+            f"{c_r / min(cpu_1):5.1f}x {min(memory):6.2f} {t_sk:9.2f}  {mse:.4g} / {mse_r:.4g} / {mse_sk:.4g}"
+        )
+
+
+def bench_regression_large(sizes, n_jobs=None):
+    """``CARTRegressor(selection="cv", cv=10)`` on ``make_friedman1`` with 20
+    features (10 of noise) and all rows: fit time and peak memory beyond X,
+    each size in a child process (so that one fit's memory is not another's)."""
+    for n_rows in sizes:
+        code = f"""
+import sys, time
+sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r})
+from bench_cart import PeakMemory
+from sklearn.datasets import make_friedman1
+from prunus import CARTRegressor
+X, y = make_friedman1({n_rows}, n_features=20, noise=1.0, random_state=0)
+CARTRegressor(selection="cv", cv=2, n_jobs={n_jobs}).fit(X[:50], y[:50])  # compile
+with PeakMemory() as peak:
+    start = time.perf_counter()
+    est = CARTRegressor(selection="cv", cv=10, random_state=0, n_jobs={n_jobs}).fit(X, y)
+    elapsed = time.perf_counter() - start
+print(elapsed, peak.extra / X.nbytes, est.pruned_tree_.n_leaves)
+"""
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        elapsed, extra, leaves = out.stdout.split()
+        print(
+            f"[reg-large] friedman1 {n_rows:,} x 20, cv=10, n_jobs={n_jobs}: {float(elapsed):.1f} s, "
+            f"peak memory beyond X {float(extra):.2f} x X, {leaves} leaves selected"
         )
 
 
@@ -313,6 +407,13 @@ def main():
         help="run only these parts (repeatable)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="best of this many runs")
+    parser.add_argument("--no-sklearn", action="store_true", help="regression: leave out scikit-learn's grid search")
+    parser.add_argument(
+        "--large",
+        type=int,
+        action="append",
+        help="regression: also fit make_friedman1 with this many rows x 20 features (repeatable)",
+    )
     args = parser.parse_args()
     parts = args.only or ("grow", "cv", "memory", "path", "selection", "regression")
     if "grow" in parts:
@@ -326,7 +427,9 @@ def main():
     if "selection" in parts:
         bench_selection(n_alphas=52, n_jobs=args.n_jobs)
     if "regression" in parts:
-        bench_regression(args.quick, args.repeat)
+        bench_regression(args.quick, args.repeat, sklearn=not args.no_sklearn)
+        if args.large:
+            bench_regression_large(args.large)
 
 
 if __name__ == "__main__":

@@ -92,11 +92,13 @@ def collapse_temperatures(children_left, children_right, node_risk, total_weight
     key = np.empty(n, dtype=np.float64)
     d_const = np.empty(n, dtype=np.float64)
     d_slope = np.empty(n, dtype=np.float64)
-    left = np.full(n, -1, dtype=np.int64)
-    right = np.full(n, -1, dtype=np.int64)
-    rank = np.zeros(n, dtype=np.int64)
-    stack = np.empty(n + 1, dtype=np.int64)
-    heap = np.full(n, -1, dtype=np.int64)
+    # Node ids and ranks in int32: a fold's tree of a large regression has
+    # ~2n nodes, and these arrays are most of the pruning's memory.
+    left = np.full(n, -1, dtype=np.int32)
+    right = np.full(n, -1, dtype=np.int32)
+    rank = np.zeros(n, dtype=np.int32)
+    stack = np.empty(n + 1, dtype=np.int32)
+    heap = np.full(n, -1, dtype=np.int32)
     top_const = np.empty(n, dtype=np.float64)
     top_slope = np.empty(n, dtype=np.float64)
     beta = np.full(n, np.inf)
@@ -170,3 +172,97 @@ def path_error_sums(leaves, y, weight, parent, value):
             fourth[node] += e * d * d
             node = parent[node]
     return sq, fourth
+
+
+@njit(cache=True, nogil=True)
+def interval_sums(values, start, stop, n_points):
+    """Row ``j`` of the result: the sum of ``values[t]`` over the nodes with
+    ``start[t] <= j < stop[t]`` (``values`` of shape (n_nodes, m)).
+
+    A difference array and its running sum, accumulated in the order of
+    ``numpy.add.at`` (every start in node order, then every stop) and of
+    ``numpy.cumsum``, so the sums are those of the array expression, bit for
+    bit, without its temporaries.
+    """
+    n_nodes, m = values.shape
+    diff = np.zeros((n_points + 1, m))
+    for t in range(n_nodes):
+        for k in range(m):
+            diff[start[t], k] += values[t, k]
+    for t in range(n_nodes):
+        for k in range(m):
+            diff[stop[t], k] += -values[t, k]
+    out = np.empty((n_points, m))
+    for k in range(m):
+        acc = 0.0
+        for j in range(n_points):
+            acc += diff[j, k]
+            out[j, k] = acc
+    return out
+
+
+@njit(cache=True, nogil=True)
+def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
+    """Held-out squared errors of a cross-validation fold's regression tree
+    at every temperature, from its grown arrays: what
+    :func:`~prunus.pruning.path.squared_error_path` then
+    ``SquaredErrorPath._held_out_rows`` compute, with the same operations in
+    the same order (so the same numbers, bit for bit), and no Python object
+    per fold.
+
+    ``nodes`` = (children_left, children_right, feature, threshold,
+    missing_go_to_left, moments) of a tree with numeric splits only, grown
+    on the fold's training rows (``moments``: weight, mean, within sum of
+    squares per node); ``rows`` are the held-out rows of ``X``, ``y``,
+    ``weight``. Returns the weighted sums of the squared errors and of
+    their squares, shape (len(temperatures), 2).
+    """
+    left, right, feature, threshold, missing_left, moments = nodes
+    n = left.shape[0]
+    node_risk = moments[:, 2].copy()
+    beta = collapse_temperatures(left, right, node_risk, moments[0, 0])
+    collapse = effective_temperatures(beta, parent)
+    # Leaf predictions: a node without weight takes its parent's mean.
+    value = moments[:, 1].copy()
+    for t in range(1, n):
+        if moments[t, 0] <= 0.0:
+            value[t] = value[parent[t]]
+    # Node t is a leaf of T_a for a in [enter[t], exit[t]).
+    enter = np.empty(n)
+    exit_ = np.empty(n)
+    for t in range(n):
+        is_leaf = left[t] == -1
+        if is_leaf:
+            collapse[t] = np.inf
+        enter[t] = 0.0 if is_leaf else collapse[t]
+    for t in range(n):
+        exit_[t] = np.inf if t == 0 else collapse[parent[t]]
+    leaves = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        row = X[rows[i]]
+        node = 0
+        while left[node] != -1:
+            v = row[feature[node]]
+            if v <= threshold[node] or (v != v and missing_left[node]):
+                node = left[node]
+            else:
+                node = right[node]
+        leaves[i] = node
+    held_y = np.empty(rows.shape[0])
+    held_w = np.empty(rows.shape[0])
+    for i in range(rows.shape[0]):
+        held_y[i] = y[rows[i]]
+        held_w[i] = weight[rows[i]]
+    sq, fourth = path_error_sums(leaves, held_y, held_w, parent, value)
+    values = np.empty((n, 2))
+    values[:, 0] = sq
+    values[:, 1] = fourth
+    order = np.argsort(temperatures, kind="mergesort")
+    sorted_t = temperatures[order]
+    start = np.searchsorted(sorted_t, enter, side="left")
+    stop = np.searchsorted(sorted_t, exit_, side="left")
+    sums = interval_sums(values, start, stop, sorted_t.shape[0])
+    out = np.empty_like(sums)
+    for j in range(order.shape[0]):
+        out[order[j]] = sums[j]
+    return out

@@ -21,7 +21,7 @@ from ..tree import Tree
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import N_MOMENTS
 from ..utils._param_validation import check_index
-from ._path_kernels import collapse_temperatures, effective_temperatures, path_error_sums
+from ._path_kernels import collapse_temperatures, effective_temperatures, interval_sums, path_error_sums
 
 
 def node_labels(tree: Tree, counts: np.ndarray, loss: ArrayLike | None = None) -> np.ndarray:
@@ -279,12 +279,12 @@ class CostComplexityPath:
         start = np.searchsorted(sorted_alphas, enter, side="left")
         stop = np.searchsorted(sorted_alphas, exit_, side="left")
         values = np.asarray(values, dtype=np.float64)
-        diff = np.zeros((sorted_alphas.shape[0] + 1,) + values.shape[1:])
-        np.add.at(diff, start, values)
-        np.add.at(diff, stop, -values)
-        out = np.empty_like(diff[:-1])
-        out[order] = np.cumsum(diff[:-1], axis=0)
-        return out
+        sums = interval_sums(
+            np.ascontiguousarray(values.reshape(values.shape[0], -1)), start, stop, sorted_alphas.shape[0]
+        )
+        out = np.empty_like(sums)
+        out[order] = sums
+        return out.reshape((sorted_alphas.shape[0],) + values.shape[1:])
 
     def held_out_loss(self, counts: ArrayLike, alphas: ArrayLike | None = None) -> np.ndarray:
         """Loss of another sample given by its per-node statistics.
@@ -573,12 +573,18 @@ def squared_error_path(tree: Tree, moments: ArrayLike) -> SquaredErrorPath:
     """
     if not isinstance(tree, Tree):
         raise TypeError(f"tree must be a prunus Tree, got {type(tree).__name__}.")
-    moments = _check_moments(tree, moments)
+    return _squared_error_path(tree, _check_moments(tree, moments))
+
+
+def _squared_error_path(tree: Tree, moments: np.ndarray, sizes: bool = True) -> SquaredErrorPath:
+    """:func:`squared_error_path` of checked ``moments``; without ``sizes``
+    the path lacks ``n_leaves`` and ``risks`` (None), which a cross-validation
+    fold, evaluated on its held-out rows only, never reads."""
     node_risk = moments[:, 2].copy()
     weight = moments[0, 0]
     alphas, collapse = _weakest_links(tree, node_risk, weight)
     path = SquaredErrorPath(tree, moments, alphas, None, None, collapse, node_values(tree, moments))
-    return _fill_sizes(path, node_risk, weight)
+    return _fill_sizes(path, node_risk, weight) if sizes else path
 
 
 def cost_complexity_path(tree: Tree, counts: ArrayLike, loss: ArrayLike | None = None) -> CostComplexityPath:
@@ -618,10 +624,18 @@ def cost_complexity_path(tree: Tree, counts: ArrayLike, loss: ArrayLike | None =
     counts = _check_counts(tree, counts)
     if loss is not None:
         loss = check_loss_matrix(loss, counts.shape[1])
+    return _cost_complexity_path(tree, counts, loss)
+
+
+def _cost_complexity_path(
+    tree: Tree, counts: np.ndarray, loss: np.ndarray | None = None, sizes: bool = True
+) -> CostComplexityPath:
+    """:func:`cost_complexity_path` of checked ``counts`` and ``loss``
+    (without ``sizes``, as :func:`_squared_error_path`)."""
     label = node_labels(tree, counts, loss)
     node_risk = _node_loss(counts, label, loss)
     weight = counts.sum(axis=1)[0]
     alphas, collapse = _weakest_links(tree, node_risk, weight)
     path = CostComplexityPath(tree, counts, alphas, None, None, collapse, label)
     path.loss = loss
-    return _fill_sizes(path, node_risk, weight)
+    return _fill_sizes(path, node_risk, weight) if sizes else path

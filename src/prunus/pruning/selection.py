@@ -14,7 +14,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from joblib import Parallel, delayed
 
-from .path import CostComplexityPath, cost_complexity_path, squared_error_path
+from ..tree._kernels import depth_and_parent
+from ._path_kernels import fold_squared_errors
+from .path import (
+    CostComplexityPath,
+    _check_counts,
+    _check_moments,
+    _cost_complexity_path,
+    _squared_error_path,
+    check_loss_matrix,
+)
 
 if TYPE_CHECKING:
     from ..tree import Tree
@@ -82,11 +91,13 @@ def cv_temperatures(alphas: np.ndarray, root: float = ROOT_TEMPERATURE) -> np.nd
     return betas
 
 
-def learning_parts(rows: np.ndarray, method: str, rng: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+def learning_parts(rows: np.ndarray, method: str, rng: np.random.RandomState | None) -> tuple[np.ndarray, np.ndarray]:
     """(rows to grow on, rows to prune with) of the learning sample ``rows``:
     both are ``rows`` for M2; for M1 the halves L1, L2 drawn by ``rng`` (sorted)."""
     if method == "M2":
         return rows, rows
+    if rng is None:
+        raise ValueError("method='M1' draws its halves: rng must be a RandomState, got None.")
     perm = rng.permutation(rows.shape[0])
     half = rows.shape[0] // 2
     return np.sort(rows[perm[:half]]), np.sort(rows[perm[half:]])
@@ -99,8 +110,9 @@ def build_path(
     method: str,
     params: GrowthParams,
     grow_seed: int,
-    rng: np.random.RandomState,
+    rng: np.random.RandomState | None,
     loss: np.ndarray | None = None,
+    sizes: bool = True,
 ) -> tuple[CostComplexityPath, np.ndarray]:
     """Grow T_max and prune it by method M1 or M2 (section 3.1).
 
@@ -121,13 +133,16 @@ def build_path(
     params : GrowthParams
     grow_seed : int
         Seed of the builder's feature draws.
-    rng : RandomState
-        Draws the M1 halves.
+    rng : RandomState or None
+        Draws the M1 halves (None for M2, which draws nothing).
     loss : ndarray, shape (n_classes, n_classes), optional
         Loss matrix (rows: true class, columns: predicted). T_max is then
         grown with each row's weight multiplied by its class's row sum of
         ``loss`` (rpart's altered priors, Breiman et al. section 4.4), and the
         path is pruned on the expected loss of the unaltered weights.
+    sizes : bool, default=True
+        Whether the path gets ``n_leaves`` and ``risks`` (a cross-validation
+        fold only needs its temperatures and leaf predictions).
 
     Returns
     -------
@@ -144,8 +159,11 @@ def build_path(
     if method == "M1" or loss is not None:
         counts = node_statistics(grower, tree, weight, prune_rows)
     if grower.regression:
-        return squared_error_path(tree, counts), prune_rows
-    return cost_complexity_path(tree, counts, loss=loss), prune_rows
+        return _squared_error_path(tree, _check_moments(tree, counts), sizes), prune_rows
+    counts = _check_counts(tree, counts)
+    if loss is not None:
+        loss = check_loss_matrix(loss, counts.shape[1])
+    return _cost_complexity_path(tree, counts, loss, sizes), prune_rows
 
 
 def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -158,8 +176,36 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, np.random.RandomState(seed), loss)
+    if grower.regression and method == "M2" and not grower.n_categories.any() and params.max_surrogates == 0:
+        return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
+    # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
+    rng = np.random.RandomState(seed) if method == "M1" else None
+    path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
+
+
+def _regression_fold_loss(
+    grower: CARTGrower,
+    weight: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    params: GrowthParams,
+    grow_seed: int,
+    betas: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_fold_loss` of an M2 regression on numeric features without
+    surrogate splits (the held-out rows follow each split's missing side): the
+    fold's tree is grown, pruned and evaluated on its held-out rows from its
+    node arrays in one compiled pass (no :class:`Tree` nor path object: the
+    Python work per fold would outweigh a small fold's growth). The same
+    numbers as ``build_path`` then ``_held_out_rows``."""
+    grow_weight = np.zeros_like(weight)
+    grow_weight[train] = weight[train]
+    left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
+    parent, _ = depth_and_parent(left, right)
+    nodes = (left, right, feature, threshold, missing_left, moments)
+    sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
+    return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
 
 
 def cv_risks(

@@ -79,6 +79,55 @@ def _trimmed(nodes, n_nodes):
 
 
 @njit(cache=True, nogil=True)
+def _unfilled_nodes(capacity, n_classes, n_words):
+    """Node arrays for ``capacity`` nodes, left uninitialised: each node is
+    filled when created (:func:`_new_node`), so pages of the arrays that no
+    node reaches are never touched (the bound 2 n - 1 of a tree on n rows is
+    reserved up front, without the copies of repeated doubling)."""
+    return (
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity, dtype=np.int64),
+        np.empty(capacity),
+        np.empty(capacity, dtype=np.bool_),
+        np.empty((capacity, n_classes)),
+        np.empty((capacity, n_words), dtype=np.int64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def _new_node(nodes, node):
+    """Give ``node`` the arrays' values of a leaf."""
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    left[node] = TREE_LEAF
+    right[node] = TREE_LEAF
+    feature[node] = TREE_UNDEFINED
+    threshold[node] = float(TREE_UNDEFINED)
+    missing_left[node] = False
+    bits[node] = 0
+
+
+@njit(cache=True, nogil=True)
+def _prefix(nodes, n_nodes):
+    """The first ``n_nodes`` nodes, as views (the caller's :class:`Tree`
+    copies its arrays; the statistics are copied when the arrays are
+    larger, so that they do not keep the whole reservation alive)."""
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    c = counts[:n_nodes]
+    if n_nodes < counts.shape[0]:
+        c = c.copy()
+    return (
+        left[:n_nodes],
+        right[:n_nodes],
+        feature[:n_nodes],
+        threshold[:n_nodes],
+        missing_left[:n_nodes],
+        c,
+        bits[:n_nodes],
+    )
+
+
+@njit(cache=True, nogil=True)
 def _is_leaf(settings, counts, n_rows, depth):
     """Stopping rules that need no split search: pure (one class, or for the
     squared error every y equal: a zero sum of squares), at ``max_depth``,
@@ -230,7 +279,8 @@ def grow_depth_first(data, work, settings, surrogates):
     n_features, n_rows = work.index.shape
     n_classes = settings.n_classes
     _seed(settings, n_features)
-    nodes = _empty_nodes(64, n_classes, work.best_bits.shape[0])
+    # Every leaf holds a row: at most 2 n - 1 nodes.
+    nodes = _unfilled_nodes(max(2 * n_rows - 1, 1), n_classes, work.best_bits.shape[0])
     pending_features = np.empty((16, n_features), dtype=np.int64)
     pending_n_features = np.empty(16, dtype=np.int64)
     pending_counts = np.empty((16, n_classes))
@@ -251,11 +301,10 @@ def grow_depth_first(data, work, settings, surrogates):
     while len(stack) > 0:
         slot = len(stack) - 1
         start, end, depth, parent, is_left, presorted, tables_ready = stack.pop()
-        if n_nodes == nodes[0].shape[0]:
-            nodes = _grown(nodes, 2 * n_nodes)
         left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
+        _new_node(nodes, node)
         if parent >= 0:
             if is_left:
                 left[parent] = node
@@ -335,7 +384,7 @@ def grow_depth_first(data, work, settings, surrogates):
             children_tables = True
         stack.append((start + n_left, end, depth + 1, node, 0, children_presorted, children_tables))
         stack.append((start, start + n_left, depth + 1, node, 1, children_presorted, children_tables))
-    return _trimmed(nodes, n_nodes)
+    return _prefix(nodes, n_nodes)
 
 
 @njit(cache=True, nogil=True)

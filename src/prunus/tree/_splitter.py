@@ -35,7 +35,6 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
-from ._kernels import finish_moments
 from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
 
 # Global data of a growth (read only): the columns of X, float64 (d, n)
@@ -87,10 +86,12 @@ GrowthData = namedtuple(
 # left by the best split found so far when it is on a categorical feature.
 # ``table`` / ``table_rows``: the node's class weights and row counts per
 # cell of the table-searched features (_level_split.fill_tables).
+# ``scan`` (4, n_rows) is a regression's scratch for the two-pass scan of a
+# feature (:func:`_scan_squared_error_two_pass`); empty: one pass.
 Workspace = namedtuple(
     "Workspace",
-    "index index_buffer goes_left left missing total node_rows best_bits table table_rows",
-    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64)),
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
 )
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
@@ -169,33 +170,55 @@ def side_moments(data, rows, segment, goes_left, by_side, shift, out):
     start, end = segment
     target = data.target
     weight = data.weight
-    n_sides = out.shape[0]
-    low = np.full(n_sides, np.inf)
-    high = np.full(n_sides, -np.inf)
-    sums = np.zeros(n_sides)
-    out[:] = 0.0
+    # Two sides at most, in scalars: a node allocates nothing here (regression
+    # trees grown to single-value leaves have ~2n nodes).
+    w0 = w1 = s0 = s1 = 0.0
+    low0 = low1 = np.inf
+    high0 = high1 = -np.inf
     for i in range(start, end):
         row = rows[i]
-        side = 0 if not by_side or goes_left[row] else 1
         v = target[row]
         w = weight[row]
-        out[side, 0] += w
-        sums[side] += w * (v - shift)
-        low[side] = min(low[side], v)
-        high[side] = max(high[side], v)
-    for side in range(n_sides):
-        if out[side, 0] > 0.0:
-            out[side, 1] = shift + sums[side] / out[side, 0]
-    squares = np.zeros(n_sides)
-    sums[:] = 0.0
+        if not by_side or goes_left[row]:
+            w0 += w
+            s0 += w * (v - shift)
+            low0 = min(low0, v)
+            high0 = max(high0, v)
+        else:
+            w1 += w
+            s1 += w * (v - shift)
+            low1 = min(low1, v)
+            high1 = max(high1, v)
+    mean0 = shift + s0 / w0 if w0 > 0.0 else 0.0
+    mean1 = shift + s1 / w1 if w1 > 0.0 else 0.0
+    s0 = s1 = 0.0
+    q0 = q1 = 0.0
     for i in range(start, end):
         row = rows[i]
-        side = 0 if not by_side or goes_left[row] else 1
-        d = target[row] - out[side, 1]
         w = weight[row]
-        sums[side] += w * d
-        squares[side] += w * d * d
-    return finish_moments(out, low, high, squares, sums)
+        if not by_side or goes_left[row]:
+            d = target[row] - mean0
+            s0 += w * d
+            q0 += w * d * d
+        else:
+            d = target[row] - mean1
+            s1 += w * d
+            q1 += w * d * d
+    out[0, 0], out[0, 1], out[0, 2] = _finished(w0, mean0, low0, high0, q0, s0)
+    if out.shape[0] > 1:
+        out[1, 0], out[1, 1], out[1, 2] = _finished(w1, mean1, low1, high1, q1, s1)
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _finished(weight, mean, low, high, squares, sums):
+    """(weight, mean, within sum of squares) of one group, as
+    :func:`~prunus.tree._kernels.finish_moments` computes them."""
+    if weight <= 0.0:
+        return weight, mean, 0.0
+    if low == high:
+        return weight, low, 0.0
+    return weight, mean, max(squares - sums * sums / weight, 0.0)
 
 
 @njit(cache=True, nogil=True)
@@ -366,6 +389,8 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
     weighted sums of the deviations from the node's mean (``work.total[1]``),
     O(1) per row; candidates as in :func:`_scan_general`."""
     start, present_end, end = segment
+    if present_end == end and work.scan.shape[1] >= end - start:
+        return _scan_squared_error_two_pass(data, work, settings, feature, (start, end), best, tol)
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
     column = data.columns[feature]
@@ -401,6 +426,57 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
         proxy = _regression_proxy(work, w_left + w, s_left + w * (target[row] - mean))
         if _better(proxy, feature, best[0], best[1], tol):
             best = (proxy, feature, np.inf, False)
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_squared_error_two_pass(data, work, settings, feature, segment, best, tol):
+    """:func:`_scan_squared_error` on a feature without missing values at the
+    node, in three loops over ``work.scan``: the values and the running sums
+    (the only reads by row id, free of branches so that the memory reads of
+    many rows overlap), the proxy of every candidate (no loop-carried
+    dependency: the divisions vectorise), then the candidates in order under
+    the tie rule. The running sums, the proxies and the order of the offers
+    are those of the one-pass scan, so the split is the same, bit for bit."""
+    start, end = segment
+    m = end - start
+    index = work.index[feature]
+    column = data.columns[feature]
+    target = data.target
+    weight = data.weight
+    unit_weight = data.unit_weight
+    mean = work.total[1]
+    values = work.scan[0]
+    w_sums = work.scan[1]
+    s_sums = work.scan[2]
+    proxies = work.scan[3]
+    w_left = 0.0
+    s_left = 0.0
+    for j in range(m):
+        row = index[start + j]
+        w = 1.0 if unit_weight else weight[row]
+        w_left += w
+        s_left += w * (target[row] - mean)
+        values[j] = column[row]
+        w_sums[j] = w_left
+        s_sums[j] = s_left
+    # Candidate j splits after the j + 1 first rows: min_leaf rows on each side.
+    first = settings.min_samples_leaf - 1
+    last = m - settings.min_samples_leaf
+    w_total = work.total[0]
+    s_total = work.total[2]
+    for j in range(first, last):
+        wl = w_sums[j]
+        sl = s_sums[j]
+        wr = w_total - wl
+        sr = s_total - sl
+        p = squared_error_proxy(wl, sl, wr, sr)
+        ok = (values[j] != values[j + 1]) & (wl > 0.0) & (wr > 0.0)
+        proxies[j] = p if ok else -np.inf
+    for j in range(first, last):
+        p = proxies[j]
+        if p > -np.inf:
+            best = _offer(best, p, feature, values[j], values[j + 1], False, tol)
     return best
 
 

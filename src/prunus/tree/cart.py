@@ -10,7 +10,7 @@ growths and no further sort, and X is never copied per fold.
 import math
 from collections import namedtuple
 from numbers import Integral, Real
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -347,6 +347,61 @@ class CARTGrower:
         """Columns of X."""
         return self.X.shape[1]
 
+    def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Any, ...]:
+        """The node arrays of :meth:`grow` before they become a :class:`Tree`:
+        (children_left, children_right, feature, threshold, missing_go_to_left,
+        counts, category bits as int64 words, surrogate splits or None); the
+        leaves' feature and threshold are placeholders.
+
+        Parameters
+        ----------
+        params : GrowthParams
+        weight : ndarray of float64, shape (n_samples,)
+            Non-negative sample weights; a fold is the rows it weighs.
+        seed : int
+            Seed of the feature draws (``max_features``) and of the random thresholds.
+
+        Returns
+        -------
+        tuple of ndarray
+        """
+        if (params.criterion in REGRESSION_CRITERIA) != self.regression:
+            task = "a regression" if self.regression else "a classification"
+            raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
+        weight = np.ascontiguousarray(weight, dtype=np.float64)
+        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
+        n_rows = int(np.count_nonzero(weight > 0.0))
+        if n_rows == 0:
+            raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
+        settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
+        store = self._surrogate_store(params, weight, n_rows, n_words)
+        # Surrogate searches read the presorted segments of every feature: no tables then.
+        levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
+        unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
+        n_cells = 0 if levels is None else int(levels[4][-1])
+        arrays = _workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted, n_cells)
+        # A regression's scan scratch: four floats per row (a fifth of X's bytes at 20 features).
+        scan = np.empty((4, n_rows)) if self.regression else np.empty((0, 0))
+        work = Workspace._make((*arrays, scan))
+        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
+        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
+        if levels is not None:
+            integer_weight = unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
+            data = data._replace(
+                level_slot=levels[0],
+                level_codes=levels[1],
+                level_values=levels[2],
+                n_levels=levels[3],
+                level_offset=levels[4],
+                integer_weight=integer_weight,
+            )
+        grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        surrogates = None
+        if store.n_found.shape[0] > 0:
+            surrogates = flat_surrogates(store, left.shape[0], left == -1)
+        return left, right, feature, threshold, missing_left, counts, bits, surrogates
+
     def grow(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Tree, np.ndarray]:
         """Grow one tree on the rows of positive ``weight``.
 
@@ -368,38 +423,7 @@ class CARTGrower:
             shape (n_nodes, 3): the weight, mean and within sum of squares of
             y at each node (as :meth:`Tree.node_moments`).
         """
-        if (params.criterion in REGRESSION_CRITERIA) != self.regression:
-            task = "a regression" if self.regression else "a classification"
-            raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
-        weight = np.ascontiguousarray(weight, dtype=np.float64)
-        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
-        n_rows = int(np.count_nonzero(weight > 0.0))
-        if n_rows == 0:
-            raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
-        settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-        store = self._surrogate_store(params, weight, n_rows, n_words)
-        # Surrogate searches read the presorted segments of every feature: no tables then.
-        levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
-        unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
-        n_cells = 0 if levels is None else int(levels[4][-1])
-        work = Workspace(*_workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted, n_cells))
-        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
-        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
-        if levels is not None:
-            integer_weight = unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
-            data = data._replace(
-                level_slot=levels[0],
-                level_codes=levels[1],
-                level_values=levels[2],
-                n_levels=levels[3],
-                level_offset=levels[4],
-                integer_weight=integer_weight,
-            )
-        grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
-        surrogates = None
-        if store.n_found.shape[0] > 0:
-            surrogates = flat_surrogates(store, left.shape[0], left == -1)
+        left, right, feature, threshold, missing_left, counts, bits, surrogates = self.grow_arrays(params, weight, seed)
         tree = Tree(
             left,
             right,

@@ -176,7 +176,10 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    if grower.regression and method == "M2" and not grower.n_categories.any() and params.max_surrogates == 0:
+    # Surrogate splits are only searched where X has missing values: on complete
+    # data a fold's tree has none, whatever ``max_surrogates`` asks.
+    no_surrogates = params.max_surrogates == 0 or grower._rows_with_missing.shape[0] == 0
+    if grower.regression and method == "M2" and not grower.n_categories.any() and no_surrogates:
         return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
@@ -194,7 +197,8 @@ def _regression_fold_loss(
     betas: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`_fold_loss` of an M2 regression on numeric features without
-    surrogate splits (the held-out rows follow each split's missing side): the
+    surrogate splits (``max_surrogates=0`` or complete X: the held-out rows
+    follow each split's missing side): the
     fold's tree is grown, pruned and evaluated on its held-out rows from its
     node arrays in one compiled pass (no :class:`Tree` nor path object: the
     Python work per fold would outweigh a small fold's growth). The same

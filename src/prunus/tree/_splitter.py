@@ -37,8 +37,9 @@ from ._criterion import (
 )
 from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
 
-# Global data of a growth (read only): the columns of X, float64 (d, n)
-# C-contiguous (``columns[f, row]``), class codes y (n,), sample weights (n,)
+# Global data of a growth (read only): X by columns, float64 (d, n), the
+# transposed view of a C-ordered X (``columns[f, row]``, F-contiguous), class
+# codes y (n,), sample weights (n,)
 # (rows of weight 0 are absent), whether every present row weighs 1 (then
 # the weights are not read), and the float64 target of a regression (n,).
 # A classification has an empty ``target``, a regression an empty ``y``: both

@@ -284,8 +284,9 @@ class CARTGrower:
 
     Notes
     -----
-    The order and a copy of X by columns cost ``12 n d`` bytes; each growth
-    works on ``4 m d`` bytes for its ``m`` rows of positive weight.
+    The order costs ``4 n d`` bytes (X is read in place when C-ordered, else
+    copied once); each growth works on ``4 m d`` bytes for its ``m`` rows of
+    positive weight.
     """
 
     def __init__(
@@ -315,8 +316,12 @@ class CARTGrower:
             self._target = np.empty(0)
         self.order = _presort(self.X)
         self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
-        # The splitter reads a feature's values by row id: one contiguous row per feature.
-        self._columns = np.ascontiguousarray(self.X.T)
+        # The splitter reads a feature's values by row id, ``columns[f, row]``:
+        # a view of X by rows (no copy of a C-ordered X; a Fortran-ordered one
+        # is copied once, so that every growth compiles for one layout). Read
+        # in place it grew as fast as from a copy by columns (200k and 1M rows
+        # of 20 features: the rows of a deep node share cache lines).
+        self._columns = np.ascontiguousarray(self.X).T
         # (threshold, arrays of level_codes), computed at the first growth that uses them.
         self._levels: tuple[int, tuple[np.ndarray, ...]] | None = None
 

@@ -220,7 +220,7 @@ class BaseCART(BaseEstimator):
         raise NotImplementedError
 
     def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
-        folds = self._folds(grower.X, grower.y, grower.n_classes, rng)
+        folds, n_folds = self._folds(grower.X, grower.y, grower.n_classes, rng, lazy=True)
         betas = sel.cv_temperatures(path.alphas, sel.root_temperature(grower))
         if loss is not None:
             # A fold's root collapses below its R(root), at most the largest loss.
@@ -228,7 +228,7 @@ class BaseCART(BaseEstimator):
         squares: list = []
         n_jobs = self._n_jobs(grower)
         wrong, held_out = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, n_jobs, progress, loss, squares
+            grower, weight, folds, self.method, params, grow_seed, betas, rng, n_jobs, progress, loss, squares, n_folds
         )
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
         mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)
@@ -254,12 +254,18 @@ class BaseCART(BaseEstimator):
         """Whether integer ``cv`` folds are stratified by ``y``."""
         return False
 
-    def _folds(self, X, y, n_classes, rng):
+    def _folds(self, X, y, n_classes, rng, lazy=False):
         """(train, test) index pairs from ``cv``: a fold count (shuffled;
-        stratified where :meth:`_stratify` says so), a splitter or the splits."""
+        stratified where :meth:`_stratify` says so), a splitter or the splits.
+
+        With ``lazy``, returns (pairs, number of folds) where the pairs of a
+        fold count are made as the folds run (the indices of all folds at
+        once weigh 8 bytes per row and fold, half of X at 20 features)."""
         if isinstance(self.cv, numbers.Integral):
             splitter_cls = StratifiedKFold if self._stratify(y, n_classes) else KFold
             splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
+            if lazy:
+                return splitter.split(X, y), int(self.cv)
             return list(splitter.split(X, y))
         splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
         n = X.shape[0]
@@ -277,7 +283,8 @@ class BaseCART(BaseEstimator):
                 raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
         if len(splits) < 2:
             raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
-        return [(np.asarray(a), np.asarray(b)) for a, b in splits]
+        pairs = [(np.asarray(a), np.asarray(b)) for a, b in splits]
+        return (pairs, len(pairs)) if lazy else pairs
 
     # ----------------------------------------------------------- predict
     def _check_X(self, X):

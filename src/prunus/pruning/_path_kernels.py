@@ -99,19 +99,17 @@ def collapse_temperatures(children_left, children_right, node_risk, total_weight
     rank = np.zeros(n, dtype=np.int32)
     stack = np.empty(n + 1, dtype=np.int32)
     heap = np.full(n, -1, dtype=np.int32)
-    top_const = np.empty(n, dtype=np.float64)
-    top_slope = np.empty(n, dtype=np.float64)
     beta = np.full(n, np.inf)
     for t in range(n - 1, -1, -1):
         lc = children_left[t]
         if lc == -1:
-            top_const[t] = node_risk[t]
-            top_slope[t] = 1.0
             continue
         rc = children_right[t]
         h = _merge(heap[lc], heap[rc], key, left, right, rank, stack)
-        const = top_const[lc] + top_const[rc]
-        slope = top_slope[lc] + top_slope[rc]
+        # The top piece of a processed node's C_t is R(t) + a (constant
+        # R(t), slope 1), whether it is a leaf or not: no array holds it.
+        const = node_risk[lc] + node_risk[rc]
+        slope = 2.0
         while True:
             cand = (node_risk[t] - const) / ((slope - 1.0) * total_weight)
             if h == -1 or cand >= key[h]:
@@ -131,8 +129,6 @@ def collapse_temperatures(children_left, children_right, node_risk, total_weight
         right[t] = -1
         rank[t] = 1
         heap[t] = _merge(h, t, key, left, right, rank, stack)
-        top_const[t] = node_risk[t]
-        top_slope[t] = 1.0
     return beta
 
 
@@ -202,7 +198,7 @@ def interval_sums(values, start, stop, n_points):
 
 
 @njit(cache=True, nogil=True)
-def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
+def fold_squared_errors(nodes, X, rows, y, weight, temperatures):
     """Held-out squared errors of a cross-validation fold's regression tree
     at every temperature, from its grown arrays: what
     :func:`~prunus.pruning.path.squared_error_path` then
@@ -216,27 +212,33 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
     squares per node); ``rows`` are the held-out rows of ``X``, ``y``,
     ``weight``. Returns the weighted sums of the squared errors and of
     their squares, shape (len(temperatures), 2).
+
+    A fold's tree of a large regression has about twice as many nodes as
+    rows, so the arrays per node are kept few (the parents, the collapse
+    temperatures, the leaf values and the two error sums): a node's
+    interval of temperatures is found when its sums are added (as
+    :func:`interval_sums` adds them, every start in node order, then every
+    stop) rather than stored.
     """
     left, right, feature, threshold, missing_left, moments = nodes
     n = left.shape[0]
-    node_risk = moments[:, 2].copy()
-    beta = collapse_temperatures(left, right, node_risk, moments[0, 0])
-    collapse = effective_temperatures(beta, parent)
+    parent = np.full(n, -1, dtype=np.int64)
+    for t in range(n):
+        if left[t] != -1:
+            parent[left[t]] = t
+            parent[right[t]] = t
+    collapse = effective_temperatures(collapse_temperatures(left, right, moments[:, 2], moments[0, 0]), parent)
     # Leaf predictions: a node without weight takes its parent's mean.
     value = moments[:, 1].copy()
     for t in range(1, n):
         if moments[t, 0] <= 0.0:
             value[t] = value[parent[t]]
-    # Node t is a leaf of T_a for a in [enter[t], exit[t]).
-    enter = np.empty(n)
-    exit_ = np.empty(n)
+    # Node t is a leaf of T_a for a in [enter(t), exit(t)): enter is 0 at a
+    # leaf of the tree, else its collapse temperature; exit is its parent's
+    # (+inf at the root).
     for t in range(n):
-        is_leaf = left[t] == -1
-        if is_leaf:
+        if left[t] == -1:
             collapse[t] = np.inf
-        enter[t] = 0.0 if is_leaf else collapse[t]
-    for t in range(n):
-        exit_[t] = np.inf if t == 0 else collapse[parent[t]]
     leaves = np.empty(rows.shape[0], dtype=np.int64)
     for i in range(rows.shape[0]):
         row = X[rows[i]]
@@ -254,15 +256,24 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
         held_y[i] = y[rows[i]]
         held_w[i] = weight[rows[i]]
     sq, fourth = path_error_sums(leaves, held_y, held_w, parent, value)
-    values = np.empty((n, 2))
-    values[:, 0] = sq
-    values[:, 1] = fourth
     order = np.argsort(temperatures, kind="mergesort")
     sorted_t = temperatures[order]
-    start = np.searchsorted(sorted_t, enter, side="left")
-    stop = np.searchsorted(sorted_t, exit_, side="left")
-    sums = interval_sums(values, start, stop, sorted_t.shape[0])
-    out = np.empty_like(sums)
-    for j in range(order.shape[0]):
-        out[order[j]] = sums[j]
+    n_points = sorted_t.shape[0]
+    diff = np.zeros((n_points + 1, 2))
+    for t in range(n):
+        enter = 0.0 if left[t] == -1 else collapse[t]
+        j = np.searchsorted(sorted_t, enter)
+        diff[j, 0] += sq[t]
+        diff[j, 1] += fourth[t]
+    for t in range(n):
+        exit_ = np.inf if t == 0 else collapse[parent[t]]
+        j = np.searchsorted(sorted_t, exit_)
+        diff[j, 0] += -sq[t]
+        diff[j, 1] += -fourth[t]
+    out = np.empty((n_points, 2))
+    for k in range(2):
+        acc = 0.0
+        for j in range(n_points):
+            acc += diff[j, k]
+            out[order[j], k] = acc
     return out

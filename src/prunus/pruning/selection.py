@@ -8,13 +8,12 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed
 
-from ..tree._kernels import depth_and_parent
 from ._path_kernels import fold_squared_errors
 from .path import (
     CostComplexityPath,
@@ -206,16 +205,15 @@ def _regression_fold_loss(
     grow_weight = np.zeros_like(weight)
     grow_weight[train] = weight[train]
     left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
-    parent, _ = depth_and_parent(left, right)
     nodes = (left, right, feature, threshold, missing_left, moments)
-    sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
+    sums = fold_squared_errors(nodes, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
 
 
 def cv_risks(
     grower: CARTGrower,
     weight: np.ndarray,
-    folds: Sequence[tuple[np.ndarray, np.ndarray]],
+    folds: Iterable[tuple[np.ndarray, np.ndarray]],
     method: str,
     params: GrowthParams,
     grow_seed: int,
@@ -225,6 +223,7 @@ def cv_risks(
     progress: Callable[[], Any] | None = None,
     loss: np.ndarray | None = None,
     squares: list[np.ndarray] | None = None,
+    n_folds: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out loss (misclassified weight, the loss of a loss matrix, or the
     squared error for a regression grower) of every fold's pruned trees at ``betas``.
@@ -245,6 +244,10 @@ def cv_risks(
     squares : list, optional
         Receives the held-out weighted sums of the rows' squared losses, shape
         (n_folds, len(betas)), for :func:`cv_summary`.
+    n_folds : int, optional
+        Number of folds when ``folds`` is an iterator (e.g. a splitter's
+        ``split``, whose index arrays are then made one fold at a time);
+        default ``len(folds)``.
 
     Returns
     -------
@@ -254,7 +257,10 @@ def cv_risks(
     squares : ndarray, shape (n_folds, len(betas))
         Only with ``squares``.
     """
-    seeds = rng.randint(2**31 - 1, size=len(folds))
+    if n_folds is None:
+        folds = list(folds)
+        n_folds = len(folds)
+    seeds = rng.randint(2**31 - 1, size=n_folds)
     tasks = (
         delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)

@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..tree._encoding import coded_table
 from ..tree._tree import check_X_missing
 from ..tree.cart import GrowthParams, check_growth_params
+from ..utils._memory import release_free_memory
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import refuse_dask
@@ -169,6 +170,8 @@ class BaseCART(BaseEstimator):
         n_growths = (self._n_folds(grower.X, grower.y) + 1) if cv else 1
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
             path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
+            if cv and n >= sel._TRIM_FROM_ROWS:
+                release_free_memory()  # the growth's workspace, before the folds' own
             bar.update()
             if cv:
                 k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)

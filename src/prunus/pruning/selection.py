@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from joblib import Parallel, delayed
 
+from ..utils._memory import release_free_memory
 from ._path_kernels import fold_squared_errors
 from .path import (
     CostComplexityPath,
@@ -174,6 +175,19 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
+    try:
+        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+    finally:
+        if grower.X.shape[0] >= _TRIM_FROM_ROWS:
+            release_free_memory()
+
+
+#: Rows from which the C heap is trimmed after each fold (a fold's arrays are
+#: then megabytes; below, trimming would cost more than it frees).
+_TRIM_FROM_ROWS = 10_000
+
+
+def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
     # Surrogate splits are only searched where X has missing values: on complete
     # data a fold's tree has none, whatever ``max_surrogates`` asks.

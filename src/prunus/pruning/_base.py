@@ -5,6 +5,7 @@ slope heuristic, a penalty or a given alpha), apply and decision_path."""
 
 from __future__ import annotations
 
+import copy
 import numbers
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -66,6 +67,12 @@ class BaseCART(BaseEstimator):
     _auto_threads = False
     #: Rows x features from which a fold's growth outweighs starting threads (measured on make_friedman1).
     _THREADS_FROM_CELLS = 20_000
+    #: Bytes of X from which a cross-validated fit frees T_max and its path
+    #: while the folds run, and grows it again after them (the same tree): its
+    #: arrays, about 1.3 times X's bytes for a regression grown to single-row
+    #: leaves, then are not resident beside the folds' own. The price is one
+    #: growth more (1/(K+1) of the fit's growth work for K folds).
+    _REGROW_FROM_BYTES = 2**24
     # A fold count, a splitter or the splits (``_parameter_constraints``); read by duck typing.
     cv: Any
 
@@ -167,14 +174,26 @@ class BaseCART(BaseEstimator):
             n_test = int(np.ceil(self.test_size * n))
             test, learn = np.sort(perm[:n_test]), np.sort(perm[n_test:])
         cv = self.selection in ("cv", "cv-1se")
-        n_growths = (self._n_folds(grower.X, grower.y) + 1) if cv else 1
+        # A large fit's folds run without T_max, grown again after them (see _REGROW_FROM_BYTES).
+        regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
+        n_growths = (self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
+            # The state that draws M1's halves, replayed by the second growth.
+            replay = copy.deepcopy(rng) if regrow else rng
             path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
-            if cv and n >= sel._TRIM_FROM_ROWS:
-                release_free_memory()  # the growth's workspace, before the folds' own
             bar.update()
             if cv:
-                k = self._select_cv(grower, weight, params, grow_seed, path, rng, bar.update, loss)
+                alphas, n_leaves = path.alphas, path.n_leaves
+                if regrow:
+                    del path
+                if n >= sel._TRIM_FROM_ROWS:
+                    release_free_memory()  # the growth's workspace (and T_max), before the folds' own
+                k = self._select_cv(grower, weight, params, grow_seed, (alphas, n_leaves), rng, bar.update, loss)
+                if regrow:
+                    path, prune_rows = sel.build_path(
+                        grower, learn, weight, self.method, params, grow_seed, replay, loss
+                    )
+                    bar.update()
         self.pruning_indices_ = prune_rows
         n_prune = prune_rows.shape[0]
 
@@ -222,9 +241,11 @@ class BaseCART(BaseEstimator):
         """Keep what ``predict`` reads for the nodes ``index`` of T_max kept in T_k-hat."""
         raise NotImplementedError
 
-    def _select_cv(self, grower, weight, params, grow_seed, path, rng, progress, loss=None):
+    def _select_cv(self, grower, weight, params, grow_seed, sequence, rng, progress, loss=None):
+        """k-hat by cross-validation; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
+        alphas, n_leaves = sequence
         folds, n_folds = self._folds(grower.X, grower.y, grower.n_classes, rng, lazy=True)
-        betas = sel.cv_temperatures(path.alphas, sel.root_temperature(grower))
+        betas = sel.cv_temperatures(alphas, sel.root_temperature(grower))
         if loss is not None:
             # A fold's root collapses below its R(root), at most the largest loss.
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
@@ -235,7 +256,7 @@ class BaseCART(BaseEstimator):
         )
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
         mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)
-        self.cv_results_ = dict(alpha=betas, n_leaves=path.n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
+        self.cv_results_ = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 
     def _n_jobs(self, grower):

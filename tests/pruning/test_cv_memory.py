@@ -1,0 +1,104 @@
+"""The memory savings of a cross-validated fit change none of its numbers:
+T_max freed during the folds and grown again after them, the folds' indices
+made as they run, X read in place by the builder, the compiled regression
+fold on complete data whatever ``max_surrogates`` asks.
+
+Each comparison runs the same floating-point operations in the same order,
+so the results must be identical (no tolerance).
+"""
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_classification, make_friedman1
+
+from prunus import CARTClassifier, CARTRegressor
+from prunus.pruning import selection as sel
+from prunus.tree.cart import CARTGrower, GrowthParams
+
+
+def _same_fit(a, b):
+    assert a.selected_index_ == b.selected_index_
+    for name in ("children_left", "children_right", "feature", "threshold", "missing_go_to_left"):
+        np.testing.assert_array_equal(getattr(a.tree_, name), getattr(b.tree_, name))
+    np.testing.assert_array_equal(a.path_.alphas, b.path_.alphas)
+    np.testing.assert_array_equal(a.path_.n_leaves, b.path_.n_leaves)
+    np.testing.assert_array_equal(a.path_.risks, b.path_.risks)
+    np.testing.assert_array_equal(a.pruning_indices_, b.pruning_indices_)
+    for key in ("alpha", "n_leaves", "mean_risk", "std_risk", "se_risk"):
+        np.testing.assert_array_equal(a.cv_results_[key], b.cv_results_[key])
+
+
+def _regrown(est):
+    """``est`` set to free T_max during its folds whatever the size of X."""
+    est._REGROW_FROM_BYTES = 0
+    return est
+
+
+@pytest.mark.parametrize("method", ["M1", "M2"])
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_regrown_tmax_equals_kept_regression(method, n_jobs):
+    X, y = make_friedman1(300, noise=1.0, random_state=0)
+    X[::13, 2] = np.nan
+    w = np.random.default_rng(0).integers(0, 3, 300).astype(float)
+    params = dict(selection="cv", method=method, cv=5, random_state=3, n_jobs=n_jobs)
+    kept = CARTRegressor(**params).fit(X, y, sample_weight=w)
+    regrown = _regrown(CARTRegressor(**params)).fit(X, y, sample_weight=w)
+    _same_fit(kept, regrown)
+    np.testing.assert_array_equal(kept.predict(X), regrown.predict(X))
+
+
+@pytest.mark.parametrize("method", ["M1", "M2"])
+def test_regrown_tmax_equals_kept_classification(method):
+    X, y = make_classification(300, 6, n_classes=3, n_informative=4, random_state=0)
+    loss = [[0, 1, 2], [1, 0, 1], [3, 1, 0]]
+    params = dict(selection="cv-1se", method=method, cv=4, random_state=1, loss_matrix=loss)
+    kept = CARTClassifier(**params).fit(X, y)
+    regrown = _regrown(CARTClassifier(**params)).fit(X, y)
+    _same_fit(kept, regrown)
+
+
+def test_lazy_folds_equal_listed_folds():
+    X, y = make_friedman1(200, noise=1.0, random_state=0)
+    grower = CARTGrower(X, y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None, max_surrogates=5)
+    w = np.ones(200)
+    est = CARTRegressor(cv=5)
+    listed = est._folds(X, y, grower.n_classes, np.random.RandomState(0))
+    lazy, n_folds = est._folds(X, y, grower.n_classes, np.random.RandomState(0), lazy=True)
+    assert n_folds == 5 and not isinstance(lazy, list)
+    betas = np.array([0.0, 0.01, 0.1, 1.0, 10.0])
+    a = sel.cv_risks(grower, w, listed, "M2", params, 7, betas, np.random.RandomState(1))
+    b = sel.cv_risks(grower, w, lazy, "M2", params, 7, betas, np.random.RandomState(1), n_folds=n_folds)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
+def test_builder_reads_a_c_ordered_x_in_place():
+    X, y = make_friedman1(120, noise=1.0, random_state=0)
+    grower = CARTGrower(X, y, regression=True)
+    assert np.shares_memory(grower._columns, X)
+    fortran = CARTGrower(np.asfortranarray(X), y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None)
+    a, _ = grower.grow(params, np.ones(120))
+    b, _ = fortran.grow(params, np.ones(120))
+    np.testing.assert_array_equal(a.feature, b.feature)
+    np.testing.assert_array_equal(a.threshold, b.threshold)
+
+
+@pytest.mark.parametrize("max_surrogates", [0, 5])
+def test_complete_data_folds_take_the_compiled_path(monkeypatch, max_surrogates):
+    X, y = make_friedman1(150, noise=1.0, random_state=1)
+    grower = CARTGrower(X, y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None, max_surrogates=max_surrogates)
+    w = np.ones(150)
+    fold = (np.arange(30, 150), np.arange(30))
+    betas = np.array([0.0, 0.05, 0.5, 5.0])
+    path, _ = sel.build_path(grower, fold[0], w, "M2", params, 0, None, sizes=False)
+    expected = path._held_out_rows(grower.X, grower.y, w, fold[1], betas)
+    calls = []
+    compiled = sel._regression_fold_loss
+    monkeypatch.setattr(sel, "_regression_fold_loss", lambda *a: calls.append(1) or compiled(*a))
+    got = sel._fold_loss(grower, w, fold, "M2", params, 0, 0, betas)
+    assert calls == [1]
+    for u, v in zip(expected, got):
+        np.testing.assert_array_equal(u, v)

@@ -256,8 +256,8 @@ def cv_risks(
         Loss matrix (see :func:`build_path`): ``wrong`` is then the held-out
         weighted loss.
     squares : list, optional
-        Receives the held-out weighted sums of the rows' squared losses, shape
-        (n_folds, len(betas)), for :func:`cv_summary`.
+        Receives the held-out weighted sums of the rows' squared losses,
+        summed over the folds, shape (len(betas),), for :func:`cv_summary`.
     n_folds : int, optional
         Number of folds when ``folds`` is an iterator (e.g. a splitter's
         ``split``, whose index arrays are then made one fold at a time);
@@ -268,8 +268,6 @@ def cv_risks(
     wrong : ndarray, shape (n_folds, len(betas))
     weight : ndarray, shape (n_folds,)
         Held-out weight of each fold.
-    squares : ndarray, shape (n_folds, len(betas))
-        Only with ``squares``.
     """
     if n_folds is None:
         folds = list(folds)
@@ -279,16 +277,25 @@ def cv_risks(
         delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)
     )
-    results = []
-    for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks):
-        results.append(result)
+    # A large regression's path has about as many temperatures as rows: the
+    # folds' rows of losses are written in place as they come, and the
+    # squares, only ever summed over folds, are summed in fold order (as
+    # ``sum(axis=0)`` adds the rows of a C-ordered array: the same numbers).
+    wrong = np.empty((n_folds, len(betas)))
+    square_sum = None
+    held = []
+    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
+    for i, (fold_wrong, fold_squares, fold_weight) in enumerate(results):
+        wrong[i] = fold_wrong
+        if squares is not None:
+            square_sum = fold_squares.copy() if square_sum is None else square_sum + fold_squares
+        held.append(fold_weight)
+        del fold_wrong, fold_squares
         if progress is not None:
             progress()
-    wrong = np.array([r[0] for r in results])
-    held_out = np.array([r[2] for r in results])
-    if squares is not None:
-        squares.append(np.array([r[1] for r in results]))
-    return wrong, held_out
+    if squares is not None and square_sum is not None:
+        squares.append(square_sum)
+    return wrong, np.array(held)
 
 
 def cv_summary(
@@ -298,8 +305,9 @@ def cv_summary(
 
     The standard error is rpart's binomial one, sqrt(p (1 - p) / n), with p
     the pooled held-out risk. Given ``squares``, the held-out weighted sums
-    of the rows' squared losses (a loss matrix, the squared error), rpart's
-    per-row one, sqrt((mean of l^2 - p^2) / n) (the binomial one for 0-1 loss).
+    of the rows' squared losses (a loss matrix, the squared error), per fold
+    (n_folds, len) or summed over the folds (len,), rpart's per-row one,
+    sqrt((mean of l^2 - p^2) / n) (the binomial one for 0-1 loss).
     """
     total = weight.sum()
     mean = wrong.sum(axis=0) / total
@@ -308,7 +316,8 @@ def cv_summary(
     if squares is None:
         se = np.sqrt(mean * (1.0 - mean) / n_samples)
     else:
-        se = np.sqrt(np.maximum(squares.sum(axis=0) / weight.sum() - mean * mean, 0.0) / n_samples)
+        square_sum = squares.sum(axis=0) if squares.ndim == 2 else squares
+        se = np.sqrt(np.maximum(square_sum / weight.sum() - mean * mean, 0.0) / n_samples)
     return mean, std, se
 
 

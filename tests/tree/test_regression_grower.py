@@ -1,8 +1,8 @@
 """The one-kernel least-squares growth grows the tree of the general
-depth-first kernel, bit for bit, wherever :class:`CARTGrower` sends a growth
-to it; elsewhere (missing values, categorical features, surrogate splits,
-feature draws, random thresholds, a bound on the leaves) the general kernel
-grows.
+depth-first kernel, bit for bit (missing values, learned sides and surrogate
+splits included), wherever :class:`CARTGrower` sends a growth to it;
+elsewhere (categorical features, feature draws, random thresholds, a bound
+on the leaves) the general kernel grows.
 
 Both kernels run the same floating-point operations in the same order on
 the same machine, so exact equality is what the code promises.
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from prunus.tree import _regression_grower
 from prunus.tree._grower import grow_depth_first
 from prunus.tree._splitter import GrowthData, Workspace
-from prunus.tree._surrogate import empty_store
+from prunus.tree._surrogate import flat_surrogates
 from prunus.tree.cart import CARTGrower, GrowthParams, _settings, _workspace_arrays
 
 
@@ -28,13 +28,15 @@ def _both_kernels(X, y, w, params):
     unit = bool(np.all((w == 0.0) | (w == 1.0)))
     data = GrowthData(grower._columns, grower._codes, w, unit, grower._target, grower.n_categories)
     grown = []
-    for kernel in ("general", "lean"):
+    for kernel in (grow_depth_first, _regression_grower.grow_squared_error):
         arrays = _workspace_arrays(grower.order, w, grower.n_classes, 0, np.zeros(0, dtype=np.bool_))
         work = Workspace(*arrays, np.empty((4, m)))
-        if kernel == "general":
-            grown.append(grow_depth_first(data, work, settings_, empty_store()))
-        else:
-            grown.append(_regression_grower.grow_squared_error(data, work, settings_))
+        store = grower._surrogate_store(params, w, m, 0)
+        nodes = kernel(data, work, settings_, store)
+        found = None
+        if store.n_found.shape[0] > 0:
+            found = flat_surrogates(store, nodes[0].shape[0], nodes[0] == -1)
+        grown.append((*nodes, found))
     return grown
 
 
@@ -43,6 +45,10 @@ def _assert_same(general, lean):
     for name, a, b in zip(names, general, lean):
         assert a.shape == b.shape, name
         np.testing.assert_array_equal(a, b, err_msg=name)
+    assert (general[-1] is None) == (lean[-1] is None)
+    if general[-1] is not None:
+        for name, a, b in zip(general[-1]._fields, general[-1], lean[-1]):
+            np.testing.assert_array_equal(a, b, err_msg=f"surrogates.{name}")
 
 
 @settings(max_examples=80, deadline=None)
@@ -57,9 +63,11 @@ def _assert_same(general, lean):
     max_depth=st.sampled_from([None, 1, 3]),
     min_decrease=st.sampled_from([0.0, 0.01, 0.5]),
     shift=st.sampled_from([0.0, 1e9]),
+    nan_rate=st.sampled_from([0.0, 0.0, 0.1, 0.4]),
+    surrogates=st.sampled_from([0, 1, 5]),
 )
 def test_lean_kernel_grows_the_general_tree(
-    seed, n, d, tied, weights, min_leaf, min_split, max_depth, min_decrease, shift
+    seed, n, d, tied, weights, min_leaf, min_split, max_depth, min_decrease, shift, nan_rate, surrogates
 ):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, size=(n, d)).astype(float) if tied else rng.random((n, d))
@@ -76,7 +84,10 @@ def test_lean_kernel_grows_the_general_tree(
     else:
         w = rng.integers(1, 8, n) / 4.0
     w[0] = max(w[0], 1.0)
-    params = GrowthParams("squared_error", max_depth, min_split, min_leaf, min_decrease, None, None)
+    X[rng.random((n, d)) < nan_rate] = np.nan
+    params = GrowthParams(
+        "squared_error", max_depth, min_split, min_leaf, min_decrease, None, None, max_surrogates=surrogates
+    )
     _assert_same(*_both_kernels(X, y, w, params))
 
 
@@ -115,13 +126,12 @@ def _spy(monkeypatch):
     [
         ("plain", True),
         ("weights", True),
-        ("nan_unweighted_rows", True),
-        ("nan", False),
+        ("nan", True),
+        ("surrogates", True),
         ("categorical", False),
         ("max_features", False),
         ("random", False),
         ("max_leaf_nodes", False),
-        ("surrogates", False),
     ],
 )
 def test_growths_sent_to_the_lean_kernel(monkeypatch, case, lean):
@@ -134,10 +144,8 @@ def test_growths_sent_to_the_lean_kernel(monkeypatch, case, lean):
     if case == "weights":
         w = rng.integers(0, 3, 60).astype(float)
         w[0] = 1.0
-    elif case in ("nan", "surrogates", "nan_unweighted_rows"):
+    elif case in ("nan", "surrogates"):
         X[5, 1] = np.nan
-        if case == "nan_unweighted_rows":
-            w[5] = 0.0  # the row missing a value is not grown on
     elif case == "categorical":
         X[:, 2] = rng.integers(0, 4, 60)
         n_categories = [0, 0, 4]

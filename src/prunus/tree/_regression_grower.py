@@ -3,22 +3,26 @@
 A regression tree grown to single-value leaves has about 2 n nodes, so on a
 few thousand rows the cost of a node that does not depend on its rows (calls
 between kernels that pass the growth's records, the branches every node takes
-for classification, categorical features, level tables, feature draws and
-surrogate splits) is most of the time of a growth. :func:`grow_squared_error`
-grows the tree :func:`~prunus.tree._grower.grow_depth_first` grows when none
-of those is in play: squared error, every feature numeric and searched at
-every node with every threshold, no value missing in the rows grown on, no
-surrogate splits, no bound on the number of leaves. The operations on the
-numbers are those of the general kernels, in the same order (the running
-sums and proxies of ``_splitter._scan_squared_error_two_pass``, the moments of
-``_splitter.side_moments``), so the tree is the same, bit for bit.
+for classification, categorical features, level tables and feature draws) is
+most of the time of a growth. :func:`grow_squared_error` grows the tree
+:func:`~prunus.tree._grower.grow_depth_first` grows when none of those is in
+play: squared error, every feature numeric and searched at every node with
+every threshold, no bound on the number of leaves (missing values and
+surrogate splits are handled). The operations on the numbers are those of the
+general kernels, in the same order (the scans of
+``_splitter._scan_squared_error`` and ``_scan_squared_error_two_pass``, the
+moments of ``_splitter.side_moments``, the routing of ``route_rows`` and
+``_surrogate.split_with_surrogates``), so the tree is the same, bit for bit.
 """
+
+import math
 
 import numpy as np
 
 from .._compiled import njit
 from ._criterion import better, squared_error_proxy
 from ._splitter import NO_FEATURE, _finished, _midpoint, _stable_partition
+from ._surrogate import split_with_surrogates
 
 TREE_LEAF = -1
 TREE_UNDEFINED = -2
@@ -107,24 +111,88 @@ def _scan(column, index, target, weight, unit_weight, segment, totals, min_leaf,
         p = squared_error_proxy(wl, sl, wr, sr)
         ok = (values[j] != values[j + 1]) & (wl > 0.0) & (wr > 0.0)
         proxies[j] = p if ok else -np.inf
-    best_proxy, best_feature, best_threshold = best
+    best_proxy, best_feature, best_threshold, best_missing = best
     for j in range(first, last):
         p = proxies[j]
         if p > -np.inf and better(p, feature, best_proxy, best_feature, tol):
             best_proxy = p
             best_feature = feature
             best_threshold = _midpoint(values[j], values[j + 1])
-    return best_proxy, best_feature, best_threshold
+            best_missing = False
+    return best_proxy, best_feature, best_threshold, best_missing
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _proxy(totals, w_left, s_left):
+    """``_splitter._regression_proxy``: -inf when rounding leaves a side without weight."""
+    w_total, _, s_total = totals
+    w_right = w_total - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -np.inf
+    return squared_error_proxy(w_left, s_left, w_right, s_total - s_left)
 
 
 @njit(cache=True, nogil=True)
-def grow_squared_error(data, work, settings):
+def _scan_missing(column, index, target, weight, unit_weight, segment, totals, min_leaf, best, feature, tol):
+    """``_splitter._scan_squared_error`` on plain arrays, with the missing
+    values at ``[present_end, end)`` of ``segment = (start, present_end,
+    end)``: every threshold with them right, then left, then present left
+    and missing right (threshold +inf)."""
+    start, present_end, end = segment
+    mean = totals[1]
+    w_missing = 0.0
+    s_missing = 0.0
+    for i in range(present_end, end):
+        row = index[i]
+        w = weight[row]
+        w_missing += w
+        s_missing += w * (target[row] - mean)
+    n_rows = end - start
+    n_missing = end - present_end
+    n_sides = 2 if n_missing > 0 else 1
+    best_proxy, best_feature, best_threshold, best_missing = best
+    w_left = 0.0
+    s_left = 0.0
+    v = column[index[start]]
+    for i in range(start, present_end - 1):
+        row = index[i]
+        w = 1.0 if unit_weight else weight[row]
+        w_left += w
+        s_left += w * (target[row] - mean)
+        v_next = column[index[i + 1]]
+        if v != v_next:
+            n_left_present = i + 1 - start
+            for side in range(n_sides):
+                n_left = n_left_present + n_missing * side
+                if n_left < min_leaf or n_rows - n_left < min_leaf:
+                    continue
+                proxy = _proxy(totals, w_left + w_missing * side, s_left + s_missing * side)
+                if better(proxy, feature, best_proxy, best_feature, tol):
+                    best_proxy = proxy
+                    best_feature = feature
+                    best_threshold = _midpoint(v, v_next)
+                    best_missing = side == 1
+        v = v_next
+    if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
+        row = index[present_end - 1]
+        w = weight[row]
+        proxy = _proxy(totals, w_left + w, s_left + w * (target[row] - mean))
+        if better(proxy, feature, best_proxy, best_feature, tol):
+            best_proxy = proxy
+            best_feature = feature
+            best_threshold = np.inf
+            best_missing = False
+    return best_proxy, best_feature, best_threshold, best_missing
+
+
+@njit(cache=True, nogil=True)
+def grow_squared_error(data, work, settings, surrogates):
     """Depth-first least-squares growth of ``grow_depth_first`` (same
-    arguments, no surrogate store) on rows without missing values, every
-    feature numeric and searched (see the module's docstring for when it
-    applies). Returns the same arrays: (children_left, children_right,
-    feature, threshold, missing_go_to_left, moments, bits) with the moments
-    (weight, mean, within sum of squares) of every node and empty bits."""
+    arguments; ``surrogates`` empty or with room for every node) when every
+    feature is numeric and searched (see the module's docstring). Returns the
+    same arrays: (children_left, children_right, feature, threshold,
+    missing_go_to_left, moments, bits) with the moments (weight, mean, within
+    sum of squares) of every node and empty bits."""
     columns = data.columns
     target = data.target
     weight = data.weight
@@ -157,6 +225,8 @@ def grow_squared_error(data, work, settings):
     child_moments = np.empty((2, 3))
     child_features = np.empty((2, n_features), dtype=np.int64)
     n_child = np.zeros(2, dtype=np.int64)
+    with_surrogates = surrogates.n_found.shape[0] > 0
+    no_bits = np.zeros(0, dtype=np.int64)  # numeric splits: no levels
 
     # The root: moments from the sums of y about its first-pass mean (node_statistics).
     w_root = 0.0
@@ -212,36 +282,79 @@ def grow_squared_error(data, work, settings):
             row = node_rows[i]
             s_total += weight[row] * (target[row] - mean)
         totals = (stats[0], mean, s_total)
-        best = (-np.inf, NO_FEATURE, 0.0)
+        best = (-np.inf, NO_FEATURE, 0.0, False)
         n_kept = 0
         for position in range(n_active):
             f = features[position]
             column = columns[f]
             order = index[f]
-            if column[order[start]] == column[order[end - 1]]:
-                continue  # constant here: dropped for the descendants too
+            # Missing values sit at the end of the segment.
+            present_end = end
+            while present_end > start and math.isnan(column[order[present_end - 1]]):
+                present_end -= 1
+            if present_end == start or (present_end == end and column[order[start]] == column[order[end - 1]]):
+                continue  # constant or all missing here: dropped for the descendants too
             features[n_kept] = f
             n_kept += 1
-            best = _scan(column, order, target, weight, unit_weight, (start, end), totals, min_leaf, scan, best, f, tol)
-        proxy, f, t = best
+            if present_end == end:
+                best = _scan(
+                    column, order, target, weight, unit_weight, (start, end), totals, min_leaf, scan, best, f, tol
+                )
+            else:
+                best = _scan_missing(
+                    column,
+                    order,
+                    target,
+                    weight,
+                    unit_weight,
+                    (start, present_end, end),
+                    totals,
+                    min_leaf,
+                    best,
+                    f,
+                    tol,
+                )
+        proxy, f, t, learned_left = best
         if f == NO_FEATURE:
             continue
         # The weighted decrease, W_t / W_root scaled as scikit-learn's (a zero gain is made).
         if min_decrease > 0.0 and proxy / root_weight + _EPSILON < min_decrease:
             continue
-        # Routing (route_rows): no value is missing, so missing values follow the larger child.
+        # Routing (route_rows): where no value of the feature is missing,
+        # missing values (at prediction) follow the larger child.
         column = columns[f]
         order = index[f]
         n_left = 0
+        seen_missing = False
         for i in range(start, end):
             row = order[i]
-            go = column[row] <= t
+            v = column[row]
+            is_missing = math.isnan(v)
+            seen_missing = seen_missing or is_missing
+            go = v <= t or (is_missing and learned_left)
             goes_left[row] = go
             n_left += go
         _moments(target, weight, order, start, end, goes_left, True, mean, child_moments)
+        if not seen_missing:
+            learned_left = n_left > m - n_left
+        if with_surrogates:
+            n_left, learned_left = split_with_surrogates(
+                data,
+                work,
+                settings,
+                (start, end),
+                (f, learned_left, n_left),
+                no_bits,
+                surrogates,
+                node,
+                child_moments,
+                stats,
+                features[:n_kept],
+                True,
+            )
         feature[node] = f
         threshold[node] = t
-        missing_left[node] = n_left > m - n_left
+        missing_left[node] = learned_left
         middle = start + n_left
         n_child[0] = 0
         n_child[1] = 0
@@ -256,10 +369,13 @@ def grow_squared_error(data, work, settings):
                 order = index[g]
                 _stable_partition(order, start, end, goes_left, buffer)
                 column = columns[g]
-                if column[order[start]] != column[order[middle - 1]]:
+                # Missing values sort last: a segment is entirely missing when its first value is.
+                first, last = column[order[start]], column[order[middle - 1]]
+                if not (first == last or math.isnan(first)):
                     child_features[0, n_child[0]] = g
                     n_child[0] += 1
-                if column[order[middle]] != column[order[end - 1]]:
+                first, last = column[order[middle]], column[order[end - 1]]
+                if not (first == last or math.isnan(first)):
                     child_features[1, n_child[1]] = g
                     n_child[1] += 1
         if n_pending + 2 > p_int.shape[0]:

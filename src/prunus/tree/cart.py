@@ -396,31 +396,28 @@ class CARTGrower:
                 level_offset=levels[4],
                 integer_weight=integer_weight,
             )
-        if self._grows_lean(settings, levels, store, weight):
-            left, right, feature, threshold, missing_left, counts, bits = grow_squared_error(data, work, settings)
+        if self._grows_lean(settings, levels):
+            grow = grow_squared_error
         else:
             grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-            left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
         surrogates = None
         if store.n_found.shape[0] > 0:
             surrogates = flat_surrogates(store, left.shape[0], left == -1)
         return left, right, feature, threshold, missing_left, counts, bits, surrogates
 
-    def _grows_lean(self, settings, levels, store, weight):
+    def _grows_lean(self, settings, levels):
         """Whether :func:`~._regression_grower.grow_squared_error` grows this
         tree: depth-first least squares on numeric features, every feature
-        and threshold searched, no level tables, no surrogate splits and no
-        value missing in the rows grown on (the general kernel's tree, with
-        none of its per-node branches)."""
+        and threshold searched, no level tables (the general kernel's tree,
+        with none of its per-node branches)."""
         return (
             self.regression
             and settings.max_leaf_nodes < 0
             and settings.max_features >= self.n_features
             and not settings.random_thresholds
             and levels is None
-            and store.n_found.shape[0] == 0
             and not self.n_categories.any()
-            and not self._has_missing(weight)
         )
 
     def grow(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Tree, np.ndarray]:

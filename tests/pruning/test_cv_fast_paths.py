@@ -130,11 +130,12 @@ def test_interval_sums_equal_the_numpy_expression(seed):
     weighted=st.booleans(),
 )
 def test_fold_loss_with_surrogates_asked_equals_path_objects(seed, n, d, nan_where, weighted):
-    """Surrogate splits asked for (rpart's default): a fold whose training
+    """Surrogate splits asked for (prunus's default): a fold whose training
     rows miss no value grows no surrogates, so its held-out rows (missing
-    values or not) follow each split's missing side, in the compiled fold as
-    in the path object; a fold with missing values grows surrogates and is
-    evaluated through its Tree. Both give the numbers of ``build_path``."""
+    values or not) follow each split's missing side; a fold with missing
+    values grows surrogates, and its held-out rows missing a split's feature
+    follow them. The compiled fold gives the numbers of ``build_path`` and
+    the Tree's routing either way."""
     X, y, rng = _data(seed, n, d, 0.0, False)
     w = rng.integers(0, 4, n).astype(float) if weighted else np.ones(n)
     perm = rng.permutation(n)

@@ -17,7 +17,8 @@ from joblib import Parallel, cpu_count, delayed
 from joblib.parallel import LokyBackend, get_active_backend
 
 from ..tree._kernels import depth_and_parent
-from ._path_kernels import fold_squared_errors
+from ..tree._surrogate import apply_surrogate_kernel
+from ._path_kernels import fold_squared_errors, leaf_squared_errors
 from .path import (
     CostComplexityPath,
     _check_counts,
@@ -181,10 +182,7 @@ def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, los
     if grower.regression and method == "M2" and not grower.n_categories.any():
         grow_weight = np.zeros_like(weight)
         grow_weight[train] = weight[train]
-        # Without surrogate splits (none asked, or no value missing in the
-        # fold's rows) held-out rows follow each split's missing side.
-        if not grower.finds_surrogates(params, grow_weight):
-            return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
+        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
     path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
@@ -200,18 +198,36 @@ def _regression_fold_loss(
     grow_seed: int,
     betas: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_fold_loss` of an M2 regression on numeric features without
-    surrogate splits (the held-out rows follow each split's missing side),
-    grown on ``grow_weight`` (the weights of the fold's training rows, 0
-    elsewhere): the fold's tree is grown, pruned and evaluated on its
-    held-out rows ``test`` from its node arrays in one compiled pass (no
-    :class:`Tree` nor path object: the Python work per fold would outweigh a
-    small fold's growth). The same numbers as ``build_path`` then
-    ``_held_out_rows``."""
-    left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
+    """:func:`_fold_loss` of an M2 regression on numeric features, grown on
+    ``grow_weight`` (the weights of the fold's training rows, 0 elsewhere):
+    the fold's tree is grown, pruned and evaluated on its held-out rows
+    ``test`` from its node arrays in compiled passes (no :class:`Tree` nor
+    path object: the Python work per fold would outweigh a small fold's
+    growth); held-out rows missing a split's feature follow its surrogate
+    splits when it has some, as :meth:`Tree.apply` sends them. The same
+    numbers as ``build_path`` then ``_held_out_rows``."""
+    arrays = grower.grow_arrays(params, grow_weight, grow_seed)
+    left, right, feature, threshold, missing_left, moments, bits, surrogates = arrays
     parent, _ = depth_and_parent(left, right)
     nodes = (left, right, feature, threshold, missing_left, moments)
-    sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
+    betas = np.asarray(betas, dtype=np.float64)
+    if surrogates is None:
+        sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, betas)
+    else:
+        # Numeric splits: no levels (the kernel reads no bits of a numeric split).
+        n_nodes = left.shape[0]
+        categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
+        record = (
+            surrogates.offsets,
+            surrogates.feature,
+            surrogates.threshold,
+            surrogates.left_below,
+            surrogates.category_bits.view(np.int64),
+            surrogates.known_bits.view(np.int64),
+        )
+        test = np.asarray(test, dtype=np.int64)
+        leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
+        sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
 
 

@@ -163,11 +163,10 @@ def test_default_threads_equal_sequential_folds(monkeypatch, configured):
     from joblib import parallel_config
 
     from prunus import CARTRegressor
-    from prunus.pruning._base import BaseCART
 
     X, y, _ = _data(3, 200, 3, 0.0, False)
     sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
-    monkeypatch.setattr(BaseCART, "_THREADS_FROM_CELLS", 0)
+    monkeypatch.setattr(CARTRegressor, "_THREADS_FROM_CELLS", 0)
     pools = []
     real_pool = sel.ThreadPoolExecutor
 

@@ -198,7 +198,21 @@ def interval_sums(values, start, stop, n_points):
 
 
 @njit(cache=True, nogil=True)
-def fold_squared_errors(nodes, X, rows, y, weight, temperatures):
+def node_parents(children_left, children_right):
+    """Parent of every node (-1 at the root), as ``depth_and_parent`` finds
+    them, without the depths (a fold's tree of a large regression has about
+    twice as many nodes as rows)."""
+    n = children_left.shape[0]
+    parent = np.full(n, -1, dtype=np.int64)
+    for t in range(n):
+        if children_left[t] != -1:
+            parent[children_left[t]] = t
+            parent[children_right[t]] = t
+    return parent
+
+
+@njit(cache=True, nogil=True)
+def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
     """Held-out squared errors of a cross-validation fold's regression tree
     at every temperature, from its grown arrays: what
     :func:`~prunus.pruning.path.squared_error_path` then
@@ -209,24 +223,40 @@ def fold_squared_errors(nodes, X, rows, y, weight, temperatures):
     ``nodes`` = (children_left, children_right, feature, threshold,
     missing_go_to_left, moments) of a tree with numeric splits only, grown
     on the fold's training rows (``moments``: weight, mean, within sum of
-    squares per node); ``rows`` are the held-out rows of ``X``, ``y``,
-    ``weight``. Returns the weighted sums of the squared errors and of
-    their squares, shape (len(temperatures), 2).
+    squares per node), ``parent`` its parents; ``rows`` are the held-out
+    rows of ``X``, ``y``, ``weight``. Returns the weighted sums of the
+    squared errors and of their squares, shape (len(temperatures), 2).
+    """
+    left, right, feature, threshold, missing_left, moments = nodes
+    leaves = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        row = X[rows[i]]
+        node = 0
+        while left[node] != -1:
+            v = row[feature[node]]
+            if v <= threshold[node] or (v != v and missing_left[node]):
+                node = left[node]
+            else:
+                node = right[node]
+        leaves[i] = node
+    return leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures)
+
+
+@njit(cache=True, nogil=True)
+def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
+    """:func:`fold_squared_errors` of the held-out rows ``rows`` whose
+    leaves of the fold's tree are ``leaves`` (routed by the caller, e.g.
+    through surrogate splits).
 
     A fold's tree of a large regression has about twice as many nodes as
-    rows, so the arrays per node are kept few (the parents, the collapse
-    temperatures, the leaf values and the two error sums): a node's
-    interval of temperatures is found when its sums are added (as
-    :func:`interval_sums` adds them, every start in node order, then every
-    stop) rather than stored.
+    rows, so the arrays per node are kept few (the collapse temperatures,
+    the leaf values and the two error sums): a node's interval of
+    temperatures is found when its sums are added (as :func:`interval_sums`
+    adds them, every start in node order, then every stop) rather than
+    stored.
     """
     left, right, feature, threshold, missing_left, moments = nodes
     n = left.shape[0]
-    parent = np.full(n, -1, dtype=np.int64)
-    for t in range(n):
-        if left[t] != -1:
-            parent[left[t]] = t
-            parent[right[t]] = t
     collapse = effective_temperatures(collapse_temperatures(left, right, moments[:, 2], moments[0, 0]), parent)
     # Leaf predictions: a node without weight takes its parent's mean.
     value = moments[:, 1].copy()
@@ -239,17 +269,6 @@ def fold_squared_errors(nodes, X, rows, y, weight, temperatures):
     for t in range(n):
         if left[t] == -1:
             collapse[t] = np.inf
-    leaves = np.empty(rows.shape[0], dtype=np.int64)
-    for i in range(rows.shape[0]):
-        row = X[rows[i]]
-        node = 0
-        while left[node] != -1:
-            v = row[feature[node]]
-            if v <= threshold[node] or (v != v and missing_left[node]):
-                node = left[node]
-            else:
-                node = right[node]
-        leaves[i] = node
     held_y = np.empty(rows.shape[0])
     held_w = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):

@@ -8,14 +8,18 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed
+from joblib.parallel import LokyBackend, get_active_backend
 
+from ..tree._surrogate import apply_surrogate_kernel
 from ..utils._memory import release_free_memory
-from ._path_kernels import fold_squared_errors
+from ._path_kernels import fold_squared_errors, leaf_squared_errors, node_parents
 from .path import (
     CostComplexityPath,
     _check_counts,
@@ -189,11 +193,10 @@ _TRIM_FROM_ROWS = 10_000
 
 def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    # Surrogate splits are only searched where X has missing values: on complete
-    # data a fold's tree has none, whatever ``max_surrogates`` asks.
-    no_surrogates = params.max_surrogates == 0 or grower._rows_with_missing.shape[0] == 0
-    if grower.regression and method == "M2" and not grower.n_categories.any() and no_surrogates:
-        return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
+    if grower.regression and method == "M2" and not grower.n_categories.any():
+        grow_weight = np.zeros_like(weight)
+        grow_weight[train] = weight[train]
+        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
     path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
@@ -203,24 +206,42 @@ def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas,
 def _regression_fold_loss(
     grower: CARTGrower,
     weight: np.ndarray,
-    train: np.ndarray,
+    grow_weight: np.ndarray,
     test: np.ndarray,
     params: GrowthParams,
     grow_seed: int,
     betas: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_fold_loss` of an M2 regression on numeric features without
-    surrogate splits (``max_surrogates=0`` or complete X: the held-out rows
-    follow each split's missing side): the
-    fold's tree is grown, pruned and evaluated on its held-out rows from its
-    node arrays in one compiled pass (no :class:`Tree` nor path object: the
-    Python work per fold would outweigh a small fold's growth). The same
+    """:func:`_fold_loss` of an M2 regression on numeric features, grown on
+    ``grow_weight`` (the weights of the fold's training rows, 0 elsewhere):
+    the fold's tree is grown, pruned and evaluated on its held-out rows
+    ``test`` from its node arrays in compiled passes (no :class:`Tree` nor
+    path object: the Python work per fold would outweigh a small fold's
+    growth); held-out rows missing a split's feature follow its surrogate
+    splits when it has some, as :meth:`Tree.apply` sends them. The same
     numbers as ``build_path`` then ``_held_out_rows``."""
-    grow_weight = np.zeros_like(weight)
-    grow_weight[train] = weight[train]
-    left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
+    arrays = grower.grow_arrays(params, grow_weight, grow_seed)
+    left, right, feature, threshold, missing_left, moments, bits, surrogates = arrays
+    parent = node_parents(left, right)
     nodes = (left, right, feature, threshold, missing_left, moments)
-    sums = fold_squared_errors(nodes, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
+    betas = np.asarray(betas, dtype=np.float64)
+    if surrogates is None:
+        sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, betas)
+    else:
+        # Numeric splits: no levels (the kernel reads no bits of a numeric split).
+        n_nodes = left.shape[0]
+        categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
+        record = (
+            surrogates.offsets,
+            surrogates.feature,
+            surrogates.threshold,
+            surrogates.left_below,
+            surrogates.category_bits.view(np.int64),
+            surrogates.known_bits.view(np.int64),
+        )
+        test = np.asarray(test, dtype=np.int64)
+        leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
+        sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
 
 
@@ -238,6 +259,7 @@ def cv_risks(
     loss: np.ndarray | None = None,
     squares: list[np.ndarray] | None = None,
     n_folds: int | None = None,
+    local_threads: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out loss (misclassified weight, the loss of a loss matrix, or the
     squared error for a regression grower) of every fold's pruned trees at ``betas``.
@@ -262,6 +284,10 @@ def cv_risks(
         Number of folds when ``folds`` is an iterator (e.g. a splitter's
         ``split``, whose index arrays are then made one fold at a time);
         default ``len(folds)``.
+    local_threads : bool, default=False
+        Run the folds in threads of this process, one per core, unless a
+        joblib backend or ``n_jobs`` is configured (``joblib.parallel_config``),
+        which then runs them with ``n_jobs``.
 
     Returns
     -------
@@ -273,10 +299,21 @@ def cv_risks(
         folds = list(folds)
         n_folds = len(folds)
     seeds = rng.randint(2**31 - 1, size=n_folds)
-    tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
-        for fold, seed in zip(folds, seeds)
-    )
+    results: Iterable[Any]
+    if local_threads and _default_joblib_backend():
+        # Threads of this process, started for these folds: a pool costs a
+        # fraction of a millisecond, joblib's threading backend ~10 ms.
+        def one(task):
+            fold, seed = task
+            return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+
+        results = _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
+    else:
+        tasks = (
+            delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+            for fold, seed in zip(folds, seeds)
+        )
+        results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
     # A large regression's path has about as many temperatures as rows: the
     # folds' rows of losses are written in place as they come, and the
     # squares, only ever summed over folds, are summed in fold order (as
@@ -284,7 +321,6 @@ def cv_risks(
     wrong = np.empty((n_folds, len(betas)))
     square_sum = None
     held = []
-    results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
     for i, (fold_wrong, fold_squares, fold_weight) in enumerate(results):
         wrong[i] = fold_wrong
         if squares is not None:
@@ -296,6 +332,27 @@ def cv_risks(
     if squares is not None and square_sum is not None:
         squares.append(square_sum)
     return wrong, np.array(held)
+
+
+def _in_threads(func: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> Iterator[Any]:
+    """``func`` of every item in ``n_threads`` threads, the results in the
+    items' order; at most twice ``n_threads`` items are taken ahead (a
+    lazy fold's indices are made when it is taken)."""
+    with ThreadPoolExecutor(max_workers=n_threads) as pool:
+        pending: deque = deque()
+        for item in items:
+            pending.append(pool.submit(func, item))
+            if len(pending) >= 2 * n_threads:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _default_joblib_backend() -> bool:
+    """Whether joblib runs with its defaults: no backend other than its
+    default one and no ``n_jobs`` configured (``joblib.parallel_config``)."""
+    backend, n_jobs = get_active_backend()
+    return n_jobs is None and isinstance(backend, LokyBackend)
 
 
 def cv_summary(

@@ -102,3 +102,26 @@ def test_complete_data_folds_take_the_compiled_path(monkeypatch, max_surrogates)
     assert calls == [1]
     for u, v in zip(expected, got):
         np.testing.assert_array_equal(u, v)
+
+
+def test_fold_threads_keep_order_and_take_few_folds_ahead():
+    taken = []
+
+    def items():
+        for i in range(20):
+            taken.append(i)
+            yield i
+
+    out = []
+    for result in sel._in_threads(lambda i: i * i, items(), 2):
+        out.append(result)
+        # Lazy folds: their indices are made when taken, a few ahead of the results.
+        assert len(taken) <= len(out) + 4
+    assert out == [i * i for i in range(20)]
+
+
+def test_default_threads_fit_equals_sequential_fit_when_regrown():
+    X, y = make_friedman1(1200, n_features=10, noise=1.0, random_state=2)
+    sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
+    threads = _regrown(CARTRegressor(selection="cv", cv=5, random_state=0)).fit(X, y)
+    _same_fit(sequential, threads)

@@ -1,5 +1,6 @@
-"""The bound that lets a node skip the exhaustive search over the partitions
-of a categorical feature's levels (more than two classes).
+"""The bound that lets a node skip the search over the subsets of a
+categorical feature's levels (the exhaustive search of more than two
+classes, the ordered scan of two).
 
 Skipping is exact only if the skipped search would have offered nothing: at
 every offered ``best``, the search with the bound returns what the search
@@ -14,7 +15,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus.tree._categorical_split import _cannot_win, _scan_exhaustive, _search_levels
+from prunus.tree._categorical_split import _cannot_win, _scan_exhaustive, _scan_order, _search_levels, _sorted_by
 from prunus.tree._splitter import Workspace
 from prunus.tree.cart import GrowthParams, _settings, _workspace_arrays
 
@@ -49,7 +50,9 @@ def _proxies(stats, missing, total, criterion):
         return c.max()
 
     present = [j for j in range(stats.shape[0]) if stats[j].sum() > 0]
-    out = []
+    out: list[float] = []
+    if not present:
+        return out
     for r in range(len(present) + 1):
         for rest in itertools.combinations(present[1:], r):
             left = stats[[present[0], *rest]].sum(axis=0)
@@ -64,7 +67,7 @@ def _proxies(stats, missing, total, criterion):
 @given(
     seed=st.integers(0, 2**31 - 1),
     n_levels=st.integers(2, 7),
-    n_classes=st.integers(3, 4),
+    n_classes=st.integers(2, 4),
     with_missing=st.booleans(),
     criterion=st.sampled_from(CRITERIA),
     min_leaf=st.integers(1, 3),
@@ -89,10 +92,14 @@ def test_search_with_the_bound_equals_the_search_without(
     results = []
     for search in ("bounded", "plain"):
         work.best_bits[:] = 12345
+        sizes = (n_rows, n_missing)
         if search == "bounded":
-            best, searched = _search_levels(work, settings_, 1, stats, counts, (n_rows, n_missing), offered, tol)
-        else:
-            best = _scan_exhaustive(work, settings_, 1, stats, counts, present, (n_rows, n_missing), offered, tol)
+            best, searched = _search_levels(work, settings_, 1, stats, counts, sizes, offered, tol)
+        elif n_classes > 2 or min_leaf > 1:
+            best = _scan_exhaustive(work, settings_, 1, stats, counts, present, sizes, offered, tol)
+        else:  # two classes: the levels ordered by their share of class 1
+            share = stats[present, 1] / stats[present].sum(axis=1)
+            best = _scan_order(work, settings_, 1, stats, counts, _sorted_by(present, share), sizes, offered, tol)
         results.append((best, work.best_bits.copy()))
     np.testing.assert_equal(results[0], results[1])  # (proxy, feature, threshold NaN, side), bits
 

@@ -161,13 +161,28 @@ def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     m = order.shape[0]
     left = np.zeros(stats.shape[1])
     left_rows = 0
+    min_leaf = settings.min_samples_leaf
+    best_prefix = 0
     for j in range(m):
         code = order[j]
         left += stats[code]
         left_rows += rows[code]
-        if j < m - 1 or n_missing > 0:
-            candidate = (order, j + 1, left, left_rows, n_rows, n_missing, j == m - 1)
-            best = _offer_subset(work, settings, feature, candidate, best, tol)
+        if j == m - 1 and n_missing == 0:
+            break
+        # The prefix with the missing rows right, then left (not when every row would be left).
+        for side in range(2 if n_missing > 0 else 1):
+            if j == m - 1 and side == 1:
+                continue
+            rows_left = left_rows + n_missing * side
+            if rows_left < min_leaf or n_rows - rows_left < min_leaf:
+                continue
+            proxy = _proxy(work, settings, left, side == 1)
+            if better(proxy, feature, best[0], best[1], tol):
+                best = (proxy, feature, np.nan, side == 1)
+                best_prefix = j + 1
+    # The subset is written once, for the last (hence best) prefix kept.
+    if best_prefix > 0:
+        _record(work, order, best_prefix)
     return best
 
 
@@ -369,9 +384,9 @@ def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
     ordered = regression or n_classes <= 2
     # The ordering theorems are about unconstrained partitions: when
     # min_samples_leaf may exclude the best prefix, small nodes enumerate.
+    if not regression and _cannot_win(work, settings, feature, stats, present, best, tol):
+        return best, True
     if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
-        if _cannot_win(work, settings, feature, stats, present, best, tol):
-            return best, True
         return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
     key = np.empty(n_present)
     if regression:

@@ -175,11 +175,11 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer_weight=False):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
     if grower.regression and method == "M2" and not grower.n_categories.any() and params.max_surrogates == 0:
         return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
-    if not grower.regression and method == "M2" and loss is None and integer_weight:
+    if not grower.regression and method == "M2" and loss is None and _integer_weights(weight):
         return _classification_fold_loss(grower, weight, train, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
@@ -209,6 +209,12 @@ def _regression_fold_loss(
     nodes = (left, right, feature, threshold, missing_left, moments)
     sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
+
+
+def _integer_weights(weight: np.ndarray) -> bool:
+    """Whether every weight is an integer and their sum below 2^52 (every
+    partial sum of them is then exact in float64, in any order)."""
+    return bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
 
 
 def _classification_fold_loss(
@@ -306,9 +312,8 @@ def cv_risks(
         Only with ``squares``.
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
-    integer_weight = bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
     tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer_weight)
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)
     )
     results = []

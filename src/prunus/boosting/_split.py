@@ -107,6 +107,29 @@ def _update(node, ws, s):
     ws.ub[s] = snap(ubv, node.grid)
 
 
+@njit(cache=True, inline="always")
+def _warm_row(ws, s):
+    """Load every cache line of the seen bins of feature slot ``s``'s histogram, before a batch.
+
+    With many features the histograms (S x bins x classes float64) do not
+    stay in cache between two batches of one feature. The batch then waits
+    on about one miss per example (its updates hit scattered bins), and the
+    rescan after it on the rest. The independent loads of this loop overlap
+    their misses instead; the rescan reads every seen bin anyway, so this
+    costs less than the rescan that follows. (Measured on 30,000 x 784 with
+    ten classes: a third less time for the lower-bound-first search.)
+    """
+    hist, brange = ws.hist, ws.brange
+    last = hist.shape[2] - 1
+    acc = 0.0
+    # a bin's class row may straddle two lines: read its first and last entry
+    for b in range(max(brange[s, 0], 0), brange[s, 1] + 1):
+        acc += hist[s, b, 0] + hist[s, b, last]
+    # Weights are non-negative, so this never stores: it only keeps the loads from being optimised away.
+    if acc < 0.0:
+        ws.L[0] = acc
+
+
 @_njit_without_refcounts
 def _refine(node, ws, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval.
@@ -114,6 +137,7 @@ def _refine(node, ws, s, m):
     Compiled as its own function (not inlined): measured faster in the batch
     loops of Algorithm 1 and Quick Boost on spam.
     """
+    _warm_row(ws, s)
     _assess(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
     _update(node, ws, s)

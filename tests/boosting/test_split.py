@@ -219,9 +219,13 @@ def test_warm_row_leaves_the_workspace_unchanged(seed, n, k, n_classes):
     order = np.argsort(-w, kind="stable").astype(np.int64)
     cfg = search_settings(split_search="adaptive", adaptive_rule="lower_first", n_classes=n_classes)
     ws = new_workspace(len(feats), int(nbins.max()), n_classes)
-    split_node(b.transform(X), order, y, w, feats, nbins, cfg, ws)
-    before = [np.array(a, copy=True) for a in ws]
-    for s in range(len(feats)):
-        _warm_row(ws, s)
-    for name, old, new in zip(ws._fields, before, ws):
-        np.testing.assert_array_equal(new, old, err_msg=name)
+    node = split_node(b.transform(X), order, y, w, feats, nbins, cfg, ws)[4]
+    for reset in (False, True):
+        if reset:  # no bin seen: the whole row is warmed
+            ws.brange[:, 0] = ws.hist.shape[1]
+            ws.brange[:, 1] = -1
+        before = [np.array(a, copy=True) for a in ws]
+        for s in range(len(feats)):
+            _warm_row(node, ws, s)
+        for name, old, new in zip(ws._fields, before, ws):
+            np.testing.assert_array_equal(new, old, err_msg=name)

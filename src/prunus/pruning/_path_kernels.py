@@ -225,7 +225,8 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
     on the fold's training rows (``moments``: weight, mean, within sum of
     squares per node), ``parent`` its parents; ``rows`` are the held-out
     rows of ``X``, ``y``, ``weight``. Returns the weighted sums of the
-    squared errors and of their squares, shape (len(temperatures), 2).
+    squared errors (row 0) and of their squares (row 1), shape
+    (2, len(temperatures)).
     """
     left, right, feature, threshold, missing_left, moments = nodes
     leaves = np.empty(rows.shape[0], dtype=np.int64)
@@ -275,26 +276,38 @@ def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
         held_y[i] = y[rows[i]]
         held_w[i] = weight[rows[i]]
     sq, fourth = path_error_sums(leaves, held_y, held_w, parent, value)
-    order = np.argsort(temperatures, kind="mergesort")
-    sorted_t = temperatures[order]
-    n_points = sorted_t.shape[0]
+    # The cross-validation temperatures come sorted (one per temperature of
+    # T_max's path, about one per row): their stable sort is the identity,
+    # so no sorted copy nor order is made for them.
+    n_points = temperatures.shape[0]
+    ascending = True
+    for j in range(1, n_points):
+        if temperatures[j] < temperatures[j - 1]:
+            ascending = False
+            break
+    if ascending:
+        order = np.empty(0, dtype=np.int64)
+        sorted_t = temperatures
+    else:
+        order = np.argsort(temperatures, kind="mergesort")
+        sorted_t = temperatures[order]
     diff = np.zeros((n_points + 1, 2))
     for t in range(n):
         enter = 0.0 if left[t] == -1 else collapse[t]
-        j = np.searchsorted(sorted_t, enter)
-        diff[j, 0] += sq[t]
-        diff[j, 1] += fourth[t]
+        at = np.searchsorted(sorted_t, enter)
+        diff[at, 0] += sq[t]
+        diff[at, 1] += fourth[t]
     for t in range(n):
         exit_ = np.inf if t == 0 else collapse[parent[t]]
-        j = np.searchsorted(sorted_t, exit_)
-        diff[j, 0] += -sq[t]
-        diff[j, 1] += -fourth[t]
-    out = np.empty((n_points, 2))
+        at = np.searchsorted(sorted_t, exit_)
+        diff[at, 0] += -sq[t]
+        diff[at, 1] += -fourth[t]
+    out = np.empty((2, n_points))
     for k in range(2):
         acc = 0.0
         for j in range(n_points):
             acc += diff[j, k]
-            out[order[j], k] = acc
+            out[k, j if ascending else order[j]] = acc
     return out
 
 

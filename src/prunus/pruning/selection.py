@@ -245,7 +245,7 @@ def _regression_fold_loss(
         test = np.asarray(test, dtype=np.int64)
         leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
         sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
-    return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
+    return sums[0], sums[1], float(weight[test].sum())
 
 
 def _integer_weights(weight: np.ndarray) -> bool:

@@ -375,6 +375,8 @@ class CARTGrower:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
         store = self._surrogate_store(params, weight, n_rows, n_words)
+        # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
+        settings = settings._replace(present_only=store.n_found.shape[0] > 0)
         # Surrogate searches read the presorted segments of every feature: no tables then.
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
@@ -445,7 +447,9 @@ class CARTGrower:
             return empty_store()
         from . import _surrogate
 
-        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+        return empty_store(
+            self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT
+        )
 
     def _has_missing(self, weight):
         rows = self._rows_with_missing

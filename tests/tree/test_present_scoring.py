@@ -20,12 +20,14 @@ import sys
 from fractions import Fraction
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 sys.path.insert(0, os.path.dirname(__file__))
 import _surrogate_reference as ref
 
+from prunus.tree import _surrogate
 from prunus.tree.cart import CARTGrower, GrowthParams
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -111,10 +113,14 @@ def tables(draw):
     return X, n_cat, w, rng
 
 
-def _grow(X, y, w, n_cat, criterion, min_samples_leaf, max_depth):
+def _grow_counts(X, y, w, n_cat, criterion, min_samples_leaf, max_depth):
     grower = CARTGrower(X, y, regression=criterion == "squared_error", n_categories=n_cat)
     params = GrowthParams(criterion, max_depth, 2, min_samples_leaf, 0.0, None, None, "best", 3)
-    return grower.grow(params, w)[0]
+    return grower.grow(params, w)
+
+
+def _grow(X, y, w, n_cat, criterion, min_samples_leaf, max_depth):
+    return _grow_counts(X, y, w, n_cat, criterion, min_samples_leaf, max_depth)[0]
 
 
 def _is_stopped(y, w, rows, criterion, n_rows_min, depth, max_depth):
@@ -162,3 +168,36 @@ def test_every_split_is_the_best_on_present_rows(table, criterion, n_classes, mi
             assert subset_decrease(X, y, w, rows, f, left, criterion) == decrease, f"node {node}"
         else:
             assert tree.threshold[node] == t, f"node {node}: threshold {tree.threshold[node]}, reference {t}"
+
+
+def _informative_missing(n=600, seed=0):
+    """y = [x0 > 0]; x0 is missing on half the rows of class 1; x2 is a noisy copy of x0."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    X[:, 2] = X[:, 0] + 0.8 * rng.normal(size=n)
+    y = (X[:, 0] > 0).astype(int)
+    X[(rng.random(n) < 0.5) & (y == 1), 0] = np.nan
+    return X, y
+
+
+@pytest.mark.parametrize("by_fit", [False, True])
+def test_choice_by_fit_between_surrogates_and_learned_side(monkeypatch, by_fit):
+    """Every row missing x0 is of class 1: the learned side (right, with the
+    class-1 rows) fits them perfectly, the surrogate x2 does not. Choosing
+    by fit drops the root's surrogates and sends those rows right; rpart's
+    rule keeps the surrogate and the majority side (left)."""
+    X, y = _informative_missing()
+    monkeypatch.setattr(_surrogate, "CHOOSE_BY_FIT", by_fit)
+    tree, counts = _grow_counts(X, y, np.ones(X.shape[0]), np.zeros(3, dtype=np.int64), "gini", 1, 1)
+    assert tree.feature[0] == 0
+    missing = np.isnan(X[:, 0])
+    leaves = tree.apply(X[missing])
+    if by_fit:
+        assert tree.node_surrogates(0).feature.tolist() == []
+        assert not tree.missing_go_to_left[0]
+        assert (leaves == tree.children_right[0]).all()
+    else:
+        assert tree.node_surrogates(0).feature.tolist() == [2]
+        assert tree.missing_go_to_left[0]
+        assert 0 < (leaves == tree.children_right[0]).sum() < missing.sum()
+    np.testing.assert_array_equal(tree.node_counts(X, y, np.ones(X.shape[0]), n_classes=2), counts)

@@ -114,3 +114,55 @@ def test_dask_counts_of_a_categorical_tree():
     dX, dy = da.from_array(P, chunks=(97, 3)), da.from_array(y, chunks=97)
     np.testing.assert_allclose(node_counts(tree, dX, dy, n_classes=2), tree.node_counts(P, y, n_classes=2))
     np.testing.assert_array_equal(apply(tree, dX).compute(), tree.apply(P))
+
+
+def _table(X, pd):
+    """``X``'s first two columns as pandas categories (NaN: missing), the third numeric."""
+    return pd.DataFrame(
+        {
+            "a": pd.Categorical.from_codes(np.nan_to_num(X[:, 0], nan=-1).astype(int), list("abcdefg")),
+            "b": pd.Categorical.from_codes(np.nan_to_num(X[:, 1], nan=-1).astype(int), [f"l{i}" for i in range(70)]),
+            "c": X[:, 2],
+        }
+    )
+
+
+@pytest.mark.parametrize("name", ["PACBayesTreeClassifier", "PenalizedTreeClassifier", "HSVoteClassifier"])
+def test_subtree_classifiers_on_a_table(name):
+    """T0 of ``partition="cart"`` splits the category columns by subsets of
+    levels: it is the tree grown on the codes with those columns categorical,
+    the fit on the table equals the fit on the codes, and a row with an
+    unseen level is predicted as a row missing that value."""
+    pd = pytest.importorskip("pandas")
+    import prunus.voting as voting
+
+    X, y = _data()
+    df = _table(X, pd)
+    kw = dict(partition="cart", max_depth=4, cv=3, random_state=0)
+    on_table = getattr(voting, name)(**kw).fit(df, y)
+    on_codes = getattr(voting, name)(categorical_features=[0, 1], **kw).fit(X, y)
+    np.testing.assert_array_equal(on_table.is_categorical_, [True, True, False])
+    assert list(on_table.categories_[0]) == list("abcdefg") and on_table.categories_[2] is None
+    assert on_table.tree_ == grow_cart(X, y, max_depth=4, categorical_features=[0, 1])
+    assert on_table.tree_.has_categorical_splits
+    assert on_table.tree_ == on_codes.tree_
+    np.testing.assert_allclose(on_table.predict_proba(df), on_codes.predict_proba(X), rtol=1e-12)
+    unseen = df.copy()
+    unseen["a"] = unseen["a"].cat.rename_categories({"a": "new"})
+    missing = X.copy()
+    missing[X[:, 0] == 0, 0] = np.nan
+    np.testing.assert_array_equal(on_table.predict(unseen), on_codes.predict(missing))
+
+
+def test_subtree_classifier_refuses_categories_it_cannot_split():
+    pd = pytest.importorskip("pandas")
+    from prunus import PACBayesTreeClassifier
+
+    X, y = _data()
+    df = _table(np.nan_to_num(X), pd)
+    for partition in ("dyadic", "kd"):
+        with pytest.raises(ValueError, match=r"categorical_features selects the columns \['a', 'b'\].*partition"):
+            PACBayesTreeClassifier(partition=partition).fit(df, y)
+    # Numbers read as numbers: the same table is accepted with no categorical column.
+    numeric = df.assign(a=df["a"].cat.codes, b=df["b"].cat.codes)
+    assert not PACBayesTreeClassifier(partition="kd", max_depth=3).fit(numeric, y).is_categorical_.any()

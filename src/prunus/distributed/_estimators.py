@@ -540,6 +540,9 @@ class DaskPACBayesTreeClassifier(_DaskClassifierMixin, PACBayesTreeClassifier):
     class_weight : dict, "balanced" or None, default=None
         As the core estimator's, on in-memory input only (dask input refuses
         it: give the product in ``sample_weight``).
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Categorical columns of in-memory input for ``partition="cart"`` (see
+        the core estimator); a dask collection must hold numeric columns.
 
     Attributes
     ----------

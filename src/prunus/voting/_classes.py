@@ -45,6 +45,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
+from ..tree._encoding import close_table, coded_table, open_table
+from ..tree._tree import check_X_missing
 from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
@@ -115,6 +117,7 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         "cv": ["cv_object"],
         "n_jobs": [Integral, None],
         "random_state": ["random_state"],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     # ------------------------------------------------------------ the tree
@@ -145,9 +148,37 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
             return grow_dyadic(X, max_depth=self.max_depth)
         if part == "kd":
             return grow_kd(X, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf)
+        # X holds level codes in the categorical columns (see ``_open_table``).
+        mask = getattr(self, "is_categorical_", None)
+        categorical = mask if mask is not None and mask.any() else None
         return grow_cart(
-            X, y, max_depth=self.max_depth, min_samples_leaf=self.min_samples_leaf, sample_weight=sw, random_state=seed
+            X,
+            y,
+            max_depth=self.max_depth,
+            min_samples_leaf=self.min_samples_leaf,
+            sample_weight=sw,
+            random_state=seed,
+            categorical_features=categorical,
         )
+
+    def _open_table(self, X):
+        """``X`` with its categorical columns coded as levels (``prepare_X`` of the fit).
+
+        Only a CART partition splits a feature by subsets of its levels;
+        dyadic and KD cells, and a fixed tree, read the columns as numbers.
+        """
+        coded = open_table(self, X)
+        if self._encoding is not None and not (isinstance(self.partition, str) and self.partition == "cart"):
+            names = self._encoding.feature_names
+            columns = np.flatnonzero(self._encoding.categorical)
+            shown = [str(names[j]) for j in columns] if names is not None else columns.tolist()
+            partition = self.partition if isinstance(self.partition, str) else "a fixed Tree"
+            raise ValueError(
+                f"categorical_features selects the columns {shown}, but partition={partition!r} splits numeric "
+                "coordinates only; use partition='cart' (splits by subsets of levels), or code the columns as "
+                "numbers and pass categorical_features=None."
+            )
+        return coded
 
     def _prepare(self, X, y, sw, train, test, seed):
         tree = self._build_tree(X[train], y[train], sw[train], seed)
@@ -180,7 +211,10 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         --------
         predict : The class of every row.
         """
-        X, y_codes, sw = open_classifier_fit(self, X, y, sample_weight, ensure_all_finite=self._missing_values())
+        X, y_codes, sw = open_classifier_fit(
+            self, X, y, sample_weight, prepare_X=self._open_table, ensure_all_finite=self._missing_values()
+        )
+        close_table(self, X.shape[1])
         # Only estimators with a class_weight parameter have one (None: factors of 1).
         class_weight = getattr(self, "class_weight", None)
         sw = sw * class_weight_factors(class_weight, self.classes_, y_codes)
@@ -333,7 +367,11 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
     def _leaves(self, X):
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
-        X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
+        coded = coded_table(self, X)
+        if coded is None:
+            X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
+        else:
+            X = check_X_missing(coded)
         return self.tree_.apply(X)
 
     def predict(self, X: ArrayLike) -> np.ndarray:
@@ -438,6 +476,15 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         meaning; "balanced" is computed once on the whole training sample):
         the weighted class counts then give the CART partition, the node
         errors and ``n(A)`` of the posterior, the labels and the CV errors.
+    categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
+        Categorical features, for ``partition="cart"``: T0 splits them by
+        subsets of their levels (see :ref:`the user guide
+        <cart-categorical>`), and new rows are coded with the levels seen at
+        fit (an unseen level goes where the split sends missing values).
+        ``"from_dtype"``: the pandas ``category`` and string / object columns
+        of a DataFrame; None: none; indices, column names or a boolean mask
+        select columns. Dyadic and KD partitions and a fixed Tree read numeric
+        columns only, and refuse a categorical one.
 
     Attributes
     ----------
@@ -460,6 +507,10 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         ``std_test_error``, ``rank_test_error``; ``None`` when no lambda was
         left to choose.
     classes_ : ndarray
+    is_categorical_ : ndarray of bool, shape (n_features,)
+        The categorical features.
+    categories_ : list
+        Levels of each categorical feature in code order; None for a numeric one.
 
     See Also
     --------
@@ -495,7 +546,9 @@ class PACBayesTreeClassifier(_SubtreeClassifier):
         random_state: int | np.random.RandomState | None = None,
         grow_size: int | None = None,
         class_weight: dict[Any, float] | str | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
     ) -> None:
+        self.categorical_features = categorical_features
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -587,7 +640,7 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
 
     Parameters
     ----------
-    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state
+    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state, categorical_features
         As in :class:`PACBayesTreeClassifier`.
     penalty : {"leaves", "sn"}
     lam : float >= 0 or None
@@ -636,7 +689,9 @@ class PenalizedTreeClassifier(_SubtreeClassifier):
         cv: int | BaseCrossValidator | Iterable[Any] | None = 2,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
     ) -> None:
+        self.categorical_features = categorical_features
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth
@@ -716,7 +771,7 @@ class HSVoteClassifier(_SubtreeClassifier):
 
     Parameters
     ----------
-    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state
+    partition, max_depth, min_samples_leaf, cv, n_jobs, random_state, categorical_features
         As in :class:`PACBayesTreeClassifier`.
     lam : float >= 0 or None
         ``None``: chosen by CV.
@@ -755,7 +810,9 @@ class HSVoteClassifier(_SubtreeClassifier):
         cv: int | BaseCrossValidator | Iterable[Any] | None = 2,
         n_jobs: int | None = None,
         random_state: int | np.random.RandomState | None = None,
+        categorical_features: str | ArrayLike | None = "from_dtype",
     ) -> None:
+        self.categorical_features = categorical_features
         self.partition = partition
         self.empty_cells = empty_cells
         self.max_depth = max_depth

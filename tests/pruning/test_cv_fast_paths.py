@@ -62,7 +62,7 @@ def test_compiled_fold_equals_path_objects(seed, n, d, nan_rate, tied, weighted,
     betas = np.sort(rng.random(7) * float(np.var(y) + 1.0))[::-1].copy()  # unsorted order is part of the test
     path, _ = sel.build_path(grower, train, w, "M2", params, 0, None)
     expected = path._held_out_rows(grower.X, grower.y, w, test, betas)
-    got = sel._regression_fold_loss(grower, w, train, test, params, 0, betas)
+    got = sel._regression_fold_loss(grower, w, grow_weight, test, params, 0, betas)
     for a, b in zip(expected, got):
         np.testing.assert_array_equal(a, b)
 
@@ -119,3 +119,66 @@ def test_interval_sums_equal_the_numpy_expression(seed):
     np.add.at(diff, start, values)
     np.add.at(diff, stop, -values)
     np.testing.assert_array_equal(interval_sums(values, start, stop, points), np.cumsum(diff[:-1], axis=0))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(12, 120),
+    d=st.integers(1, 4),
+    nan_where=st.sampled_from(["none", "held_out", "everywhere"]),
+    weighted=st.booleans(),
+)
+def test_fold_loss_with_surrogates_asked_equals_path_objects(seed, n, d, nan_where, weighted):
+    """Surrogate splits asked for (prunus's default): a fold whose training
+    rows miss no value grows no surrogates, so its held-out rows (missing
+    values or not) follow each split's missing side; a fold with missing
+    values grows surrogates, and its held-out rows missing a split's feature
+    follow them. The compiled fold gives the numbers of ``build_path`` and
+    the Tree's routing either way."""
+    X, y, rng = _data(seed, n, d, 0.0, False)
+    w = rng.integers(0, 4, n).astype(float) if weighted else np.ones(n)
+    perm = rng.permutation(n)
+    test, train = np.sort(perm[: n // 5]), np.sort(perm[n // 5 :])
+    w[train[0]] = 1.0
+    holes = rng.random((n, d)) < 0.25
+    if nan_where == "held_out":
+        X[test[:, None], np.arange(d)] = np.where(holes[test], np.nan, X[test])
+    elif nan_where == "everywhere":
+        X[holes] = np.nan
+    grower = CARTGrower(X, y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None, max_surrogates=5)
+    betas = np.sort(rng.random(5) * float(np.var(y) + 1.0))
+    path, _ = sel.build_path(grower, train, w, "M2", params, 0, None)
+    expected = path._held_out_rows(grower.X, grower.y, w, test, betas)
+    got = sel._fold_loss(grower, w, (train, test), "M2", params, 0, 0, betas)
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("configured", [None, "threading", "n_jobs=1"])
+def test_default_threads_equal_sequential_folds(monkeypatch, configured):
+    """The default n_jobs runs the folds in threads of its own (a pool per
+    fit), unless joblib is configured; the numbers are the sequential ones."""
+    from joblib import parallel_config
+
+    from prunus import CARTRegressor
+
+    X, y, _ = _data(3, 200, 3, 0.0, False)
+    sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
+    monkeypatch.setattr(CARTRegressor, "_THREADS_FROM_CELLS", 0)
+    pools = []
+    real_pool = sel.ThreadPoolExecutor
+
+    def pool(*args, **kwargs):
+        pools.append(kwargs.get("max_workers"))
+        return real_pool(*args, **kwargs)
+
+    monkeypatch.setattr(sel, "ThreadPoolExecutor", pool)
+    config = {"threading": {"backend": "threading"}, "n_jobs=1": {"n_jobs": 1}}.get(configured, {})
+    with parallel_config(**config):
+        default = CARTRegressor(selection="cv", cv=5, random_state=0).fit(X, y)
+    assert len(pools) == (1 if configured is None else 0)
+    for key, value in sequential.cv_results_.items():
+        np.testing.assert_array_equal(value, default.cv_results_[key])
+    assert default.selected_index_ == sequential.selected_index_

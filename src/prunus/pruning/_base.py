@@ -227,8 +227,22 @@ class BaseCART(BaseEstimator):
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
         squares: list = []
         n_jobs = self._n_jobs(grower)
+        # The default's threads: started in this process for the folds, unless joblib is configured.
+        local_threads = self.n_jobs is None and n_jobs == -1
         wrong, held_out = sel.cv_risks(
-            grower, weight, folds, self.method, params, grow_seed, betas, rng, n_jobs, progress, loss, squares
+            grower,
+            weight,
+            folds,
+            self.method,
+            params,
+            grow_seed,
+            betas,
+            rng,
+            n_jobs,
+            progress,
+            loss,
+            squares,
+            local_threads=local_threads,
         )
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
         mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)

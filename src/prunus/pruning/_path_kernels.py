@@ -218,6 +218,26 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
     their squares, shape (len(temperatures), 2).
     """
     left, right, feature, threshold, missing_left, moments = nodes
+    leaves = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        row = X[rows[i]]
+        node = 0
+        while left[node] != -1:
+            v = row[feature[node]]
+            if v <= threshold[node] or (v != v and missing_left[node]):
+                node = left[node]
+            else:
+                node = right[node]
+        leaves[i] = node
+    return leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures)
+
+
+@njit(cache=True, nogil=True)
+def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
+    """:func:`fold_squared_errors` of the held-out rows ``rows`` whose
+    leaves of the fold's tree are ``leaves`` (routed by the caller, e.g.
+    through surrogate splits)."""
+    left, right, feature, threshold, missing_left, moments = nodes
     n = left.shape[0]
     node_risk = moments[:, 2].copy()
     beta = collapse_temperatures(left, right, node_risk, moments[0, 0])
@@ -237,17 +257,6 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
         enter[t] = 0.0 if is_leaf else collapse[t]
     for t in range(n):
         exit_[t] = np.inf if t == 0 else collapse[parent[t]]
-    leaves = np.empty(rows.shape[0], dtype=np.int64)
-    for i in range(rows.shape[0]):
-        row = X[rows[i]]
-        node = 0
-        while left[node] != -1:
-            v = row[feature[node]]
-            if v <= threshold[node] or (v != v and missing_left[node]):
-                node = left[node]
-            else:
-                node = right[node]
-        leaves[i] = node
     held_y = np.empty(rows.shape[0])
     held_w = np.empty(rows.shape[0])
     for i in range(rows.shape[0]):

@@ -9,13 +9,16 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from joblib import Parallel, delayed
+from joblib import Parallel, cpu_count, delayed
+from joblib.parallel import LokyBackend, get_active_backend
 
 from ..tree._kernels import depth_and_parent
-from ._path_kernels import fold_squared_errors
+from ..tree._surrogate import apply_surrogate_kernel
+from ._path_kernels import fold_squared_errors, leaf_squared_errors
 from .path import (
     CostComplexityPath,
     _check_counts,
@@ -176,8 +179,10 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
-    if grower.regression and method == "M2" and not grower.n_categories.any() and params.max_surrogates == 0:
-        return _regression_fold_loss(grower, weight, train, test, params, grow_seed, betas)
+    if grower.regression and method == "M2" and not grower.n_categories.any():
+        grow_weight = np.zeros_like(weight)
+        grow_weight[train] = weight[train]
+        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
     path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
@@ -187,24 +192,42 @@ def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, los
 def _regression_fold_loss(
     grower: CARTGrower,
     weight: np.ndarray,
-    train: np.ndarray,
+    grow_weight: np.ndarray,
     test: np.ndarray,
     params: GrowthParams,
     grow_seed: int,
     betas: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, float]:
-    """:func:`_fold_loss` of an M2 regression on numeric features without
-    surrogate splits (the held-out rows follow each split's missing side): the
-    fold's tree is grown, pruned and evaluated on its held-out rows from its
-    node arrays in one compiled pass (no :class:`Tree` nor path object: the
-    Python work per fold would outweigh a small fold's growth). The same
+    """:func:`_fold_loss` of an M2 regression on numeric features, grown on
+    ``grow_weight`` (the weights of the fold's training rows, 0 elsewhere):
+    the fold's tree is grown, pruned and evaluated on its held-out rows
+    ``test`` from its node arrays in compiled passes (no :class:`Tree` nor
+    path object: the Python work per fold would outweigh a small fold's
+    growth); held-out rows missing a split's feature follow its surrogate
+    splits when it has some, as :meth:`Tree.apply` sends them. The same
     numbers as ``build_path`` then ``_held_out_rows``."""
-    grow_weight = np.zeros_like(weight)
-    grow_weight[train] = weight[train]
-    left, right, feature, threshold, missing_left, moments, _, _ = grower.grow_arrays(params, grow_weight, grow_seed)
+    arrays = grower.grow_arrays(params, grow_weight, grow_seed)
+    left, right, feature, threshold, missing_left, moments, bits, surrogates = arrays
     parent, _ = depth_and_parent(left, right)
     nodes = (left, right, feature, threshold, missing_left, moments)
-    sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, np.asarray(betas, dtype=np.float64))
+    betas = np.asarray(betas, dtype=np.float64)
+    if surrogates is None:
+        sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, betas)
+    else:
+        # Numeric splits: no levels (the kernel reads no bits of a numeric split).
+        n_nodes = left.shape[0]
+        categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
+        record = (
+            surrogates.offsets,
+            surrogates.feature,
+            surrogates.threshold,
+            surrogates.left_below,
+            surrogates.category_bits.view(np.int64),
+            surrogates.known_bits.view(np.int64),
+        )
+        test = np.asarray(test, dtype=np.int64)
+        leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
+        sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
 
 
@@ -221,6 +244,7 @@ def cv_risks(
     progress: Callable[[], Any] | None = None,
     loss: np.ndarray | None = None,
     squares: list[np.ndarray] | None = None,
+    local_threads: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Held-out loss (misclassified weight, the loss of a loss matrix, or the
     squared error for a regression grower) of every fold's pruned trees at ``betas``.
@@ -241,6 +265,10 @@ def cv_risks(
     squares : list, optional
         Receives the held-out weighted sums of the rows' squared losses, shape
         (n_folds, len(betas)), for :func:`cv_summary`.
+    local_threads : bool, default=False
+        Run the folds in threads of this process, one per core, unless a
+        joblib backend or ``n_jobs`` is configured (``joblib.parallel_config``),
+        which then runs them with ``n_jobs``.
 
     Returns
     -------
@@ -251,20 +279,40 @@ def cv_risks(
         Only with ``squares``.
     """
     seeds = rng.randint(2**31 - 1, size=len(folds))
-    tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
-        for fold, seed in zip(folds, seeds)
-    )
     results = []
-    for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks):
-        results.append(result)
-        if progress is not None:
-            progress()
+    if local_threads and _default_joblib_backend():
+        # Threads of this process, started for these folds: a pool costs a
+        # fraction of a millisecond, joblib's threading backend ~10 ms.
+        def one(task):
+            fold, seed = task
+            return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+
+        with ThreadPoolExecutor(max_workers=min(cpu_count(), len(folds))) as pool:
+            for result in pool.map(one, zip(folds, seeds)):
+                results.append(result)
+                if progress is not None:
+                    progress()
+    else:
+        tasks = (
+            delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+            for fold, seed in zip(folds, seeds)
+        )
+        for result in Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks):
+            results.append(result)
+            if progress is not None:
+                progress()
     wrong = np.array([r[0] for r in results])
     held_out = np.array([r[2] for r in results])
     if squares is not None:
         squares.append(np.array([r[1] for r in results]))
     return wrong, held_out
+
+
+def _default_joblib_backend() -> bool:
+    """Whether joblib runs with its defaults: no backend other than its
+    default one and no ``n_jobs`` configured (``joblib.parallel_config``)."""
+    backend, n_jobs = get_active_backend()
+    return n_jobs is None and isinstance(backend, LokyBackend)
 
 
 def cv_summary(

@@ -22,6 +22,7 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
+from ._regression_grower import grow_squared_error
 from ._splitter import GrowthData, Settings, Workspace
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
@@ -397,12 +398,29 @@ class CARTGrower:
                 level_offset=levels[4],
                 integer_weight=integer_weight,
             )
-        grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
+        if self._grows_lean(settings, levels):
+            grow = grow_squared_error
+        else:
+            grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
         left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
         surrogates = None
         if store.n_found.shape[0] > 0:
             surrogates = flat_surrogates(store, left.shape[0], left == -1)
         return left, right, feature, threshold, missing_left, counts, bits, surrogates
+
+    def _grows_lean(self, settings, levels):
+        """Whether :func:`~._regression_grower.grow_squared_error` grows this
+        tree: depth-first least squares on numeric features, every feature
+        and threshold searched, no level tables (the general kernel's tree,
+        with none of its per-node branches)."""
+        return (
+            self.regression
+            and settings.max_leaf_nodes < 0
+            and settings.max_features >= self.n_features
+            and not settings.random_thresholds
+            and levels is None
+            and not self.n_categories.any()
+        )
 
     def grow(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Tree, np.ndarray]:
         """Grow one tree on the rows of positive ``weight``.
@@ -443,13 +461,28 @@ class CARTGrower:
         """Surrogate tables for a growth: only when asked for and some row of
         positive weight misses a value (complete data grows as fast as without)."""
         k = int(params.max_surrogates)
-        if k == 0 or not self._has_missing(weight):
+        if not self.finds_surrogates(params, weight):
             return empty_store()
         from . import _surrogate
 
         return empty_store(
             self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT
         )
+
+    def finds_surrogates(self, params: GrowthParams, weight: np.ndarray) -> bool:
+        """Whether a growth on ``weight`` finds surrogate splits: when they are
+        asked for and some row of positive weight misses a value.
+
+        Parameters
+        ----------
+        params : GrowthParams
+        weight : ndarray of float64, shape (n_samples,)
+
+        Returns
+        -------
+        bool
+        """
+        return int(params.max_surrogates) > 0 and self._has_missing(weight)
 
     def _has_missing(self, weight):
         rows = self._rows_with_missing

@@ -95,9 +95,9 @@ def _unfilled_nodes(capacity, n_classes, n_words):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _new_node(nodes, node):
-    """Give ``node`` the arrays' values of a leaf."""
+    """Give ``node`` the arrays' values of a leaf (inlined: called per node)."""
     left, right, feature, threshold, missing_left, counts, bits = nodes
     left[node] = TREE_LEAF
     right[node] = TREE_LEAF
@@ -200,7 +200,16 @@ def _seed(settings, n_features):
 
 @njit(cache=True, nogil=True)
 def _grown_rows(a, capacity):
+    """The 2-d array ``a`` with room for ``capacity`` rows (a stack of pending nodes)."""
     out = np.empty((capacity, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _grown_vector(a, capacity):
+    """The 1-d array ``a`` with room for ``capacity`` entries."""
+    out = np.empty(capacity, dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
 
@@ -368,9 +377,7 @@ def grow_depth_first(data, work, settings, surrogates):
             if n_cells > 0:
                 pending_tables = _grown_rows(pending_tables, capacity)
                 pending_table_rows = _grown_rows(pending_table_rows, capacity)
-            grown_n = np.empty(capacity, dtype=np.int64)
-            grown_n[: pending_n_features.shape[0]] = pending_n_features
-            pending_n_features = grown_n
+            pending_n_features = _grown_vector(pending_n_features, capacity)
         # Right first, so that the left child is popped (numbered) first.
         for child, child_slot in ((1, slot), (0, slot + 1)):
             n_child = n_child_features[child]

@@ -17,7 +17,7 @@ from joblib import Parallel, cpu_count, delayed
 from joblib.parallel import LokyBackend, get_active_backend
 
 from ..tree._kernels import depth_and_parent
-from ..tree._surrogate import apply_surrogate_kernel
+from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ._path_kernels import fold_squared_errors, leaf_squared_errors
 from .path import (
     CostComplexityPath,
@@ -217,15 +217,8 @@ def _regression_fold_loss(
         # Numeric splits: no levels (the kernel reads no bits of a numeric split).
         n_nodes = left.shape[0]
         categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
-        record = (
-            surrogates.offsets,
-            surrogates.feature,
-            surrogates.threshold,
-            surrogates.left_below,
-            surrogates.category_bits.view(np.int64),
-            surrogates.known_bits.view(np.int64),
-        )
         test = np.asarray(test, dtype=np.int64)
+        record = routing_record(surrogates)
         leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
         sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())

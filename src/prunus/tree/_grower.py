@@ -206,6 +206,22 @@ def _grown_rows(a, capacity):
     return out
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _push_children(pending, children, slot):
+    """Give the stack slots ``slot + 1`` (left child) and ``slot`` (right
+    child: the left one is popped, and numbered, first) the children's
+    features not constant and statistics: ``pending = (features, n_features,
+    statistics)`` of the stack, ``children = (features, n_features,
+    statistics)`` of the two children."""
+    pending_features, pending_n_features, pending_counts = pending
+    child_features, n_child_features, child_counts = children
+    for child, child_slot in ((1, slot), (0, slot + 1)):
+        n_child = n_child_features[child]
+        pending_features[child_slot, :n_child] = child_features[child, :n_child]
+        pending_n_features[child_slot] = n_child
+        pending_counts[child_slot] = child_counts[child]
+
+
 @njit(cache=True, nogil=True)
 def _grown_vector(a, capacity):
     """The 1-d array ``a`` with room for ``capacity`` entries."""
@@ -378,12 +394,11 @@ def grow_depth_first(data, work, settings, surrogates):
                 pending_tables = _grown_rows(pending_tables, capacity)
                 pending_table_rows = _grown_rows(pending_table_rows, capacity)
             pending_n_features = _grown_vector(pending_n_features, capacity)
-        # Right first, so that the left child is popped (numbered) first.
-        for child, child_slot in ((1, slot), (0, slot + 1)):
-            n_child = n_child_features[child]
-            pending_features[child_slot, :n_child] = child_features[child, :n_child]
-            pending_n_features[child_slot] = n_child
-            pending_counts[child_slot] = child_counts[child]
+        _push_children(
+            (pending_features, pending_n_features, pending_counts),
+            (child_features, n_child_features, child_counts),
+            slot,
+        )
         if n_cells > 0 and n_child_features[0] + n_child_features[1] > 0:
             # The node's rows are partitioned: the smaller child's tables are
             # counted, the other's are the node's less those where exact.

@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .._compiled import njit
-from ._grower import _EPSILON, _grown_rows, _grown_vector, _new_node, _prefix, _unfilled_nodes
+from ._grower import _EPSILON, _grown_rows, _grown_vector, _new_node, _prefix, _push_children, _unfilled_nodes
 from ._splitter import NO_FEATURE, _stable_partition, row_moments, scan_two_pass, scan_with_missing
 from ._surrogate import split_with_surrogates
 
@@ -225,12 +225,9 @@ def grow_squared_error(data, work, settings, surrogates):
             p_moments = _grown_rows(p_moments, depth_cap)
             p_features = _grown_rows(p_features, depth_cap)
             p_n_features = _grown_vector(p_n_features, depth_cap)
+        _push_children((p_features, p_n_features, p_moments), (child_features, n_child, child_moments), n_pending)
         # Right first, so that the left child is popped (numbered) first.
         for child, child_slot in ((1, n_pending), (0, n_pending + 1)):
-            k = n_child[child]
-            p_features[child_slot, :k] = child_features[child, :k]
-            p_n_features[child_slot] = k
-            p_moments[child_slot] = child_moments[child]
             child_start = start if child == 0 else middle
             child_end = middle if child == 0 else end
             p_int[child_slot, 0] = child_start

@@ -9,6 +9,9 @@ the training and the test rows) of:
   with the split's majority side by weight, rpart's rule);
 * ``surr+learned``: the same, but the last resort is the side the split
   search learned for the split feature's missing values;
+* ``by fit``: the same, but at each split the rows missing its feature go
+  by the surrogates or all to the learned side, whichever leaves the
+  children of lower training impurity;
 * ``learned``: ``missing="learned"`` (every missing value takes its split's
   learned side);
 * ``rpart``: rpart with its defaults (``xval = 10``, ``cp = 0.01``,
@@ -26,7 +29,8 @@ half of the levels and ``0.5 p`` on the others), p = 0.1 and 0.3.
 Times are wall-clock seconds of one prunus fit (kernels loaded first); the
 machine may be shared.
 
-Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--no-rpart]``
+Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--rates 0,0.1,0.3]
+[--no-rpart]``
 """
 
 import argparse
@@ -39,7 +43,6 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(__file__))
-import bench_categorical  # noqa: E402
 from bench_categorical import RPART_DATA, rpart_tables, run_rpart, synthetic  # noqa: E402
 
 from prunus import CARTClassifier, datasets  # noqa: E402
@@ -90,29 +93,26 @@ def masked(X, kind, p, rng):
     return out
 
 
-def fit_error(Xtr, ytr, Xte, yte, seed, missing, majority_last=True):
+def fit_error(Xtr, ytr, Xte, yte, seed, missing, majority_last=True, by_fit=False):
     _surrogate.MAJORITY_LAST_RESORT = majority_last
+    _surrogate.CHOOSE_BY_FIT = by_fit
     est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing)
     start = time.perf_counter()
     est.fit(Xtr, ytr)
     seconds = time.perf_counter() - start
     _surrogate.MAJORITY_LAST_RESORT = True
+    _surrogate.CHOOSE_BY_FIT = False
     return float(np.mean(est.predict(Xte) != yte)), seconds
 
 
 def main():
-    # rpart with its defaults only (the fully grown fit of bench_categorical is not needed here).
-    script = bench_categorical._RPART_SCRIPT
-    start = script.index("controls <- list(")
-    end = script.index("for (name in names(controls))")
-    bench_categorical._RPART_SCRIPT = (
-        script[:start] + "controls <- list(default = rpart.control(xval = 10))\n" + script[end:]
-    )
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--draws", type=int, default=10)
     parser.add_argument("--tables", default="rpart,registered,synthetic")
     parser.add_argument("--no-rpart", action="store_true")
+    parser.add_argument("--rates", default="0,0.1,0.3", help="missing rates to run (0: complete data)")
     args = parser.parse_args()
+    rates = [float(r) for r in args.rates.split(",")]
     has_r = not args.no_rpart and shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
     warm, wy = synthetic(300, 3, 0)
     warm = masked(warm, "mcar", 0.2, np.random.default_rng(0))
@@ -121,7 +121,8 @@ def main():
 
     groups = {"rpart": rpart_tables, "registered": registered_tables, "synthetic": synthetic_tables}
     header = (
-        f"{'table':<18}{'pattern':>10} | {'surrogate':>9} {'surr+learned':>12} {'learned':>8} {'rpart':>7} | "
+        f"{'table':<18}{'pattern':>10} | {'surrogate':>9} {'surr+learned':>12} {'by fit':>7} {'learned':>8} "
+        f"{'rpart':>7} | "
         f"{'s surr':>7} {'s learned':>9}"
     )
     print(header)
@@ -131,6 +132,8 @@ def main():
             continue
         for name, X, y in groups[group]():
             for label, kind, p in PATTERNS:
+                if p not in rates:
+                    continue
                 rows = []
                 for d in range(args.draws):
                     rng = np.random.default_rng(1000 * d + int(100 * p))
@@ -141,16 +144,17 @@ def main():
                     Xtr, Xte = Xd.iloc[tr].reset_index(drop=True), Xd.iloc[te].reset_index(drop=True)
                     e_s, t_s = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate")
                     e_sl, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", majority_last=False)
+                    e_f, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", by_fit=True)
                     e_l, t_l = fit_error(Xtr, y[tr], Xte, y[te], d, "learned")
                     e_r = np.nan
                     if has_r:
-                        e_r = run_rpart(Xtr, y[tr], Xte, y[te], 1)["default"][1]
-                    rows.append((e_s, e_sl, e_l, e_r, t_s, t_l))
+                        e_r = run_rpart(Xtr, y[tr], Xte, y[te], 1, ("default",))["default"][1]
+                    rows.append((e_s, e_sl, e_f, e_l, e_r, t_s, t_l))
                 m = np.mean(rows, axis=0)
                 pattern = label if kind is None else f"{label} {p:.0%}"
                 print(
-                    f"{name:<18}{pattern:>10} | {m[0]:>9.3f} {m[1]:>12.3f} {m[2]:>8.3f} {m[3]:>7.3f} | "
-                    f"{m[4]:>7.3f} {m[5]:>9.3f}",
+                    f"{name:<18}{pattern:>10} | {m[0]:>9.3f} {m[1]:>12.3f} {m[2]:>7.3f} {m[3]:>8.3f} {m[4]:>7.3f} | "
+                    f"{m[5]:>7.3f} {m[6]:>9.3f}",
                     flush=True,
                 )
 

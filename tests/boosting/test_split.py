@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from prunus.boosting import fit_binning
 from prunus.boosting._bounds import threshold_bounds
 from prunus.boosting._records import CRITERIA, new_workspace, search_settings
-from prunus.boosting._split import split_node, weight_order_bound
+from prunus.boosting._split import _warm_row, split_node, weight_order_bound
 
 from .conftest import brute_force_stump
 
@@ -203,3 +203,29 @@ def test_lower_first_spends_no_more_than_weight_order_bound(seed, n, k, n_classe
     assert r["lbwo"] <= r["assessments"] <= r["lbwo"] + r["n_feats"]
     ref = run_node(X, y, w, "error", "exhaustive")
     assert (r["feature"], r["threshold"], r["value"]) == (ref["feature"], ref["threshold"], ref["value"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 120), k=st.integers(1, 5), n_classes=st.integers(2, 5))
+def test_warm_row_leaves_the_workspace_unchanged(seed, n, k, n_classes):
+    # The cache warm-up before a batch only reads: every array of the workspace, as a lower-bound-first search
+    # left it (partly assessed histograms), is bit-identical after warming every feature slot.
+    X, y, w = random_problem(seed, n, k, n_classes, 6)
+    b = fit_binning(X)
+    feats = np.flatnonzero(b.n_bins >= 2).astype(np.int64)
+    if len(feats) == 0:
+        return
+    nbins = b.n_bins[feats]
+    order = np.argsort(-w, kind="stable").astype(np.int64)
+    cfg = search_settings(split_search="adaptive", adaptive_rule="lower_first", n_classes=n_classes)
+    ws = new_workspace(len(feats), int(nbins.max()), n_classes)
+    node = split_node(b.transform(X), order, y, w, feats, nbins, cfg, ws)[4]
+    for reset in (False, True):
+        if reset:  # no bin seen: the whole row is warmed
+            ws.brange[:, 0] = ws.hist.shape[1]
+            ws.brange[:, 1] = -1
+        before = [np.array(a, copy=True) for a in ws]
+        for s in range(len(feats)):
+            _warm_row(node, ws, s)
+        for name, old, new in zip(ws._fields, before, ws):
+            np.testing.assert_array_equal(new, old, err_msg=name)

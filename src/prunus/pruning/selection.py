@@ -16,9 +16,9 @@ import numpy as np
 from joblib import Parallel, cpu_count, delayed
 from joblib.parallel import LokyBackend, get_active_backend
 
-from ..tree._kernels import depth_and_parent
+from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel, depth_and_parent
 from ..tree._surrogate import apply_surrogate_kernel, routing_record
-from ._path_kernels import fold_squared_errors, leaf_squared_errors
+from ._path_kernels import fold_misclassified, fold_squared_errors, leaf_squared_errors
 from .path import (
     CostComplexityPath,
     _check_counts,
@@ -183,6 +183,8 @@ def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, los
         grow_weight = np.zeros_like(weight)
         grow_weight[train] = weight[train]
         return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
+    if not grower.regression and method == "M2" and loss is None and _integer_weights(weight):
+        return _classification_fold_loss(grower, weight, train, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
     rng = np.random.RandomState(seed) if method == "M1" else None
     path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
@@ -222,6 +224,56 @@ def _regression_fold_loss(
         leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
         sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[:, 0].copy(), sums[:, 1].copy(), float(weight[test].sum())
+
+
+def _integer_weights(weight: np.ndarray) -> bool:
+    """Whether every weight is an integer and their sum below 2^52 (every
+    partial sum of them is then exact in float64, in any order)."""
+    return bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
+
+
+def _classification_fold_loss(
+    grower: CARTGrower,
+    weight: np.ndarray,
+    train: np.ndarray,
+    test: np.ndarray,
+    params: GrowthParams,
+    grow_seed: int,
+    betas: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """:func:`_fold_loss` of an M2 classification with the 0-1 loss and
+    integer weights: the fold's tree is grown, its held-out rows routed (by
+    subsets of levels and surrogate splits where it has them), and its
+    pruned trees evaluated from its node arrays (no :class:`Tree` nor path
+    object, whose checks and bookkeeping would outweigh a small fold's
+    growth). The same numbers as ``build_path`` then ``_held_out_rows``: with
+    integer weights every sum of the pruning is exact (see
+    :func:`~._path_kernels.fold_misclassified`)."""
+    grow_weight = np.zeros_like(weight)
+    grow_weight[train] = weight[train]
+    left, right, feature, threshold, missing_left, counts, bits, surrogates = grower.grow_arrays(
+        params, grow_weight, grow_seed
+    )
+    parent, _ = depth_and_parent(left, right)
+    rows = np.asarray(test, dtype=np.int64)
+    is_leaf = left == -1
+    n_cat = grower.n_categories
+    routing = (left, right, feature, threshold, missing_left)
+    if surrogates is not None or n_cat.any():
+        is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, None)] > 0)
+        categories = (is_categorical, bits, n_cat)
+    if surrogates is not None and surrogates.feature.shape[0] > 0:
+        leaves = apply_surrogate_kernel(
+            grower.X, rows, left, feature, threshold, missing_left, (right, *categories), routing_record(surrogates)
+        )
+    elif n_cat.any() and is_categorical.any():
+        leaves = apply_categorical_kernel(grower.X, rows, *routing, categories)
+    else:
+        leaves = apply_rows_kernel(grower.X, rows, *routing)
+    wrong, held_out = fold_misclassified(
+        (left, right, counts), parent, leaves, grower.y[rows], weight[rows], np.asarray(betas, dtype=np.float64)
+    )
+    return wrong, wrong, float(held_out)
 
 
 def cv_risks(

@@ -46,7 +46,7 @@ import math
 import numpy as np
 
 from .._compiled import njit
-from ._criterion import SQUARED_ERROR, better, split_proxy, squared_error_proxy
+from ._criterion import SQUARED_ERROR, better, node_term, split_proxy, squared_error_proxy
 
 #: Most levels present at a node for which the partitions of a K > 2 class
 #: node are enumerated exhaustively (2^(m-1) - 1 of them); above it, the
@@ -161,13 +161,28 @@ def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     m = order.shape[0]
     left = np.zeros(stats.shape[1])
     left_rows = 0
+    min_leaf = settings.min_samples_leaf
+    best_prefix = 0
     for j in range(m):
         code = order[j]
         left += stats[code]
         left_rows += rows[code]
-        if j < m - 1 or n_missing > 0:
-            candidate = (order, j + 1, left, left_rows, n_rows, n_missing, j == m - 1)
-            best = _offer_subset(work, settings, feature, candidate, best, tol)
+        if j == m - 1 and n_missing == 0:
+            break
+        # The prefix with the missing rows right, then left (not when every row would be left).
+        for side in range(2 if n_missing > 0 else 1):
+            if j == m - 1 and side == 1:
+                continue
+            rows_left = left_rows + n_missing * side
+            if rows_left < min_leaf or n_rows - rows_left < min_leaf:
+                continue
+            proxy = _proxy(work, settings, left, side == 1)
+            if better(proxy, feature, best[0], best[1], tol):
+                best = (proxy, feature, np.nan, side == 1)
+                best_prefix = j + 1
+    # The subset is written once, for the last (hence best) prefix kept.
+    if best_prefix > 0:
+        _record(work, order, best_prefix)
     return best
 
 
@@ -259,6 +274,31 @@ def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best,
 
 
 @njit(cache=True, nogil=True)
+def _cannot_win(work, settings, feature, stats, present, best, tol):
+    """Whether no partition of the present levels can be offered over
+    ``best``, so that the exhaustive search may be skipped without changing
+    its outcome.
+
+    The proxy of every classification criterion is a sum over the two
+    children of a function of their class weights that is convex and
+    positively homogeneous (Gini ``sum_k c_k^2 / W``, entropy ``sum_k c_k
+    log c_k - W log W``, misclassification ``max_k c_k``), hence
+    subadditive: merging groups of rows never raises it. Every candidate
+    merges the atoms "one present level" and "the missing rows" into two
+    children, so its proxy is at most the sum of the atoms' terms. When that
+    bound, with a margin far above rounding, is below the least proxy
+    ``better`` could accept, the search would offer nothing.
+    """
+    if settings.criterion == SQUARED_ERROR or best[1] < 0:
+        return False
+    bound = node_term(work.missing, settings.criterion)
+    for j in range(present.shape[0]):
+        bound += node_term(stats[present[j]], settings.criterion)
+    margin = 1e-9 * (abs(bound) + abs(best[0]) + work.total.sum())
+    return bound + margin < best[0] - tol
+
+
+@njit(cache=True, nogil=True)
 def _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol):
     """A subset of the present levels drawn at random (each level left with
     probability 1/2, drawn again until a side would be empty; with one
@@ -344,6 +384,8 @@ def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
     ordered = regression or n_classes <= 2
     # The ordering theorems are about unconstrained partitions: when
     # min_samples_leaf may exclude the best prefix, small nodes enumerate.
+    if not regression and _cannot_win(work, settings, feature, stats, present, best, tol):
+        return best, True
     if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
         return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
     key = np.empty(n_present)

@@ -26,6 +26,7 @@ from ._categorical_split import is_categorical, scan_categorical, scan_categoric
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
+    node_term,
     proxy_from_sums,
     split_proxy,
     squared_error_proxy,
@@ -99,10 +100,16 @@ Workspace = namedtuple(
 # random_thresholds draws one threshold per searched feature instead of
 # scanning them all, sort_cost is the cost of sorting a row per halving of a
 # node relative to moving it in a partition: see _grower._keeps_presorted).
+# ``present_only``: a feature with missing values at the node is scored on
+# the rows where it is present, as rpart scores it (the rows missing it are
+# then sent by surrogate splits); otherwise its missing rows are sent to the
+# side that scores better (the learned side). Only with every feature
+# presorted (a surrogate growth reads no tables).
 Settings = namedtuple(
     "Settings",
     "criterion max_depth min_samples_split min_samples_leaf min_impurity_decrease "
-    "max_features max_leaf_nodes n_classes seed random_thresholds sort_cost",
+    "max_features max_leaf_nodes n_classes seed random_thresholds sort_cost present_only",
+    defaults=(False,),
 )
 
 # A split: feature (-1 when none is valid), threshold, side of missing values,
@@ -659,18 +666,133 @@ def find_best_split(data, work, settings, segment, node_counts, features):
         features[n_kept] = feature
         n_kept += 1
         n_searched += 1
-        if is_categorical(data, feature):
-            best = scan_categorical(data, work, settings, feature, index, (start, end), best, tol)[0]
-        elif settings.random_thresholds:
-            best = _draw_threshold(data, work, settings, feature, (start, present_end, end), best, tol)
-        elif regression:
-            best = _scan_squared_error(data, work, settings, feature, (start, present_end, end), best, tol)
-        elif present_end == end and settings.criterion != MISCLASSIFICATION:
-            best = _scan_present(data, work, settings, feature, start, end, best, tol)
+        if settings.present_only and present_end < end:
+            best = _scan_present_rows(data, work, settings, feature, (start, present_end, end), best, tol)
         else:
-            best = _scan_general(data, work, settings, feature, (start, present_end, end), best, tol)
+            best = _scan_presorted(data, work, settings, feature, (start, present_end, end), best, tol)
     proxy, feature, threshold, missing_left = best
+    if settings.present_only and feature != NO_FEATURE:
+        missing_left = _learned_side(data, work, settings, (feature, threshold), (start, end), tol)
     return feature, threshold, missing_left, proxy, n_kept
+
+
+@njit(cache=True, nogil=True)
+def _learned_side(data, work, settings, split, segment, tol):
+    """Whether the rows of ``segment = (start, end)`` missing the feature of
+    ``split = (feature, threshold)`` (at a categorical split, the levels in
+    ``work.best_bits`` go left) score better left than right, the split's
+    present rows staying where it sends them: the side the learned search
+    would give them, kept as the split's side of missing values when no
+    surrogate sends a row (ties: right)."""
+    start, end = segment
+    feature, threshold = split
+    index = work.index[feature]
+    column = data.columns[feature]
+    categorical = is_categorical(data, feature)
+    regression = settings.criterion == SQUARED_ERROR
+    bits = work.best_bits
+    left = work.left
+    missing = work.missing
+    left[:] = 0.0
+    missing[:] = 0.0
+    mean = work.total[1] if regression else 0.0
+    w_left = s_left = w_missing = s_missing = 0.0
+    any_missing = False
+    for i in range(start, end):
+        row = index[i]
+        v = column[row]
+        w = data.weight[row]
+        if math.isnan(v):
+            any_missing = True
+            if regression:
+                w_missing += w
+                s_missing += w * (data.target[row] - mean)
+            else:
+                missing[data.y[row]] += w
+            continue
+        if categorical:
+            code = np.int64(v)
+            go = (bits[code >> 6] >> (code & 63)) & 1 == 1
+        else:
+            go = v <= threshold
+        if go:
+            if regression:
+                w_left += w
+                s_left += w * (data.target[row] - mean)
+            else:
+                left[data.y[row]] += w
+    if not any_missing:
+        return False
+    if regression:
+        right_side = _regression_proxy(work, w_left, s_left)
+        left_side = _regression_proxy(work, w_left + w_missing, s_left + s_missing)
+    else:
+        right_side = split_proxy(left, missing, False, work.total, settings.criterion)
+        left_side = split_proxy(left, missing, True, work.total, settings.criterion)
+    return left_side > right_side + tol
+
+
+@njit(cache=True, nogil=True)
+def _scan_presorted(data, work, settings, feature, segment, best, tol):
+    """The candidates of a presorted ``feature`` at ``segment = (start,
+    present_end, end)`` (its missing rows at ``[present_end, end)``),
+    offered against ``best``."""
+    start, present_end, end = segment
+    if is_categorical(data, feature):
+        return scan_categorical(data, work, settings, feature, work.index[feature], (start, end), best, tol)[0]
+    if settings.random_thresholds:
+        return _draw_threshold(data, work, settings, feature, segment, best, tol)
+    if settings.criterion == SQUARED_ERROR:
+        return _scan_squared_error(data, work, settings, feature, segment, best, tol)
+    if present_end == end and settings.criterion != MISCLASSIFICATION:
+        return _scan_present(data, work, settings, feature, start, end, best, tol)
+    return _scan_general(data, work, settings, feature, segment, best, tol)
+
+
+@njit(cache=True, nogil=True)
+def _scan_present_rows(data, work, settings, feature, segment, best, tol):
+    """rpart's scoring of a presorted ``feature`` with missing values at the
+    node (``segment = (start, present_end, end)``, missing rows last): its
+    candidates split the rows where it is present, ``min_samples_leaf`` of
+    them on each side, and each is scored by the impurity decrease on those
+    rows alone, not scaled (rpart's ``bsplit``: a feature missing on many rows
+    decreases the impurity of fewer). The best of them enters the node's
+    search as the proxy with that decrease,
+    ``decrease + node term``, so that features are compared by decrease
+    under the usual tie rule; its missing side is right (the rows missing it
+    are sent by surrogate splits, else by the side :func:`_learned_side`
+    gives them)."""
+    start, present_end, end = segment
+    total = work.total
+    saved_total = total.copy()
+    saved_bits = work.best_bits.copy()
+    index = work.index[feature]
+    criterion = settings.criterion
+    if criterion == SQUARED_ERROR:
+        # (weight, node mean, sum of deviations from it) of the present rows;
+        # their own impurity is the full proxy less S_P^2 / W_P.
+        w_missing, s_missing = _segment_sums(data, index, present_end, end, total[1])
+        total[0] -= w_missing
+        total[2] -= s_missing
+        if total[0] <= 0.0:
+            total[:] = saved_total
+            return best
+        present_term = total[2] * total[2] / total[0]
+    else:
+        missing = segment_class_weights(data, index, present_end, end, work.missing)
+        for k in range(total.shape[0]):
+            total[k] = max(total[k] - missing[k], 0.0)
+        present_term = node_term(total, criterion)
+    found = _scan_presorted(data, work, settings, feature, (start, present_end, present_end), _NONE, tol)
+    total[:] = saved_total
+    if found[1] == NO_FEATURE:
+        work.best_bits[:] = saved_bits
+        return best
+    proxy = found[0] - present_term + node_term(saved_total, criterion)
+    if _better(proxy, feature, best[0], best[1], tol):
+        return proxy, feature, found[2], False
+    work.best_bits[:] = saved_bits
+    return best
 
 
 @njit(cache=True, nogil=True)

@@ -41,7 +41,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
-from ._criterion import SQUARED_ERROR
+from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR
 from ._splitter import side_moments
 
 #: Last resort of a row missing every surrogate's feature: the primary
@@ -49,6 +49,12 @@ from ._splitter import side_moments
 #: search learned for the missing values of its feature as a group (kept on
 #: an exact tie of the weights). Chosen by measurement (see the user guide).
 MAJORITY_LAST_RESORT = True
+
+#: Per split, send the rows missing its feature by the surrogates or all to
+#: the split's learned side, whichever leaves the children of lower
+#: training impurity (then the split keeps no surrogate); False: always by
+#: the surrogates (rpart). Chosen by measurement (see the user guide).
+CHOOSE_BY_FIT = False
 
 #: Adjusted agreements at or below this are no better than the majority rule (rpart's cut-off).
 MIN_ADJ = 1e-10
@@ -59,8 +65,9 @@ MIN_ADJ = 1e-10
 # agreement and adjusted agreement, the levels sent left and the levels
 # that have a side (categorical), and the number kept per node. ``side`` is
 # scratch by row id (+1 left, -1 right, 0 primary missing); ``majority_last``
-# (shape (1,)) chooses the last resort: the primary's majority side (rpart)
-# rather than the side learned for missing values.
+# (shape (2,)): [0] chooses the last resort, the primary's majority side
+# (rpart) rather than the side learned for missing values; [1] chooses per
+# split between the surrogates and the learned side (:data:`CHOOSE_BY_FIT`).
 SurrogateStore = namedtuple(
     "SurrogateStore", "feature threshold left_below agreement adj bits known n_found side majority_last"
 )
@@ -139,7 +146,7 @@ def empty_surrogates(n_nodes, n_words=0):
     )
 
 
-def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last=True):
+def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last=True, choose_by_fit=False):
     """A :data:`SurrogateStore` for ``capacity`` nodes over ``n_rows`` rows
     (``capacity = 0``: surrogates off; the grower then never calls this module)."""
     k = max_surrogates
@@ -153,7 +160,7 @@ def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last
         np.zeros((capacity, k, n_words), dtype=np.int64),
         np.zeros(capacity, dtype=np.int64),
         np.zeros(n_rows if capacity else 0, dtype=np.int8),
-        np.array([majority_last]),
+        np.array([majority_last, choose_by_fit]),
     )
 
 
@@ -460,14 +467,46 @@ def split_with_surrogates(
         set_absent_levels(bits, present, last_left)
     if not any_missing:
         return n_left, last_left
+    _route_missing(data, rows, side, store, node, last_left, goes_left)
+    _count_children(data, settings, rows, goes_left, node_counts, child_counts)
+    if store.majority_last[1]:
+        # The learned side for every row missing the feature, if that fits the training rows better.
+        by_surrogates = _children_impurity(settings, child_counts)
+        for i in range(rows.shape[0]):
+            if side[rows[i]] == 0:
+                goes_left[rows[i]] = missing_left
+        learned = np.empty_like(child_counts)
+        _count_children(data, settings, rows, goes_left, node_counts, learned)
+        if _children_impurity(settings, learned) < by_surrogates - 1e-12 * abs(by_surrogates):
+            store.n_found[node] = 0
+            child_counts[:] = learned
+            if is_categorical(data, feature):
+                present = np.zeros(data.n_categories[feature], dtype=np.bool_)
+                for i in range(rows.shape[0]):
+                    v = column[rows[i]]
+                    if not math.isnan(v):
+                        present[np.int64(v)] = True
+                set_absent_levels(bits, present, missing_left)
+            last_left = missing_left
+        else:
+            _route_missing(data, rows, side, store, node, last_left, goes_left)
+    n_left = 0
+    for i in range(rows.shape[0]):
+        n_left += goes_left[rows[i]]
+    return n_left, last_left
+
+
+@njit(cache=True, nogil=True)
+def _route_missing(data, rows, side, store, node, last_left, goes_left):
+    """Send the rows missing the primary feature (``side == 0``) by the
+    node's surrogates, else to ``last_left``."""
     n_categories = data.n_categories
-    n_found = store.n_found[node]
     for i in range(rows.shape[0]):
         r = rows[i]
         if side[r] != 0:
             continue
         go = last_left
-        for q in range(n_found):
+        for q in range(store.n_found[node]):
             g = store.feature[node, q]
             n_levels = n_categories[g] if n_categories.shape[0] > 0 else 0
             s = surrogate_side(
@@ -482,17 +521,43 @@ def split_with_surrogates(
                 go = s == 1
                 break
         goes_left[r] = go
-    n_left = 0
-    for i in range(rows.shape[0]):
-        n_left += goes_left[rows[i]]
-    child_counts[:] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def _count_children(data, settings, rows, goes_left, node_counts, out):
+    """Statistics of the two children (classes, or moments) into ``out``."""
+    out[:] = 0.0
     if settings.criterion == SQUARED_ERROR:
-        side_moments(data, rows, (0, rows.shape[0]), goes_left, True, node_counts[1], child_counts)
+        side_moments(data, rows, (0, rows.shape[0]), goes_left, True, node_counts[1], out)
     else:
         for i in range(rows.shape[0]):
             r = rows[i]
-            child_counts[0 if goes_left[r] else 1, data.y[r]] += data.weight[r]
-    return n_left, last_left
+            out[0 if goes_left[r] else 1, data.y[r]] += data.weight[r]
+
+
+@njit(cache=True, nogil=True)
+def _children_impurity(settings, counts):
+    """``W_L i(L) + W_R i(R)`` of two children's statistics (Gini, entropy in
+    nats, misclassification; the within sum of squares for a regression)."""
+    if settings.criterion == SQUARED_ERROR:
+        return counts[0, 2] + counts[1, 2]
+    out = 0.0
+    for side in range(2):
+        total = counts[side].sum()
+        if total <= 0.0:
+            continue
+        if settings.criterion == MISCLASSIFICATION:
+            out += total - counts[side].max()
+            continue
+        for k in range(counts.shape[1]):
+            c = counts[side, k]
+            if c <= 0.0:
+                continue
+            if settings.criterion == GINI:
+                out += c * (1.0 - c / total)
+            else:
+                out -= c * math.log(c / total)
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -376,6 +376,8 @@ class CARTGrower:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
         settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
         store = self._surrogate_store(params, weight, n_rows, n_words)
+        # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
+        settings = settings._replace(present_only=store.n_found.shape[0] > 0)
         # Surrogate searches read the presorted segments of every feature: no tables then.
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
@@ -410,9 +412,12 @@ class CARTGrower:
         """Whether :func:`~._regression_grower.grow_squared_error` grows this
         tree: depth-first least squares on numeric features, every feature
         and threshold searched, no level tables (the general kernel's tree,
-        with none of its per-node branches)."""
+        with none of its per-node branches). Not where surrogates are found:
+        its scan gives missing values the learned side, where a surrogate
+        growth scores a feature on the rows where it is present (rpart)."""
         return (
             self.regression
+            and not settings.present_only
             and settings.max_leaf_nodes < 0
             and settings.max_features >= self.n_features
             and not settings.random_thresholds
@@ -463,7 +468,9 @@ class CARTGrower:
             return empty_store()
         from . import _surrogate
 
-        return empty_store(self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT)
+        return empty_store(
+            self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT
+        )
 
     def finds_surrogates(self, params: GrowthParams, weight: np.ndarray) -> bool:
         """Whether a growth on ``weight`` finds surrogate splits: when they are

@@ -96,9 +96,16 @@ def _unfilled_nodes(capacity, n_classes, n_words):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _new_node(nodes, node):
-    """Give ``node`` the arrays' values of a leaf (inlined: called per node)."""
+def _new_node(nodes, node, parent, is_left):
+    """Give ``node`` the arrays' values of a leaf and make it the left (or
+    right) child of ``parent`` unless it is the root (``parent < 0``).
+    Inlined: called per node."""
     left, right, feature, threshold, missing_left, counts, bits = nodes
+    if parent >= 0:
+        if is_left:
+            left[parent] = node
+        else:
+            right[parent] = node
     left[node] = TREE_LEAF
     right[node] = TREE_LEAF
     feature[node] = TREE_UNDEFINED
@@ -329,12 +336,7 @@ def grow_depth_first(data, work, settings, surrogates):
         left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
-        _new_node(nodes, node)
-        if parent >= 0:
-            if is_left:
-                left[parent] = node
-            else:
-                right[parent] = node
+        _new_node(nodes, node, parent, is_left)
         counts[node] = pending_counts[slot]
         n_active = pending_n_features[slot]
         features[:n_active] = pending_features[slot, :n_active]

@@ -58,7 +58,7 @@ def grow_squared_error(data, work, settings, surrogates):
     # Every leaf holds a row: at most 2 n - 1 nodes, each filled when created.
     capacity = max(2 * n_rows - 1, 1)
     nodes = _unfilled_nodes(capacity, 3, 0)
-    left, right, feature, threshold, missing_left, moments, _ = nodes
+    _, _, feature, threshold, missing_left, moments, _ = nodes
     # Pending nodes, a stack: (start, end, depth, parent, is_left) and their
     # moments and features not constant, in the slot they occupy.
     depth_cap = 16
@@ -102,12 +102,7 @@ def grow_squared_error(data, work, settings, surrogates):
         is_left = p_int[slot, 4]
         node = n_nodes
         n_nodes += 1
-        _new_node(nodes, node)
-        if parent >= 0:
-            if is_left:
-                left[parent] = node
-            else:
-                right[parent] = node
+        _new_node(nodes, node, parent, is_left)
         stats = moments[node]
         stats[:] = p_moments[slot]
         m = end - start

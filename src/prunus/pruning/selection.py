@@ -18,7 +18,7 @@ from joblib import Parallel, cpu_count, delayed
 from joblib.parallel import LokyBackend, get_active_backend
 
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
-from ..tree._surrogate import apply_surrogate_kernel
+from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._memory import release_free_memory
 from ._path_kernels import fold_misclassified, fold_squared_errors, leaf_squared_errors, node_parents
 from .path import (
@@ -234,15 +234,8 @@ def _regression_fold_loss(
         # Numeric splits: no levels (the kernel reads no bits of a numeric split).
         n_nodes = left.shape[0]
         categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
-        record = (
-            surrogates.offsets,
-            surrogates.feature,
-            surrogates.threshold,
-            surrogates.left_below,
-            surrogates.category_bits.view(np.int64),
-            surrogates.known_bits.view(np.int64),
-        )
         test = np.asarray(test, dtype=np.int64)
+        record = routing_record(surrogates)
         leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
         sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
     return sums[0], sums[1], float(weight[test].sum())
@@ -285,16 +278,8 @@ def _classification_fold_loss(
         is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, None)] > 0)
         categories = (is_categorical, bits, n_cat)
     if surrogates is not None and surrogates.feature.shape[0] > 0:
-        record = (
-            surrogates.offsets,
-            surrogates.feature,
-            surrogates.threshold,
-            surrogates.left_below,
-            surrogates.category_bits.view(np.int64),
-            surrogates.known_bits.view(np.int64),
-        )
         leaves = apply_surrogate_kernel(
-            grower.X, rows, left, feature, threshold, missing_left, (right, *categories), record
+            grower.X, rows, left, feature, threshold, missing_left, (right, *categories), routing_record(surrogates)
         )
     elif n_cat.any() and is_categorical.any():
         leaves = apply_categorical_kernel(grower.X, rows, *routing, categories)

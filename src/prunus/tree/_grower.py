@@ -95,10 +95,17 @@ def _unfilled_nodes(capacity, n_classes, n_words):
     )
 
 
-@njit(cache=True, nogil=True)
-def _new_node(nodes, node):
-    """Give ``node`` the arrays' values of a leaf."""
+@njit(cache=True, nogil=True, inline="always")
+def _new_node(nodes, node, parent, is_left):
+    """Give ``node`` the arrays' values of a leaf and make it the left (or
+    right) child of ``parent`` unless it is the root (``parent < 0``).
+    Inlined: called per node."""
     left, right, feature, threshold, missing_left, counts, bits = nodes
+    if parent >= 0:
+        if is_left:
+            left[parent] = node
+        else:
+            right[parent] = node
     left[node] = TREE_LEAF
     right[node] = TREE_LEAF
     feature[node] = TREE_UNDEFINED
@@ -200,7 +207,32 @@ def _seed(settings, n_features):
 
 @njit(cache=True, nogil=True)
 def _grown_rows(a, capacity):
+    """The 2-d array ``a`` with room for ``capacity`` rows (a stack of pending nodes)."""
     out = np.empty((capacity, a.shape[1]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _push_children(pending, children, slot):
+    """Give the stack slots ``slot + 1`` (left child) and ``slot`` (right
+    child: the left one is popped, and numbered, first) the children's
+    features not constant and statistics: ``pending = (features, n_features,
+    statistics)`` of the stack, ``children = (features, n_features,
+    statistics)`` of the two children."""
+    pending_features, pending_n_features, pending_counts = pending
+    child_features, n_child_features, child_counts = children
+    for child, child_slot in ((1, slot), (0, slot + 1)):
+        n_child = n_child_features[child]
+        pending_features[child_slot, :n_child] = child_features[child, :n_child]
+        pending_n_features[child_slot] = n_child
+        pending_counts[child_slot] = child_counts[child]
+
+
+@njit(cache=True, nogil=True)
+def _grown_vector(a, capacity):
+    """The 1-d array ``a`` with room for ``capacity`` entries."""
+    out = np.empty(capacity, dtype=a.dtype)
     out[: a.shape[0]] = a
     return out
 
@@ -304,12 +336,7 @@ def grow_depth_first(data, work, settings, surrogates):
         left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
-        _new_node(nodes, node)
-        if parent >= 0:
-            if is_left:
-                left[parent] = node
-            else:
-                right[parent] = node
+        _new_node(nodes, node, parent, is_left)
         counts[node] = pending_counts[slot]
         n_active = pending_n_features[slot]
         features[:n_active] = pending_features[slot, :n_active]
@@ -368,15 +395,12 @@ def grow_depth_first(data, work, settings, surrogates):
             if n_cells > 0:
                 pending_tables = _grown_rows(pending_tables, capacity)
                 pending_table_rows = _grown_rows(pending_table_rows, capacity)
-            grown_n = np.empty(capacity, dtype=np.int64)
-            grown_n[: pending_n_features.shape[0]] = pending_n_features
-            pending_n_features = grown_n
-        # Right first, so that the left child is popped (numbered) first.
-        for child, child_slot in ((1, slot), (0, slot + 1)):
-            n_child = n_child_features[child]
-            pending_features[child_slot, :n_child] = child_features[child, :n_child]
-            pending_n_features[child_slot] = n_child
-            pending_counts[child_slot] = child_counts[child]
+            pending_n_features = _grown_vector(pending_n_features, capacity)
+        _push_children(
+            (pending_features, pending_n_features, pending_counts),
+            (child_features, n_child_features, child_counts),
+            slot,
+        )
         if n_cells > 0 and n_child_features[0] + n_child_features[1] > 0:
             # The node's rows are partitioned: the smaller child's tables are
             # counted, the other's are the node's less those where exact.

@@ -89,7 +89,7 @@ GrowthData = namedtuple(
 # ``table`` / ``table_rows``: the node's class weights and row counts per
 # cell of the table-searched features (_level_split.fill_tables).
 # ``scan`` (4, n_rows) is a regression's scratch for the two-pass scan of a
-# feature (:func:`_scan_squared_error_two_pass`); empty: one pass.
+# feature (:func:`scan_two_pass`); empty: one pass.
 Workspace = namedtuple(
     "Workspace",
     "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
@@ -163,21 +163,11 @@ def node_statistics(data, work, settings, start, end, out):
     return out
 
 
-@njit(cache=True, nogil=True)
-def side_moments(data, rows, segment, goes_left, by_side, shift, out):
-    """(weight, mean, within sum of squares) of the rows ``rows[start:end]``,
-    into ``out[0]``, or with ``by_side`` of those flagged in ``goes_left``
-    into ``out[0]`` and of the others into ``out[1]``.
-
-    Two passes: the mean from the sums of ``y - shift`` (``shift`` is close to
-    the mean, e.g. the parent's), then the squares of the deviations from it,
-    corrected by their rounded sum (the corrected two-pass algorithm of Chan,
-    Golub & LeVeque). A side whose values are all equal gets that value as
-    its mean and exactly 0 as its sum of squares: it is pure.
-    """
+@njit(cache=True, nogil=True, inline="always")
+def row_moments(target, weight, rows, segment, goes_left, by_side, shift, out):
+    """:func:`side_moments` on plain arrays (inlined where it is called, so
+    that the least-squares growth kernel pays no call per node)."""
     start, end = segment
-    target = data.target
-    weight = data.weight
     # Two sides at most, in scalars: a node allocates nothing here (regression
     # trees grown to single-value leaves have ~2n nodes).
     w0 = w1 = s0 = s1 = 0.0
@@ -213,8 +203,23 @@ def side_moments(data, rows, segment, goes_left, by_side, shift, out):
             s1 += w * d
             q1 += w * d * d
     out[0, 0], out[0, 1], out[0, 2] = _finished(w0, mean0, low0, high0, q0, s0)
-    if out.shape[0] > 1:
+    if by_side:
         out[1, 0], out[1, 1], out[1, 2] = _finished(w1, mean1, low1, high1, q1, s1)
+
+
+@njit(cache=True, nogil=True)
+def side_moments(data, rows, segment, goes_left, by_side, shift, out):
+    """(weight, mean, within sum of squares) of the rows ``rows[start:end]``,
+    into ``out[0]``, or with ``by_side`` of those flagged in ``goes_left``
+    into ``out[0]`` and of the others into ``out[1]``.
+
+    Two passes: the mean from the sums of ``y - shift`` (``shift`` is close to
+    the mean, e.g. the parent's), then the squares of the deviations from it,
+    corrected by their rounded sum (the corrected two-pass algorithm of Chan,
+    Golub & LeVeque). A side whose values are all equal gets that value as
+    its mean and exactly 0 as its sum of squares: it is pure.
+    """
+    row_moments(data.target, data.weight, rows, segment, goes_left, by_side, shift, out)
     return out
 
 
@@ -382,13 +387,21 @@ def _segment_sums(data, index, start, end, mean):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _regression_proxy(work, w_left, s_left):
+def regression_proxy(totals, w_left, s_left):
     """Proxy of the split whose left child has weight ``w_left`` and sum of
-    deviations ``s_left``; -inf when rounding leaves a side without weight."""
-    w_right = work.total[0] - w_left
+    deviations ``s_left`` in a node of ``totals = (weight, mean, sum of
+    deviations)``; -inf when rounding leaves a side without weight."""
+    w_total, _, s_total = totals
+    w_right = w_total - w_left
     if w_left <= 0.0 or w_right <= 0.0:
         return -np.inf
-    return squared_error_proxy(w_left, s_left, w_right, work.total[2] - s_left)
+    return squared_error_proxy(w_left, s_left, w_right, s_total - s_left)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _regression_proxy(work, w_left, s_left):
+    """:func:`regression_proxy` of the node whose totals are ``work.total``."""
+    return regression_proxy((work.total[0], work.total[1], work.total[2]), w_left, s_left)
 
 
 @njit(cache=True, nogil=True)
@@ -397,16 +410,48 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
     weighted sums of the deviations from the node's mean (``work.total[1]``),
     O(1) per row; candidates as in :func:`_scan_general`."""
     start, present_end, end = segment
-    if present_end == end and work.scan.shape[1] >= end - start:
-        return _scan_squared_error_two_pass(data, work, settings, feature, (start, end), best, tol)
+    totals = (work.total[0], work.total[1], work.total[2])
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
     column = data.columns[feature]
-    target = data.target
-    weight = data.weight
-    unit_weight = data.unit_weight
-    mean = work.total[1]
-    w_missing, s_missing = _segment_sums(data, index, present_end, end, mean)
+    if present_end == end and work.scan.shape[1] >= end - start:
+        return scan_two_pass(
+            column,
+            index,
+            data.target,
+            data.weight,
+            data.unit_weight,
+            (start, end),
+            totals,
+            min_leaf,
+            work.scan,
+            best,
+            feature,
+            tol,
+        )
+    return scan_with_missing(
+        column, index, data.target, data.weight, data.unit_weight, segment, totals, min_leaf, best, feature, tol
+    )
+
+
+@njit(cache=True, nogil=True)
+def scan_with_missing(column, index, target, weight, unit_weight, segment, totals, min_leaf, best, feature, tol):
+    """:func:`_scan_squared_error` on plain arrays: the rows ``index[start:
+    end]`` of ``segment = (start, present_end, end)`` sorted by ``column``,
+    missing values at ``[present_end, end)``; ``totals = (weight, mean, sum
+    of deviations)`` of the node; every threshold with the missing rows
+    right, then left, then present left and missing right (threshold +inf).
+    Returns the better of ``best = (proxy, feature, threshold,
+    missing_go_to_left)`` and the feature's best candidate."""
+    start, present_end, end = segment
+    mean = totals[1]
+    w_missing = 0.0
+    s_missing = 0.0
+    for i in range(present_end, end):
+        row = index[i]
+        w = weight[row]
+        w_missing += w
+        s_missing += w * (target[row] - mean)
     n_rows = end - start
     n_missing = end - present_end
     n_sides = 2 if n_missing > 0 else 1
@@ -425,39 +470,35 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
                 n_left = n_left_present + n_missing * side
                 if n_left < min_leaf or n_rows - n_left < min_leaf:
                     continue
-                proxy = _regression_proxy(work, w_left + w_missing * side, s_left + s_missing * side)
+                proxy = regression_proxy(totals, w_left + w_missing * side, s_left + s_missing * side)
                 best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
         v = v_next
     if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
         row = index[present_end - 1]
         w = weight[row]
-        proxy = _regression_proxy(work, w_left + w, s_left + w * (target[row] - mean))
+        proxy = regression_proxy(totals, w_left + w, s_left + w * (target[row] - mean))
         if _better(proxy, feature, best[0], best[1], tol):
             best = (proxy, feature, np.inf, False)
     return best
 
 
-@njit(cache=True, nogil=True)
-def _scan_squared_error_two_pass(data, work, settings, feature, segment, best, tol):
-    """:func:`_scan_squared_error` on a feature without missing values at the
-    node, in three loops over ``work.scan``: the values and the running sums
-    (the only reads by row id, free of branches so that the memory reads of
-    many rows overlap), the proxy of every candidate (no loop-carried
-    dependency: the divisions vectorise), then the candidates in order under
-    the tie rule. The running sums, the proxies and the order of the offers
-    are those of the one-pass scan, so the split is the same, bit for bit."""
+@njit(cache=True, nogil=True, inline="always")
+def scan_two_pass(column, index, target, weight, unit_weight, segment, totals, min_leaf, scan, best, feature, tol):
+    """:func:`scan_with_missing` on a feature without missing values at the
+    node, ``segment = (start, end)``, in three loops over the scratch ``scan``
+    (4, >= end - start): the values and the running sums (the only reads by
+    row id, free of branches so that the memory reads of many rows overlap),
+    the proxy of every candidate (no loop-carried dependency: the divisions
+    vectorise), then the candidates in order under the tie rule. The running
+    sums, the proxies and the order of the offers are those of the one-pass
+    scan, so the split is the same, bit for bit."""
     start, end = segment
+    w_total, mean, s_total = totals
     m = end - start
-    index = work.index[feature]
-    column = data.columns[feature]
-    target = data.target
-    weight = data.weight
-    unit_weight = data.unit_weight
-    mean = work.total[1]
-    values = work.scan[0]
-    w_sums = work.scan[1]
-    s_sums = work.scan[2]
-    proxies = work.scan[3]
+    values = scan[0]
+    w_sums = scan[1]
+    s_sums = scan[2]
+    proxies = scan[3]
     w_left = 0.0
     s_left = 0.0
     for j in range(m):
@@ -469,10 +510,8 @@ def _scan_squared_error_two_pass(data, work, settings, feature, segment, best, t
         w_sums[j] = w_left
         s_sums[j] = s_left
     # Candidate j splits after the j + 1 first rows: min_leaf rows on each side.
-    first = settings.min_samples_leaf - 1
-    last = m - settings.min_samples_leaf
-    w_total = work.total[0]
-    s_total = work.total[2]
+    first = min_leaf - 1
+    last = m - min_leaf
     for j in range(first, last):
         wl = w_sums[j]
         sl = s_sums[j]

@@ -125,6 +125,13 @@ def flat_surrogates(store, n_nodes, is_leaf):
     )
 
 
+def routing_record(surrogates):
+    """The arrays of :data:`SurrogateSplits` that :func:`apply_surrogate_kernel`
+    reads, the bitsets as int64 words (the same bits)."""
+    s = surrogates
+    return s.offsets, s.feature, s.threshold, s.left_below, s.category_bits.view(np.int64), s.known_bits.view(np.int64)
+
+
 def empty_surrogates(n_nodes, n_words=0):
     """:data:`SurrogateSplits` with no surrogate at any node."""
     return SurrogateSplits(

@@ -39,7 +39,7 @@ from ._kernels import (
     structure_error,
 )
 from ._persistence import tree_state, upgraded_state
-from ._surrogate import SurrogateSplits, apply_surrogate_kernel
+from ._surrogate import SurrogateSplits, apply_surrogate_kernel, routing_record
 
 TREE_LEAF = -1
 #: Most levels a categorical feature of a tree may have (its subsets are
@@ -256,15 +256,7 @@ class Tree:
         return SurrogateSplits(np.array([0, hi - lo]), *(a[lo:hi] for a in s[1:]))
 
     def _surrogates_record(self):
-        s = self.surrogates
-        return (
-            s.offsets,
-            s.feature,
-            s.threshold,
-            s.left_below,
-            s.category_bits.view(np.int64),
-            s.known_bits.view(np.int64),
-        )
+        return routing_record(self.surrogates)
 
     def _categories_record(self):
         # The kernels read the bitsets as int64 words (the same bits).

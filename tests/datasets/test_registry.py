@@ -403,3 +403,26 @@ def test_synthetic_through_load_is_deterministic(name):
 def test_synthetic_validation(call, argument):
     with pytest.raises(ValueError, match=argument):
         call()
+
+
+def test_r_missing_numbers_become_quiet_nan():
+    """R's NA_real_ (a signalling NaN, payload 1954) read from R data is
+    replaced by numpy's quiet NaN, so sums over it raise no warning."""
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    from prunus.datasets._debian import quiet_missing
+
+    r_na = np.array([0x7FF00000000007A2], dtype=np.uint64).view(np.float64)[0]
+    frame = pd.DataFrame({"x": [1.5, r_na, 2.0], "level": pd.Categorical(["a", "b", "a"]), "n": [1, 2, 3]})
+    array = np.array([r_na, 0.25])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet_missing(frame)
+        quiet_missing(array)
+        # scikit-learn's finiteness check sums X: no "invalid value" warning now.
+        assert np.isnan(np.sum(frame["x"].to_numpy())) and np.isnan(np.sum(array))
+    quiet = np.array([np.nan]).view(np.uint64)[0]
+    assert frame["x"].to_numpy().view(np.uint64)[1] == quiet and array.view(np.uint64)[0] == quiet
+    np.testing.assert_array_equal(frame["x"].to_numpy()[[0, 2]], [1.5, 2.0])
+    assert list(frame["level"]) == ["a", "b", "a"] and list(frame["n"]) == [1, 2, 3]

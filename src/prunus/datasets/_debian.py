@@ -159,6 +159,25 @@ def _require(spec: DatasetSpec) -> Path:
     return path
 
 
+def quiet_missing(obj):
+    """``obj`` with R's missing numbers made numpy's quiet NaN.
+
+    R's ``NA_real_`` is a signalling NaN (payload 1954); a sum over it, as in
+    scikit-learn's finiteness check, raises numpy's "invalid value" warning.
+    Every float column of a DataFrame (or a float array) gets the quiet NaN
+    in its place; other values are untouched.
+    """
+    if hasattr(obj, "columns") and hasattr(obj, "dtypes"):
+        for position, dtype in enumerate(obj.dtypes):
+            if getattr(dtype, "kind", None) == "f":
+                values = obj.iloc[:, position].to_numpy(copy=True)
+                values[np.isnan(values)] = np.nan
+                obj.isetitem(position, values)
+    elif isinstance(obj, np.ndarray) and obj.dtype.kind == "f":
+        obj[np.isnan(obj)] = np.nan
+    return obj
+
+
 def _read_rda_frame(path: Path, object_name: str):
     import rdata
 
@@ -168,7 +187,7 @@ def _read_rda_frame(path: Path, object_name: str):
         objects = rdata.read_rda(str(path))
     if object_name not in objects:
         raise RuntimeError(f"{path.name} holds {sorted(objects)}, not {object_name!r}.")
-    return objects[object_name]
+    return quiet_missing(objects[object_name])
 
 
 def load_rda_classification(spec: DatasetSpec) -> Bunch:

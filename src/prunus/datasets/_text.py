@@ -31,7 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils import Bunch
 
-from ._debian import _require, _sha256, debian_status, fetch_debian_file, is_fetched
+from ._debian import _require, _sha256, debian_status, fetch_debian_file, is_fetched, quiet_missing
 from ._registry import DatasetSpec
 
 EOS = "<eos>"
@@ -240,7 +240,7 @@ def read_r_lazyload(rdb, rdx):
         for name, (offset, length) in index["variables"].items():
             block = blob[int(offset) : int(offset) + int(length)]
             parsed = rdata.parser.parse_data(zlib.decompress(block[4:]))
-            out[str(name)] = rdata.conversion.convert(parsed)
+            out[str(name)] = quiet_missing(rdata.conversion.convert(parsed))
     return out
 
 

@@ -43,6 +43,9 @@ SEARCHES = {
     "lower_first(0.9)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
     ),
+    "lower_first(0.9, init 0.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.9
+    ),
     "lower_first(0)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=0.5
     ),

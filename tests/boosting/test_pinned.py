@@ -146,6 +146,21 @@ def test_pinned_searches_share_trees(pinned):
         np.testing.assert_allclose(rec["estimator_weights"], reference["estimator_weights"], rtol=WEIGHT_RTOL)
 
 
+DEFAULT_SEARCH = "lower_first(0.9, init 0.9)"
+
+
+def test_default_search_is_pinned_and_assesses_less_than_quick_boost(pinned):
+    # the estimator's own adaptive setting is the pinned DEFAULT_SEARCH, and with the error criterion
+    # it assesses fewer examples than Quick Boost's defaults on every pinned problem
+    params = ExactBoostClassifier().get_params()
+    for key, value in SEARCHES[DEFAULT_SEARCH].items():
+        assert params[key] == value, key
+    for name in _problems():
+        ours = sum(pinned[_key(name, "error-depth3", DEFAULT_SEARCH)]["assessments"])
+        quick = sum(pinned[_key(name, "error-depth3", "quick")]["assessments"])
+        assert ours < quick, (name, ours, quick)
+
+
 if __name__ == "__main__" and "--regen" in sys.argv:
     PINNED.write_text(json.dumps(_all_records(), indent=1, sort_keys=True) + "\n")
     print(f"wrote {PINNED}")

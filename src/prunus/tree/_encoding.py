@@ -265,17 +265,20 @@ def fit_encoding(X, categorical_features="from_dtype"):
         return None, X  # the estimators refuse it, naming their Dask counterpart
     if categorical_features is None:
         return None, X
-    if hasattr(X, "tocsr"):  # sparse: numeric only
-        if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
+    # Each attribute look-up on a DataFrame costs microseconds: asked once.
+    frame = is_dataframe(X)
+    from_dtype = isinstance(categorical_features, str) and categorical_features == "from_dtype"
+    if not frame and hasattr(X, "tocsr"):  # sparse: numeric only
+        if not from_dtype:
             raise ValueError("categorical_features needs dense X; sparse input is numeric only.")
         return None, X
-    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
+    if from_dtype and not frame:
         return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
-    X = X if is_dataframe(X) else _as_table(X)
-    names = np.asarray([str(c) for c in X.columns], dtype=object) if is_dataframe(X) else None
+    X = X if frame else _as_table(X)
     n_features = X.shape[1]
-    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
-        return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
+    if from_dtype and all(_plain_numeric(dtype) for dtype in X.dtypes):
+        return None, X
+    names = np.asarray([str(c) for c in X.columns], dtype=object) if frame else None
     mask = _selected(categorical_features, names, n_features, X)
     if not mask.any():
         return None, X
@@ -315,12 +318,19 @@ def open_table(estimator, X):
     encoding, out = fit_encoding(X, estimator.categorical_features)
     estimator._encoding = encoding
     estimator._numeric_table_names = None
-    if encoding is None and is_dataframe(out) and all(_plain_numeric(dtype) for dtype in out.dtypes):
-        from sklearn.utils.validation import _get_feature_names
+    if encoding is None and is_dataframe(out):
+        dtypes = list(out.dtypes)
+        if all(_plain_numeric(dtype) for dtype in dtypes):
+            columns = list(out.columns)
+            if all(type(name) is str for name in columns):
+                names = np.asarray(columns, dtype=object)
+            else:
+                from sklearn.utils.validation import _get_feature_names
 
-        # The names as scikit-learn's checks of the DataFrame would take them (None unless all strings).
-        estimator._numeric_table_names = _get_feature_names(out)
-        out = out.to_numpy(dtype=np.float64, na_value=np.nan)
+                # scikit-learn's rule (and error) for names of other types: None, or a TypeError.
+                names = _get_feature_names(out)
+            estimator._numeric_table_names = names
+            out = out.to_numpy(dtype=np.float64, na_value=np.nan)
     return out
 
 

@@ -305,13 +305,14 @@ class BaseCART(BaseEstimator):
             stratify = self._stratify(y, n_classes)
             seed = rng.randint(2**31 - 1)
             n_splits = int(self.cv)
+            folds: Iterable[tuple[np.ndarray, np.ndarray]]
             if 2 <= n_splits <= X.shape[0]:
                 # The splitter's folds, drawn without its checks of X and y (see _folds.py).
-                pairs = shuffled_folds(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
+                folds = shuffled_folds(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
             else:  # the splitter's own error
                 splitter_cls = StratifiedKFold if stratify else KFold
-                pairs = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)
-            return (pairs, n_splits) if lazy else list(pairs)
+                folds = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)
+            return (folds, n_splits) if lazy else list(folds)
         splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
         n = X.shape[0]
         for pair in splits:

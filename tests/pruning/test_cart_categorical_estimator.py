@@ -164,3 +164,45 @@ def test_regressor_on_a_table():
     unseen["shop"] = pd.Categorical(["s99"] * n)
     missing["shop"] = pd.Categorical([None] * n, categories=["s0"])
     np.testing.assert_array_equal(est.predict(unseen), est.predict(missing))
+
+
+@pytest.mark.parametrize("names", [["a", "b", "c", "d"], [0, 1, 2, 3]])
+def test_numeric_dataframe_fits_as_its_matrix(names):
+    """A DataFrame of numeric columns (numpy and pandas' nullable dtypes, NA
+    missing) fits exactly as its float64 matrix, with scikit-learn's column
+    names (none unless every name is a string), checked at predict."""
+    rng = np.random.default_rng(3)
+    n = 120
+    df = pd.DataFrame(
+        {
+            names[0]: rng.normal(size=n),
+            names[1]: pd.array(rng.integers(0, 5, n), dtype="Int32"),
+            names[2]: rng.integers(0, 3, n).astype(np.int64),
+            names[3]: pd.array(rng.random(n), dtype="Float64"),
+        }
+    )
+    df.iloc[::7, 1] = pd.NA
+    df.iloc[::11, 3] = pd.NA
+    y = np.where((df.iloc[:, 0] > 0) ^ (df.iloc[:, 2] == 1), "yes", "no")
+    matrix = df.to_numpy(dtype=np.float64, na_value=np.nan)
+    assert np.isnan(matrix[:, 1]).sum() == len(range(0, n, 7))
+    est = CARTClassifier(selection="cv", cv=5, random_state=0).fit(df, y)
+    twin = CARTClassifier(selection="cv", cv=5, random_state=0).fit(matrix, y)
+    assert est.pruned_tree_ == twin.pruned_tree_
+    for key in twin.cv_results_:
+        np.testing.assert_array_equal(est.cv_results_[key], twin.cv_results_[key])
+    assert est.n_features_in_ == 4
+    np.testing.assert_array_equal(est.is_categorical_, [False] * 4)
+    if isinstance(names[0], str):
+        np.testing.assert_array_equal(est.feature_names_in_, names)
+        with pytest.raises(ValueError, match="feature names"):
+            est.predict(df[names[::-1]])
+    else:
+        assert not hasattr(est, "feature_names_in_")
+    np.testing.assert_array_equal(est.predict(df), twin.predict(matrix))
+
+
+def test_dataframe_of_mixed_name_types_is_refused():
+    df = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], 1: [1.0, 0.0, 1.0, 0.0]})
+    with pytest.raises(TypeError, match="Feature names"):
+        CARTClassifier().fit(df, [0, 1, 0, 1])

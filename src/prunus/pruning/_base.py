@@ -29,6 +29,7 @@ from . import selection as sel
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator
+from ._folds import shuffled_folds
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
@@ -342,11 +343,17 @@ class BaseCART(BaseEstimator):
         fold count are made as the folds run (the indices of all folds at
         once weigh 8 bytes per row and fold, half of X at 20 features)."""
         if isinstance(self.cv, numbers.Integral):
-            splitter_cls = StratifiedKFold if self._stratify(y, n_classes) else KFold
-            splitter = splitter_cls(n_splits=self.cv, shuffle=True, random_state=rng.randint(2**31 - 1))
-            if lazy:
-                return splitter.split(X, y), int(self.cv)
-            return list(splitter.split(X, y))
+            stratify = self._stratify(y, n_classes)
+            seed = rng.randint(2**31 - 1)
+            n_splits = int(self.cv)
+            folds: Iterable[tuple[np.ndarray, np.ndarray]]
+            if 2 <= n_splits <= X.shape[0]:
+                # The splitter's folds, drawn without its checks of X and y (see _folds.py).
+                folds = shuffled_folds(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
+            else:  # the splitter's own error
+                splitter_cls = StratifiedKFold if stratify else KFold
+                folds = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)
+            return (folds, n_splits) if lazy else list(folds)
         splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
         n = X.shape[0]
         for pair in splits:

@@ -37,9 +37,11 @@ _MANY_CLASSES = 50
 
 def check_not_regression_target(y):
     """Refuse a continuous target and warn on a numeric one with very many
-    distinct values, both naming :class:`~prunus.CARTRegressor`."""
+    distinct values, both naming :class:`~prunus.CARTRegressor`; returns
+    ``type_of_target(y)``."""
     y = np.asarray(y)
-    if type_of_target(y) in ("continuous", "continuous-multioutput"):
+    target_type = type_of_target(y)
+    if target_type in ("continuous", "continuous-multioutput"):
         raise ValueError(
             "Unknown label type: continuous. y holds real numbers, which CARTClassifier cannot take as classes; "
             "for a regression use CARTRegressor."
@@ -53,6 +55,7 @@ def check_not_regression_target(y):
                 UserWarning,
                 stacklevel=3,
             )
+    return target_type
 
 
 class CARTClassifier(ClassifierMixin, BaseCART):

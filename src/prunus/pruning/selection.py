@@ -346,14 +346,20 @@ def cv_risks(
         n_folds = len(folds)
     seeds = rng.randint(2**31 - 1, size=n_folds)
     results: Iterable[Any]
-    if local_threads and _default_joblib_backend():
+
+    def one(task):
+        fold, seed = task
+        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+
+    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
+    if local_threads and default_backend:
         # Threads of this process, started for these folds: a pool costs a
         # fraction of a millisecond, joblib's threading backend ~10 ms.
-        def one(task):
-            fold, seed = task
-            return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
-
         results = _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
+    elif n_jobs in (None, 1) and default_backend:
+        # One after the other in this thread, as joblib would run them, without
+        # its dispatch (which weighs on a small table's folds).
+        results = map(one, zip(folds, seeds))
     else:
         tasks = (
             delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)

@@ -45,11 +45,26 @@ def _is_category(col) -> bool:
     return getattr(getattr(col, "dtype", None), "name", "") == "category"
 
 
+def _text_dtype(dtype) -> bool:
+    """Whether a column of this dtype may hold strings (object / string dtypes)."""
+    kind = getattr(dtype, "kind", "O")
+    return kind in _STRING_KINDS or getattr(dtype, "name", "") in ("string", "str")
+
+
+#: pandas' nullable numeric dtypes (their missing value, NA, becomes NaN).
+_NULLABLE_NUMERIC = frozenset(f"{base}{bits}" for base in ("Int", "UInt", "Float") for bits in (8, 16, 32, 64))
+
+
+def _plain_numeric(dtype) -> bool:
+    """A numpy integer / float dtype or a pandas nullable one: read as float64 as is."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "iuf"
+    return getattr(dtype, "name", "") in _NULLABLE_NUMERIC
+
+
 def _is_text(col) -> bool:
     """An object / string column holding strings."""
-    dtype = getattr(col, "dtype", None)
-    kind = getattr(dtype, "kind", "O")
-    if kind not in _STRING_KINDS and getattr(dtype, "name", "") not in ("string", "str"):
+    if not _text_dtype(getattr(col, "dtype", None)):
         return False
     values = np.asarray(col, dtype=object)
     missing = _missing(col, values)
@@ -74,7 +89,15 @@ def _selected(categorical_features, names, n_features, X):
                 "categorical_features must be 'from_dtype', None, a list of column indices or names, "
                 f"or a boolean mask; got {categorical_features!r}."
             )
-        return np.array([_is_category(col) or _is_text(col) for _, col in _columns(X)], dtype=bool)
+        # From the dtypes first: a column (a pandas Series, costly on small
+        # tables) is only read when its dtype may hold strings.
+        return np.array(
+            [
+                getattr(dtype, "name", "") == "category" or (_text_dtype(dtype) and _is_text(X.iloc[:, j]))
+                for j, dtype in enumerate(X.dtypes)
+            ],
+            dtype=bool,
+        )
     spec = np.asarray(categorical_features)
     if spec.ndim != 1:
         raise ValueError(f"categorical_features must be 1-D, got shape {spec.shape}.")
@@ -242,17 +265,20 @@ def fit_encoding(X, categorical_features="from_dtype"):
         return None, X  # the estimators refuse it, naming their Dask counterpart
     if categorical_features is None:
         return None, X
-    if hasattr(X, "tocsr"):  # sparse: numeric only
-        if not (isinstance(categorical_features, str) and categorical_features == "from_dtype"):
+    # Each attribute look-up on a DataFrame costs microseconds: asked once.
+    frame = is_dataframe(X)
+    from_dtype = isinstance(categorical_features, str) and categorical_features == "from_dtype"
+    if not frame and hasattr(X, "tocsr"):  # sparse: numeric only
+        if not from_dtype:
             raise ValueError("categorical_features needs dense X; sparse input is numeric only.")
         return None, X
-    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
+    if from_dtype and not frame:
         return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
-    X = X if is_dataframe(X) else _as_table(X)
-    names = np.asarray([str(c) for c in X.columns], dtype=object) if is_dataframe(X) else None
+    X = X if frame else _as_table(X)
     n_features = X.shape[1]
-    if isinstance(categorical_features, str) and categorical_features == "from_dtype" and not is_dataframe(X):
-        return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
+    if from_dtype and all(_plain_numeric(dtype) for dtype in X.dtypes):
+        return None, X
+    names = np.asarray([str(c) for c in X.columns], dtype=object) if frame else None
     mask = _selected(categorical_features, names, n_features, X)
     if not mask.any():
         return None, X
@@ -283,11 +309,28 @@ def open_table(estimator, X):
     its parameters and labels are checked.
 
     Sets ``estimator._encoding`` (None when no column is categorical: then
-    ``X`` is returned untouched, and the usual checks see it). Call
+    ``X`` is returned untouched, and the usual checks see it, except that a
+    DataFrame of numeric columns is handed over as its float64 matrix, its
+    column names kept for :func:`close_table`: scikit-learn's checks of a
+    DataFrame cost more than a small tree's whole fit). Call
     :func:`close_table` after those checks.
     """
     encoding, out = fit_encoding(X, estimator.categorical_features)
     estimator._encoding = encoding
+    estimator._numeric_table_names = None
+    if encoding is None and is_dataframe(out):
+        dtypes = list(out.dtypes)
+        if all(_plain_numeric(dtype) for dtype in dtypes):
+            columns = list(out.columns)
+            if all(type(name) is str for name in columns):
+                names = np.asarray(columns, dtype=object)
+            else:
+                from sklearn.utils.validation import _get_feature_names
+
+                # scikit-learn's rule (and error) for names of other types: None, or a TypeError.
+                names = _get_feature_names(out)
+            estimator._numeric_table_names = names
+            out = out.to_numpy(dtype=np.float64, na_value=np.nan)
     return out
 
 
@@ -299,6 +342,9 @@ def close_table(estimator, n_features):
     if encoding is None:
         estimator.is_categorical_ = np.zeros(n_features, dtype=bool)
         estimator.categories_ = [None] * n_features
+        names = getattr(estimator, "_numeric_table_names", None)
+        if names is not None:
+            estimator.feature_names_in_ = names
         return
     estimator.is_categorical_ = encoding.categorical.copy()
     estimator.categories_ = list(encoding.categories)

@@ -108,21 +108,51 @@ adj : ndarray of float64
 
 def flat_surrogates(store, n_nodes, is_leaf):
     """:data:`SurrogateSplits` of the first ``n_nodes`` nodes of a grown store (none at leaves)."""
-    n_found = np.where(is_leaf, 0, store.n_found[:n_nodes])
-    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
-    np.cumsum(n_found, out=offsets[1:])
-    slot = np.arange(store.feature.shape[1])
-    used = slot[None, :] < n_found[:, None]
-    return SurrogateSplits(
-        offsets,
-        store.feature[:n_nodes][used],
-        store.threshold[:n_nodes][used],
-        store.left_below[:n_nodes][used],
-        store.bits[:n_nodes][used].view(np.uint64),
-        store.known[:n_nodes][used].view(np.uint64),
-        store.agreement[:n_nodes][used],
-        store.adj[:n_nodes][used],
+    offsets, feature, threshold, left_below, bits, known, agreement, adj = _gather_surrogates(
+        store.feature,
+        store.threshold,
+        store.left_below,
+        store.bits,
+        store.known,
+        store.agreement,
+        store.adj,
+        store.n_found,
+        n_nodes,
+        is_leaf,
     )
+    return SurrogateSplits(
+        offsets, feature, threshold, left_below, bits.view(np.uint64), known.view(np.uint64), agreement, adj
+    )
+
+
+@njit(cache=True, nogil=True)
+def _gather_surrogates(feature, threshold, left_below, bits, known, agreement, adj, n_found, n_nodes, is_leaf):
+    """The store's surrogates of the internal nodes among the first
+    ``n_nodes``, node by node and best first, with their offsets (one
+    compiled pass: a fold's tree is flattened once per growth)."""
+    offsets = np.zeros(n_nodes + 1, dtype=np.int64)
+    for t in range(n_nodes):
+        offsets[t + 1] = offsets[t] + (0 if is_leaf[t] else n_found[t])
+    m = offsets[n_nodes]
+    n_words = bits.shape[2]
+    out_feature = np.empty(m, dtype=np.int64)
+    out_threshold = np.empty(m)
+    out_left_below = np.empty(m, dtype=np.bool_)
+    out_bits = np.empty((m, n_words), dtype=np.int64)
+    out_known = np.empty((m, n_words), dtype=np.int64)
+    out_agreement = np.empty(m)
+    out_adj = np.empty(m)
+    for t in range(n_nodes):
+        for j in range(offsets[t + 1] - offsets[t]):
+            i = offsets[t] + j
+            out_feature[i] = feature[t, j]
+            out_threshold[i] = threshold[t, j]
+            out_left_below[i] = left_below[t, j]
+            out_bits[i] = bits[t, j]
+            out_known[i] = known[t, j]
+            out_agreement[i] = agreement[t, j]
+            out_adj[i] = adj[t, j]
+    return offsets, out_feature, out_threshold, out_left_below, out_bits, out_known, out_agreement, out_adj
 
 
 def routing_record(surrogates):

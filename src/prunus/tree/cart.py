@@ -323,8 +323,13 @@ class CARTGrower:
         # in place it grew as fast as from a copy by columns (200k and 1M rows
         # of 20 features: the rows of a deep node share cache lines).
         self._columns = np.ascontiguousarray(self.X).T
-        # (threshold, arrays of level_codes), computed at the first growth that uses them.
-        self._levels: tuple[int, tuple[np.ndarray, ...]] | None = None
+        # (threshold, arrays of GrowthData or None), computed at the first growth that uses them.
+        self._levels: tuple[int, tuple[np.ndarray, ...] | None] | None = None
+        # What every growth of this grower shares (a fold's Python work
+        # outweighs its growth on small tables): the kernels' settings per
+        # (params, rows, seed), and the store of a growth without surrogates.
+        self._settings_of: dict[tuple, Settings] = {}
+        self._no_store = empty_store()
 
     def _level_tables(self, settings: Settings) -> tuple[np.ndarray, ...] | None:
         """The arrays of ``GrowthData`` that search few-level and categorical
@@ -341,12 +346,13 @@ class CARTGrower:
             return None
         max_levels = min(MAX_TABLE_LEVELS, MAX_CODED_LEVELS)
         if self._levels is None or self._levels[0] != max_levels:
-            self._levels = (max_levels, level_codes(self._columns, self.order, self.n_categories, max_levels))
-        slot, codes, values, n_levels = self._levels[1]
-        if np.all(slot == PRESORTED):
-            return None
-        offset = np.concatenate(([0], np.cumsum(n_levels + 1))).astype(np.int64)
-        return slot, codes, values, n_levels, offset
+            slot, codes, values, n_levels = level_codes(self._columns, self.order, self.n_categories, max_levels)
+            tables = None
+            if not np.all(slot == PRESORTED):
+                offset = np.concatenate(([0], np.cumsum(n_levels + 1))).astype(np.int64)
+                tables = (slot, codes, values, n_levels, offset)
+            self._levels = (max_levels, tables)
+        return self._levels[1]
 
     @property
     def n_features(self) -> int:
@@ -379,7 +385,12 @@ class CARTGrower:
         n_rows = int(np.count_nonzero(weight > 0.0))
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
-        settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
+        key = (params, n_rows, seed)
+        settings = self._settings_of.get(key)
+        if settings is None:
+            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
+            if len(self._settings_of) < 64:
+                self._settings_of[key] = settings
         store = self._surrogate_store(params, weight, n_rows, n_words)
         # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
         settings = settings._replace(present_only=store.n_found.shape[0] > 0)
@@ -470,7 +481,7 @@ class CARTGrower:
         positive weight misses a value (complete data grows as fast as without)."""
         k = int(params.max_surrogates)
         if not self.finds_surrogates(params, weight):
-            return empty_store()
+            return self._no_store  # no node to write: shared by every growth
         from . import _surrogate
 
         return empty_store(

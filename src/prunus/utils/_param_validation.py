@@ -38,6 +38,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 __all__ = [
     "CV_SPLITS",
@@ -332,8 +333,19 @@ def validate_params(constraints: dict[str, Any], params: dict[str, Any], caller_
         )
 
 
+#: Constructor argument names of the estimator classes whose ``get_params``
+#: is scikit-learn's (it reads the signature anew at every call).
+_PARAM_NAMES: dict[type, list[str]] = {}
+
+
 def _params(estimator: Any) -> dict[str, Any]:
     """Constructor arguments as set on ``estimator`` (``get_params`` without the estimator base class)."""
+    cls = type(estimator)
+    if getattr(cls, "get_params", None) is BaseEstimator.get_params:
+        names = _PARAM_NAMES.get(cls)
+        if names is None:
+            names = _PARAM_NAMES[cls] = list(cls._get_param_names())
+        return {name: getattr(estimator, name) for name in names}
     if hasattr(estimator, "get_params"):
         return estimator.get_params(deep=False)
     names = [
@@ -342,6 +354,23 @@ def _params(estimator: Any) -> dict[str, Any]:
         if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     return {name: getattr(estimator, name) for name in names}
+
+
+#: Keys (:func:`_plain_key`) of parameter sets found valid, at most this many.
+_VALID_PARAMS: set[tuple] = set()
+_MAX_VALID_PARAMS = 1024
+_PLAIN_TYPES = (type(None), bool, int, float, str)
+
+
+def _plain_key(cls: type, params: dict[str, Any]) -> tuple | None:
+    """A hashable key of ``params`` when every value is None, a bool, an int,
+    a float or a str (their type included: 1, 1.0 and True differ); else None."""
+    items = []
+    for name, value in params.items():
+        if type(value) not in _PLAIN_TYPES:
+            return None
+        items.append((name, type(value), value))
+    return (cls, tuple(items))
 
 
 def validate_fit(estimator: Any, y: Any = None) -> None:
@@ -363,7 +392,16 @@ def validate_fit(estimator: Any, y: Any = None) -> None:
     ValueError
         When ``y`` mixes label types.
     """
-    validate_params(estimator._parameter_constraints, _params(estimator), type(estimator).__name__)
+    constraints = estimator._parameter_constraints
+    params = _params(estimator)
+    # A fit with the same plain values (numbers, strings, None) as an earlier
+    # valid one is valid: small fits repeat with the same settings, and the
+    # checks cost as much as a small tree's growth.
+    key = _plain_key(type(estimator), params)
+    if key is None or key not in _VALID_PARAMS:
+        validate_params(constraints, params, type(estimator).__name__)
+        if key is not None and len(_VALID_PARAMS) < _MAX_VALID_PARAMS:
+            _VALID_PARAMS.add(key)
     if y is not None:
         check_label_types(y)
 

@@ -119,9 +119,24 @@ def check_classes(classes: np.ndarray) -> np.ndarray:
     return classes
 
 
-def encode_labels(estimator: Any, y: np.ndarray) -> np.ndarray:
-    """Set ``estimator.classes_`` (sorted labels) and return the int64 code of every row."""
-    check_classification_targets(y)
+#: The target types (scikit-learn's ``type_of_target``) a classifier accepts.
+CLASSIFICATION_TARGETS = (
+    "binary",
+    "multiclass",
+    "multiclass-multioutput",
+    "multilabel-indicator",
+    "multilabel-sequences",
+)
+
+
+def encode_labels(estimator: Any, y: np.ndarray, target_type: str | None = None) -> np.ndarray:
+    """Set ``estimator.classes_`` (sorted labels) and return the int64 code of every row.
+
+    ``target_type``: ``type_of_target`` of ``y`` when already known (it is
+    then not computed again, which costs more than a small tree's growth).
+    """
+    if target_type not in CLASSIFICATION_TARGETS:
+        check_classification_targets(y)  # scikit-learn's error
     classes, codes = np.unique(y, return_inverse=True)
     estimator.classes_ = check_classes(classes)
     return codes.astype(np.int64)
@@ -138,7 +153,7 @@ def open_classifier_fit(
     ensure_min_samples: int = 1,
     reset: bool = True,
     prepare_X: Callable[[Any], Any] | None = None,
-    check_y: Callable[[Any], None] | None = None,
+    check_y: Callable[[Any], str | None] | None = None,
 ) -> tuple[Matrix, np.ndarray, np.ndarray]:
     """The opening of a classifier's ``fit``.
 
@@ -167,7 +182,8 @@ def open_classifier_fit(
     check_y : callable, optional
         Called with ``y`` once the parameters are checked and ``y`` is known not
         to be a dask collection, before the labels are encoded (e.g. to refuse a
-        regression target with an error naming the regressor).
+        regression target with an error naming the regressor). It may return
+        ``type_of_target(y)``, which the encoding of the labels then reuses.
 
     Returns
     -------
@@ -182,8 +198,9 @@ def open_classifier_fit(
         reset_fitted(estimator)
     validate_fit(estimator, y)
     refuse_dask(estimator, X, y, sample_weight)
+    target_type = None
     if check_y is not None:
-        check_y(y)
+        target_type = check_y(y)
     if prepare_X is not None:
         X = prepare_X(X)
     X, y = validate_data(
@@ -196,4 +213,4 @@ def open_classifier_fit(
         ensure_min_samples=ensure_min_samples,
     )
     weight = check_sample_weight(sample_weight, X.shape[0])
-    return X, encode_labels(estimator, y), weight
+    return X, encode_labels(estimator, y, target_type), weight

@@ -1,0 +1,44 @@
+"""The folds of an integer ``cv`` are scikit-learn's shuffled KFold /
+StratifiedKFold folds, drawn without the splitters' input checks."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from prunus.pruning._folds import shuffled_folds
+
+
+def _assert_same_pairs(ours, theirs):
+    ours, theirs = list(ours), list(theirs)
+    assert len(ours) == len(theirs)
+    for (train, test), (ref_train, ref_test) in zip(ours, theirs):
+        np.testing.assert_array_equal(train, ref_train)
+        np.testing.assert_array_equal(test, ref_test)
+        assert train.dtype == ref_train.dtype and test.dtype == ref_test.dtype
+
+
+@settings(max_examples=150, deadline=None)
+@given(n=st.integers(2, 300), k=st.integers(2, 20), seed=st.integers(0, 2**31 - 2))
+def test_kfold_pairs(n, k, seed):
+    k = min(k, n)
+    X = np.zeros((n, 1))
+    _assert_same_pairs(shuffled_folds(n, k, seed), KFold(k, shuffle=True, random_state=seed).split(X))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    data=st.data(),
+    n_classes=st.integers(2, 6),
+    k=st.integers(2, 12),
+    seed=st.integers(0, 2**31 - 2),
+)
+def test_stratified_pairs(data, n_classes, k, seed):
+    # Every class with at least k rows (the estimators stratify only then),
+    # classes in any order of first occurrence.
+    counts = data.draw(st.lists(st.integers(k, k + 25), min_size=n_classes, max_size=n_classes))
+    y = np.repeat(np.arange(n_classes), counts)
+    y = y[np.random.default_rng(data.draw(st.integers(0, 1000))).permutation(y.shape[0])]
+    X = np.zeros((y.shape[0], 1))
+    expected = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y)
+    _assert_same_pairs(shuffled_folds(y.shape[0], k, seed, y), expected)

@@ -7,8 +7,6 @@ Each comparison runs the same floating-point operations in the same order,
 so the results must be identical (no tolerance).
 """
 
-import time
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -177,30 +175,3 @@ def test_lean_growth_keeps_int32_nodes_and_trees_int64():
     assert tree.children_left.dtype == tree.feature.dtype == np.int64
     np.testing.assert_array_equal(tree.children_left, left)
     np.testing.assert_array_equal(tree.feature[left != -1], feature[left != -1])
-
-
-def test_large_regression_folds_start_after_the_first_growth(monkeypatch):
-    """In local threads, a large regression's second fold starts its growth
-    once the first one's is done (their memory peaks then fall apart), and
-    the fit is that of one thread."""
-    X, y = make_friedman1(2000, n_features=10, noise=1.0, random_state=4)
-    sequential = CARTRegressor(selection="cv", cv=6, random_state=0, n_jobs=1).fit(X, y)
-    monkeypatch.setattr(sel, "_STAGGER_FROM_BYTES", 0)
-    monkeypatch.setattr(sel, "cpu_count", lambda: 2)
-    events = []
-    grow = CARTGrower.grow_arrays
-
-    def spy(self, *args, **kwargs):
-        events.append("start")
-        out = grow(self, *args, **kwargs)
-        if len(events) == 3:
-            time.sleep(0.2)  # the first fold's growth: room for another to start, were it allowed
-        events.append("end")
-        return out
-
-    monkeypatch.setattr(CARTGrower, "grow_arrays", spy)
-    threads = CARTRegressor(selection="cv", cv=6, random_state=0).fit(X, y)
-    _same_fit(sequential, threads)
-    # T_max's growth, then the first fold's growth before any other starts.
-    assert events[:4] == ["start", "end", "start", "end"]
-    assert events.count("start") == 7

@@ -8,7 +8,6 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -180,15 +179,11 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, grown=None):
-    """(wrong, squares, held-out weight) of one fold; ``grown``, if given, is
-    called once the fold's tree is grown (at the latest when it is done)."""
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     try:
-        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, grown)
+        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
     finally:
         _trim(grower)
-        if grown is not None:
-            grown()
 
 
 def _trim(grower):
@@ -197,21 +192,17 @@ def _trim(grower):
         release_free_memory()
 
 
-#: Bytes of X from which the first folds of a regression in local threads
-#: start one after another's growth (see :func:`_fold_results`).
-_STAGGER_FROM_BYTES = 2**24
-
 #: Rows from which the C heap is trimmed after each fold (a fold's arrays are
 #: then megabytes; below, trimming would cost more than it frees).
 _TRIM_FROM_ROWS = 10_000
 
 
-def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, grown=None):
+def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
     train, test = fold
     if grower.regression and method == "M2" and not grower.n_categories.any():
         grow_weight = np.zeros_like(weight)
         grow_weight[train] = weight[train]
-        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas, grown)
+        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
     if not grower.regression and method == "M2" and loss is None and _integer_weights(weight):
         return _classification_fold_loss(grower, weight, train, test, params, grow_seed, betas)
     # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
@@ -228,7 +219,6 @@ def _regression_fold_loss(
     params: GrowthParams,
     grow_seed: int,
     betas: np.ndarray,
-    grown: Callable[[], Any] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`_fold_loss` of an M2 regression on numeric features, grown on
     ``grow_weight`` (the weights of the fold's training rows, 0 elsewhere):
@@ -244,8 +234,6 @@ def _regression_fold_loss(
     # The growth's presorted segments and scan scratch (about 0.6 X) are
     # free now, but sit in the C heap: given back before the pruning.
     _trim(grower)
-    if grown is not None:
-        grown()
     test = np.asarray(test, dtype=np.int64)
     if surrogates is None:
         leaves = route_numeric((left, right, feature, threshold, missing_left), grower.X, test)
@@ -496,23 +484,11 @@ def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, 
     if local_threads and _default_joblib_backend():
         # Threads of this process, started for these folds: a pool costs a
         # fraction of a millisecond, joblib's threading backend ~10 ms.
-        n_threads = min(cpu_count(), n_folds)
-        # A growth's memory peaks at its end (its node arrays complete, its
-        # presorted segments still held), and folds of equal sizes started
-        # together end their growths together: on a large regression the
-        # first folds start one after the other's growth, which keeps the
-        # threads out of step for the folds that follow.
-        stagger = n_threads > 1 and grower.regression and grower.X.nbytes >= _STAGGER_FROM_BYTES
-        grown = [threading.Event() for _ in range(n_threads)] if stagger else []
-
         def one(task):
-            i, (fold, seed) = task
-            if 0 < i < len(grown):
-                grown[i - 1].wait()
-            signal = grown[i].set if i < len(grown) else None
-            return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, signal)
+            fold, seed = task
+            return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
 
-        return _in_threads(one, enumerate(zip(folds, seeds)), n_threads)
+        return _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
     tasks = (
         delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
         for fold, seed in zip(folds, seeds)

@@ -9,6 +9,7 @@ so the results must be identical (no tolerance).
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 from sklearn.datasets import make_classification, make_friedman1
 
 from prunus import CARTClassifier, CARTRegressor
@@ -125,3 +126,52 @@ def test_default_threads_fit_equals_sequential_fit_when_regrown():
     sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
     threads = _regrown(CARTRegressor(selection="cv", cv=5, random_state=0)).fit(X, y)
     _same_fit(sequential, threads)
+
+
+def _streamed(monkeypatch, stream):
+    """Fold rows of losses streamed into running sums (``stream``) or kept."""
+    monkeypatch.setattr(sel, "_STREAM_FROM_BYTES", 0 if stream else 2**62)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: (
+            CARTRegressor(selection="cv", cv=10, random_state=0),
+            *make_friedman1(1500, noise=1.0, random_state=0),
+        ),
+        lambda: (
+            CARTClassifier(selection="cv-1se", cv=7, random_state=0, loss_matrix=[[0, 1], [3, 0]]),
+            *make_classification(900, 6, random_state=0),
+        ),
+        lambda: (CARTClassifier(selection="cv", cv=5, random_state=1), *make_classification(700, 5, random_state=1)),
+    ],
+)
+def test_streamed_cv_summary_equals_kept_rows(monkeypatch, make):
+    """Large CV paths fold each fold's row of losses into running sums: the
+    pooled risk, its standard error and the selection are the same numbers;
+    the deviation across folds (Welford's) agrees with numpy's two-pass one
+    to rounding."""
+    est, X, y = make()
+    _streamed(monkeypatch, False)
+    kept = clone(est).fit(X, y)
+    _streamed(monkeypatch, True)
+    streamed = clone(est).fit(X, y)
+    assert kept.selected_index_ == streamed.selected_index_
+    for key in ("alpha", "n_leaves", "mean_risk", "se_risk"):
+        np.testing.assert_array_equal(kept.cv_results_[key], streamed.cv_results_[key])
+    std, mean = kept.cv_results_["std_risk"], kept.cv_results_["mean_risk"]
+    assert np.all(std >= 0) and np.any(std > 0)
+    np.testing.assert_allclose(streamed.cv_results_["std_risk"], std, rtol=1e-12, atol=1e-14 * mean.max())
+
+
+def test_lean_growth_keeps_int32_nodes_and_trees_int64():
+    X, y = make_friedman1(200, noise=1.0, random_state=0)
+    grower = CARTGrower(X, y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None)
+    left, right, feature = grower.grow_arrays(params, np.ones(200))[:3]
+    assert left.dtype == right.dtype == feature.dtype == np.int32
+    tree, _ = grower.grow(params, np.ones(200))
+    assert tree.children_left.dtype == tree.feature.dtype == np.int64
+    np.testing.assert_array_equal(tree.children_left, left)
+    np.testing.assert_array_equal(tree.feature[left != -1], feature[left != -1])

@@ -291,11 +291,11 @@ class BaseCART(BaseEstimator):
         if loss is not None:
             # A fold's root collapses below its R(root), at most the largest loss.
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
-        squares: list = []
         n_jobs = self._n_jobs(grower)
         # The default's threads: started in this process for the folds, unless joblib is configured.
         local_threads = self.n_jobs is None and n_jobs == -1
-        wrong, held_out = sel.cv_risks(
+        per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
+        mean, std, se = sel.cv_risk_summary(
             grower,
             weight,
             folds,
@@ -307,12 +307,10 @@ class BaseCART(BaseEstimator):
             n_jobs,
             progress,
             loss,
-            squares,
+            per_row,
             n_folds,
             local_threads=local_threads,
         )
-        per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
-        mean, std, se = sel.cv_summary(wrong, held_out, grower.X.shape[0], squares[0] if per_row else None)
         self.cv_results_ = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 

@@ -89,17 +89,21 @@ def collapse_temperatures(children_left, children_right, node_risk, total_weight
         branch.
     """
     n = children_left.shape[0]
-    key = np.empty(n, dtype=np.float64)
+    # A fold's tree of a large regression has ~2n nodes, and these arrays
+    # are most of the pruning's memory: the heap's keys are the betas
+    # themselves (a node enters the heap keyed by its beta, which never
+    # changes), the slopes' changes are leaf counts (integers), node ids
+    # int32, ranks below 64 (a leftist heap of rank r has 2^r - 1 nodes or
+    # more), and a merge walks two right spines of at most 63 nodes each.
+    beta = np.full(n, np.inf)
+    key = beta
     d_const = np.empty(n, dtype=np.float64)
-    d_slope = np.empty(n, dtype=np.float64)
-    # Node ids and ranks in int32: a fold's tree of a large regression has
-    # ~2n nodes, and these arrays are most of the pruning's memory.
+    d_slope = np.empty(n, dtype=np.int32)
     left = np.full(n, -1, dtype=np.int32)
     right = np.full(n, -1, dtype=np.int32)
-    rank = np.zeros(n, dtype=np.int32)
-    stack = np.empty(n + 1, dtype=np.int32)
+    rank = np.zeros(n, dtype=np.int8)
+    stack = np.empty(min(n + 1, 128), dtype=np.int32)
     heap = np.full(n, -1, dtype=np.int32)
-    beta = np.full(n, np.inf)
     for t in range(n - 1, -1, -1):
         lc = children_left[t]
         if lc == -1:
@@ -145,6 +149,17 @@ def effective_temperatures(beta, parent):
         else:
             out[t] = min(beta[t], out[p])
     return out
+
+
+@njit(cache=True, nogil=True)
+def _effective_in_place(beta, parent):
+    """:func:`effective_temperatures` written over ``beta`` (parents come
+    before their children, so each parent's value is final when read)."""
+    for t in range(beta.shape[0]):
+        p = parent[t]
+        if p != -1:
+            beta[t] = min(beta[t], beta[p])
+    return beta
 
 
 @njit(cache=True, nogil=True)
@@ -203,12 +218,32 @@ def node_parents(children_left, children_right):
     them, without the depths (a fold's tree of a large regression has about
     twice as many nodes as rows)."""
     n = children_left.shape[0]
-    parent = np.full(n, -1, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int32)
     for t in range(n):
         if children_left[t] != -1:
             parent[children_left[t]] = t
             parent[children_right[t]] = t
     return parent
+
+
+@njit(cache=True, nogil=True)
+def route_numeric(routing, X, rows):
+    """Leaf of every row ``rows`` of ``X`` in a tree with numeric splits
+    only, ``routing`` = (children_left, children_right, feature, threshold,
+    missing_go_to_left)."""
+    left, right, feature, threshold, missing_left = routing
+    leaves = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        row = X[rows[i]]
+        node = 0
+        while left[node] != -1:
+            v = row[feature[node]]
+            if v <= threshold[node] or (v != v and missing_left[node]):
+                node = left[node]
+            else:
+                node = right[node]
+        leaves[i] = node
+    return leaves
 
 
 @njit(cache=True, nogil=True)
@@ -223,44 +258,38 @@ def fold_squared_errors(nodes, parent, X, rows, y, weight, temperatures):
     ``nodes`` = (children_left, children_right, feature, threshold,
     missing_go_to_left, moments) of a tree with numeric splits only, grown
     on the fold's training rows (``moments``: weight, mean, within sum of
-    squares per node), ``parent`` its parents; ``rows`` are the held-out
-    rows of ``X``, ``y``, ``weight``. Returns the weighted sums of the
-    squared errors (row 0) and of their squares (row 1), shape
+    squares per node; its means are overwritten, see
+    :func:`leaf_squared_errors`), ``parent`` its parents; ``rows`` are the
+    held-out rows of ``X``, ``y``, ``weight``. Returns the weighted sums of
+    the squared errors (row 0) and of their squares (row 1), shape
     (2, len(temperatures)).
     """
     left, right, feature, threshold, missing_left, moments = nodes
-    leaves = np.empty(rows.shape[0], dtype=np.int64)
-    for i in range(rows.shape[0]):
-        row = X[rows[i]]
-        node = 0
-        while left[node] != -1:
-            v = row[feature[node]]
-            if v <= threshold[node] or (v != v and missing_left[node]):
-                node = left[node]
-            else:
-                node = right[node]
-        leaves[i] = node
-    return leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures)
+    leaves = route_numeric((left, right, feature, threshold, missing_left), X, rows)
+    return leaf_squared_errors((left, right, moments), parent, leaves, rows, y, weight, temperatures)
 
 
 @njit(cache=True, nogil=True)
 def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
     """:func:`fold_squared_errors` of the held-out rows ``rows`` whose
     leaves of the fold's tree are ``leaves`` (routed by the caller, e.g.
-    through surrogate splits).
+    through surrogate splits); ``nodes`` = (children_left, children_right,
+    moments).
 
     A fold's tree of a large regression has about twice as many nodes as
-    rows, so the arrays per node are kept few (the collapse temperatures,
-    the leaf values and the two error sums): a node's interval of
+    rows, so the arrays per node are kept few (the collapse temperatures
+    and the two error sums; the leaf values are written over the means of
+    ``moments``, which the caller gives up): a node's interval of
     temperatures is found when its sums are added (as :func:`interval_sums`
     adds them, every start in node order, then every stop) rather than
-    stored.
+    stored, and in increasing temperatures the running sums are taken in
+    place of their differences.
     """
-    left, right, feature, threshold, missing_left, moments = nodes
+    left, right, moments = nodes
     n = left.shape[0]
-    collapse = effective_temperatures(collapse_temperatures(left, right, moments[:, 2], moments[0, 0]), parent)
+    collapse = _effective_in_place(collapse_temperatures(left, right, moments[:, 2], moments[0, 0]), parent)
     # Leaf predictions: a node without weight takes its parent's mean.
-    value = moments[:, 1].copy()
+    value = moments[:, 1]
     for t in range(1, n):
         if moments[t, 0] <= 0.0:
             value[t] = value[parent[t]]
@@ -291,24 +320,24 @@ def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
     else:
         order = np.argsort(temperatures, kind="mergesort")
         sorted_t = temperatures[order]
-    diff = np.zeros((n_points + 1, 2))
+    diff = np.zeros((2, n_points + 1))
     for t in range(n):
         enter = 0.0 if left[t] == -1 else collapse[t]
         at = np.searchsorted(sorted_t, enter)
-        diff[at, 0] += sq[t]
-        diff[at, 1] += fourth[t]
+        diff[0, at] += sq[t]
+        diff[1, at] += fourth[t]
     for t in range(n):
         exit_ = np.inf if t == 0 else collapse[parent[t]]
         at = np.searchsorted(sorted_t, exit_)
-        diff[at, 0] += -sq[t]
-        diff[at, 1] += -fourth[t]
-    out = np.empty((2, n_points))
+        diff[0, at] += -sq[t]
+        diff[1, at] += -fourth[t]
+    out = diff if ascending else np.empty((2, n_points + 1))
     for k in range(2):
         acc = 0.0
         for j in range(n_points):
-            acc += diff[j, k]
+            acc += diff[k, j]
             out[k, j if ascending else order[j]] = acc
-    return out
+    return out[:, :n_points]
 
 
 @njit(cache=True, nogil=True)

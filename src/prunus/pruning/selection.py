@@ -20,7 +20,7 @@ from joblib.parallel import LokyBackend, get_active_backend
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._memory import release_free_memory
-from ._path_kernels import fold_misclassified, fold_squared_errors, leaf_squared_errors, node_parents
+from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
     CostComplexityPath,
     _check_counts,
@@ -183,8 +183,13 @@ def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, los
     try:
         return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
     finally:
-        if grower.X.shape[0] >= _TRIM_FROM_ROWS:
-            release_free_memory()
+        _trim(grower)
+
+
+def _trim(grower):
+    """Give the C heap's free memory back to the system after a large fold's step."""
+    if grower.X.shape[0] >= _TRIM_FROM_ROWS:
+        release_free_memory()
 
 
 #: Rows from which the C heap is trimmed after each fold (a fold's arrays are
@@ -223,21 +228,28 @@ def _regression_fold_loss(
     growth); held-out rows missing a split's feature follow its surrogate
     splits when it has some, as :meth:`Tree.apply` sends them. The same
     numbers as ``build_path`` then ``_held_out_rows``."""
-    arrays = grower.grow_arrays(params, grow_weight, grow_seed)
-    left, right, feature, threshold, missing_left, moments, bits, surrogates = arrays
-    parent = node_parents(left, right)
-    nodes = (left, right, feature, threshold, missing_left, moments)
-    betas = np.asarray(betas, dtype=np.float64)
+    left, right, feature, threshold, missing_left, moments, bits, surrogates = grower.grow_arrays(
+        params, grow_weight, grow_seed
+    )
+    # The growth's presorted segments and scan scratch (about 0.6 X) are
+    # free now, but sit in the C heap: given back before the pruning.
+    _trim(grower)
+    test = np.asarray(test, dtype=np.int64)
     if surrogates is None:
-        sums = fold_squared_errors(nodes, parent, grower.X, test, grower.y, weight, betas)
+        leaves = route_numeric((left, right, feature, threshold, missing_left), grower.X, test)
     else:
         # Numeric splits: no levels (the kernel reads no bits of a numeric split).
         n_nodes = left.shape[0]
         categories = (right, np.zeros(n_nodes, dtype=np.bool_), bits, grower.n_categories)
-        test = np.asarray(test, dtype=np.int64)
         record = routing_record(surrogates)
         leaves = apply_surrogate_kernel(grower.X, test, left, feature, threshold, missing_left, categories, record)
-        sums = leaf_squared_errors(nodes, parent, leaves, test, grower.y, weight, betas)
+        del categories, record
+    # The rows are routed: the splits' arrays are freed before the pruning,
+    # whose temporaries are about as large.
+    del feature, threshold, missing_left, bits, surrogates
+    parent = node_parents(left, right)
+    betas = np.asarray(betas, dtype=np.float64)
+    sums = leaf_squared_errors((left, right, moments), parent, leaves, test, grower.y, weight, betas)
     return sums[0], sums[1], float(weight[test].sum())
 
 
@@ -344,28 +356,9 @@ def cv_risks(
     if n_folds is None:
         folds = list(folds)
         n_folds = len(folds)
-    seeds = rng.randint(2**31 - 1, size=n_folds)
-    results: Iterable[Any]
-
-    def one(task):
-        fold, seed = task
-        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
-
-    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
-    if local_threads and default_backend:
-        # Threads of this process, started for these folds: a pool costs a
-        # fraction of a millisecond, joblib's threading backend ~10 ms.
-        results = _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
-    elif n_jobs in (None, 1) and default_backend:
-        # One after the other in this thread, as joblib would run them, without
-        # its dispatch (which weighs on a small table's folds).
-        results = map(one, zip(folds, seeds))
-    else:
-        tasks = (
-            delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
-            for fold, seed in zip(folds, seeds)
-        )
-        results = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
+    results = _fold_results(
+        grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads
+    )
     # A large regression's path has about as many temperatures as rows: the
     # folds' rows of losses are written in place as they come, and the
     # squares, only ever summed over folds, are summed in fold order (as
@@ -384,6 +377,129 @@ def cv_risks(
     if squares is not None and square_sum is not None:
         squares.append(square_sum)
     return wrong, np.array(held)
+
+
+#: Bytes of the folds' rows of losses (n_folds x temperatures x 8) from which
+#: :func:`cv_risk_summary` keeps running sums instead of the rows.
+_STREAM_FROM_BYTES = 2**22
+
+
+def cv_risk_summary(
+    grower: CARTGrower,
+    weight: np.ndarray,
+    folds: Iterable[tuple[np.ndarray, np.ndarray]],
+    method: str,
+    params: GrowthParams,
+    grow_seed: int,
+    betas: np.ndarray,
+    rng: np.random.RandomState,
+    n_jobs: int | None = None,
+    progress: Callable[[], Any] | None = None,
+    loss: np.ndarray | None = None,
+    per_row: bool = False,
+    n_folds: int | None = None,
+    local_threads: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`cv_summary` of :func:`cv_risks` (same arguments; ``per_row``:
+    rpart's per-row standard error, else the binomial one), without keeping
+    every fold's row of losses when they are large.
+
+    A large regression's path has about one temperature per row, so the
+    folds' rows weigh half of X at 20 features and 10 folds. When they
+    would take :data:`_STREAM_FROM_BYTES` or more, each fold's row is
+    folded into running sums as it arrives: the mean and the standard error
+    are the same numbers (the sums over folds are taken in fold order, as
+    ``sum(axis=0)`` takes them), and the standard deviation across folds is
+    Welford's running one, equal to ``numpy.std``'s two-pass one up to
+    rounding (relative differences of order 1e-15 times the number of folds
+    and the ratio of the mean to the deviation). Below, the rows are kept and
+    :func:`cv_summary` is exactly that of :func:`cv_risks`.
+
+    Returns
+    -------
+    mean, std, se : ndarray, shape (len(betas),)
+    """
+    if n_folds is None:
+        folds = list(folds)
+        n_folds = len(folds)
+    n_samples = grower.X.shape[0]
+    if n_folds * len(betas) * 8 < _STREAM_FROM_BYTES:
+        squares: list[np.ndarray] = []
+        wrong, held = cv_risks(
+            grower,
+            weight,
+            folds,
+            method,
+            params,
+            grow_seed,
+            betas,
+            rng,
+            n_jobs,
+            progress,
+            loss,
+            squares,
+            n_folds,
+            local_threads,
+        )
+        return cv_summary(wrong, held, n_samples, squares[0] if per_row else None)
+    results = _fold_results(
+        grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads
+    )
+    wrong_sum = square_sum = running_mean = deviations = None
+    held_weights: list[float] = []
+    for i, (fold_wrong, fold_squares, fold_weight) in enumerate(results):
+        if wrong_sum is None:
+            wrong_sum = fold_wrong.copy()
+            square_sum = fold_squares.copy() if per_row else None
+        else:
+            wrong_sum += fold_wrong
+            if square_sum is not None:
+                square_sum += fold_squares
+        # cv_summary's per-fold risk, then Welford's update of its mean and
+        # of the sum of squared deviations from it.
+        risk = fold_wrong / (fold_weight if fold_weight > 0 else 1.0)
+        if running_mean is None:
+            running_mean, deviations = risk, np.zeros_like(risk)
+        else:
+            delta = risk - running_mean
+            running_mean += delta / (i + 1)
+            risk -= running_mean
+            delta *= risk
+            deviations += delta
+        held_weights.append(fold_weight)
+        del fold_wrong, fold_squares
+        if progress is not None:
+            progress()
+    assert wrong_sum is not None and deviations is not None
+    total = np.array(held_weights).sum()
+    mean = wrong_sum / total
+    std = np.sqrt(deviations / n_folds)
+    return mean, std, _standard_error(mean, total, n_samples, square_sum)
+
+
+def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads):
+    """(wrong, squares, held-out weight) of every fold, in fold order, as
+    the folds finish (see :func:`cv_risks`)."""
+    seeds = rng.randint(2**31 - 1, size=n_folds)
+
+    def one(task):
+        fold, seed = task
+        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+
+    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
+    if local_threads and default_backend:
+        # Threads of this process, started for these folds: a pool costs a
+        # fraction of a millisecond, joblib's threading backend ~10 ms.
+        return _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
+    if n_jobs in (None, 1) and default_backend:
+        # One after the other in this thread, as joblib would run them, without
+        # its dispatch (which weighs on a small table's folds).
+        return map(one, zip(folds, seeds))
+    tasks = (
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+        for fold, seed in zip(folds, seeds)
+    )
+    return Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
 
 
 def _in_threads(func: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> Iterator[Any]:
@@ -422,12 +538,16 @@ def cv_summary(
     mean = wrong.sum(axis=0) / total
     per_fold = wrong / np.where(weight > 0, weight, 1.0)[:, None]
     std = per_fold.std(axis=0)
-    if squares is None:
-        se = np.sqrt(mean * (1.0 - mean) / n_samples)
-    else:
-        square_sum = squares.sum(axis=0) if squares.ndim == 2 else squares
-        se = np.sqrt(np.maximum(square_sum / weight.sum() - mean * mean, 0.0) / n_samples)
-    return mean, std, se
+    if squares is not None and squares.ndim == 2:
+        squares = squares.sum(axis=0)
+    return mean, std, _standard_error(mean, total, n_samples, squares)
+
+
+def _standard_error(mean, total, n_samples, square_sum=None):
+    """rpart's standard error of the pooled risk ``mean`` (see :func:`cv_summary`)."""
+    if square_sum is None:
+        return np.sqrt(mean * (1.0 - mean) / n_samples)
+    return np.sqrt(np.maximum(square_sum / total - mean * mean, 0.0) / n_samples)
 
 
 def select_cv(mean_risk: np.ndarray, se_risk: np.ndarray | None = None, one_se: bool = False) -> int:

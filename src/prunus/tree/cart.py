@@ -181,6 +181,10 @@ def _workspace_arrays(order, weight, n_classes, n_words, unsorted, n_cells=0):
     )
 
 
+#: Rows below which a regression may grow in the lean kernel, whose node
+#: arrays are int32 (a tree of n rows has up to 2 n - 1 nodes).
+_LEAN_ROWS_BELOW = 2**30
+
 #: Statistics per node of a regression growth: weight, mean, within sum of squares.
 N_MOMENTS = 3
 
@@ -430,9 +434,11 @@ class CARTGrower:
         and threshold searched, no level tables (the general kernel's tree,
         with none of its per-node branches). Not where surrogates are found:
         its scan gives missing values the learned side, where a surrogate
-        growth scores a feature on the rows where it is present (rpart)."""
+        growth scores a feature on the rows where it is present (rpart).
+        Nor from 2^30 rows (its node ids are int32)."""
         return (
             self.regression
+            and self.X.shape[0] < _LEAN_ROWS_BELOW
             and not settings.present_only
             and settings.max_leaf_nodes < 0
             and settings.max_features >= self.n_features

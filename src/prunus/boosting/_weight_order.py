@@ -184,7 +184,10 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     One unit of assessed weight raises an error lower bound by at most one
     unit, so from a known value at ``m'`` every ``m`` whose weight
     ``Z_m - Z_m'`` cannot close (or open) the distance to ``E* - tie`` is
-    decided without a probe.
+    decided without a probe. The probes interpolate between the last two
+    measured values (bisecting after a step that did not halve the
+    bracket), and a probe far below the row rebuilds it from the first
+    example when that takes fewer operations than removing examples.
     """
     n = node.idx.shape[0]
     S = node.feats.shape[0]
@@ -212,6 +215,11 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
         la = 0.0
         b = n
         lb = np.nan
+        # the last measured values below and at or above E* - tie, for the interpolation of the next probe
+        ma = 0
+        va = 0.0
+        mb = n
+        vb = np.nan
         margin = unit * (fixed + ops)
         # The search's last two updates: the lower bound (as summed) after its first ``upd[s, 0]``
         # (then ``upd[s, 2]``) examples; -1 for none.
@@ -221,25 +229,26 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
             if upd[s, 2 * k] < 0.0 or m > n:
                 continue
             if v < target - margin and m > a:
-                a = m
-                la = v
+                a = ma = m
+                la = va = v
             elif v >= target + margin and m <= b:
-                b = m
-                lb = v
+                b = mb = m
+                lb = vb = v
         if a < mk < b:
             # The row is a rebuild of the first ``m_k`` examples: its value decides exactly.
             v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target:
-                b = mk
-                lb = v
+                b = mb = mk
+                lb = vb = v
             else:
-                a = mk
-                la = v
+                a = ma = mk
+                la = va = v
         elif mk == n and b == n and np.isnan(lb):
             # P(n) holds by definition (E* is the lowest value); its value only narrows the search.
             v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target + margin:
-                lb = v
+                lb = vb = v
+        interpolate = True
         while b - a > 1:
             margin = unit * (fixed + ops)
             if not np.isnan(lb):
@@ -256,14 +265,27 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                     la = np.nan
             if b - a <= 1:
                 break
+            # The next probe: where the line through the last two measured values crosses E* - tie (the
+            # bound rises about linearly in the assessed weight), or the middle after an interpolated
+            # probe that did not halve the bracket.
+            width = b - a
             mid = (a + b) // 2
-            if mid > pos:
+            used = interpolate and not np.isnan(vb) and vb > va
+            if used:
+                z = Zp[ma] + (target - va) / (vb - va) * (Zp[mb] - Zp[ma])
+                mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
+            if mid >= pos:
                 _assess(node, ws, s, pos, mid)
                 ops += mid - pos
-            else:
+            elif pos - mid <= mid:
                 _unassess_dense(node, ws, s, mid, pos)
                 ops += pos - mid
                 exact = False
+            else:  # fewer examples from the first one
+                _clear_row(node, ws, s)
+                _assess(node, ws, s, 0, mid)
+                ops += mid
+                exact = True
             pos = mid
             margin = unit * (fixed + ops)
             v = feature_summary(node, ws, s, 1.0)[0]
@@ -274,11 +296,12 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 exact = True
                 v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target:
-                b = mid
-                lb = v
+                b = mb = mid
+                lb = vb = v
             else:
-                a = mid
-                la = v
+                a = ma = mid
+                la = va = v
+            interpolate = not used or 2 * (b - a) <= width
         out[s] = b
     return out
 

@@ -1,17 +1,15 @@
-"""Missing values: surrogate splits against the learned side, and against R's rpart.
+"""Missing values: the default rule, surrogate splits and the learned side, against R's rpart.
 
 For each table and missingness pattern, the mean test error over ``--draws``
 draws of a 75/25 split and of the missing-value mask (the same mask rule on
 the training and the test rows) of:
 
-* ``surrogate``: ``CARTClassifier(selection="cv", cv=10, missing="surrogate")``
+* ``default``: ``CARTClassifier(selection="cv", cv=10)``, i.e.
+  ``missing="auto"``: both rules below cross-validated on the same folds,
+  the one of lower CV error kept;
+* ``surrogate``: ``missing="surrogate"``
   (rpart's surrogate splits; a row missing every surrogate's feature goes
   with the split's majority side by weight, rpart's rule);
-* ``surr+learned``: the same, but the last resort is the side the split
-  search learned for the split feature's missing values;
-* ``by fit``: the same, but at each split the rows missing its feature go
-  by the surrogates or all to the learned side, whichever leaves the
-  children of lower training impurity;
 * ``learned``: ``missing="learned"`` (every missing value takes its split's
   learned side);
 * ``rpart``: rpart with its defaults (``xval = 10``, ``cp = 0.01``,
@@ -26,7 +24,8 @@ probability p); MNAR (a cell's probability grows with its own value: for a
 numeric column ``2 p`` times its rank / n, for a factor ``1.5 p`` on a random
 half of the levels and ``0.5 p`` on the others), p = 0.1 and 0.3.
 
-Times are wall-clock seconds of one prunus fit (kernels loaded first); the
+The column ``learned chosen`` is the share of draws where the default kept
+the learned side. Times are wall-clock seconds of one prunus fit (kernels loaded first); the
 machine may be shared.
 
 Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--rates 0,0.1,0.3]
@@ -46,7 +45,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 from bench_categorical import RPART_DATA, rpart_tables, run_rpart, synthetic  # noqa: E402
 
 from prunus import CARTClassifier, datasets  # noqa: E402
-from prunus.tree import _surrogate  # noqa: E402
 
 PATTERNS = [
     ("complete", None, 0.0),
@@ -93,16 +91,12 @@ def masked(X, kind, p, rng):
     return out
 
 
-def fit_error(Xtr, ytr, Xte, yte, seed, missing, majority_last=True, by_fit=False):
-    _surrogate.MAJORITY_LAST_RESORT = majority_last
-    _surrogate.CHOOSE_BY_FIT = by_fit
+def fit_error(Xtr, ytr, Xte, yte, seed, missing):
     est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing)
     start = time.perf_counter()
     est.fit(Xtr, ytr)
     seconds = time.perf_counter() - start
-    _surrogate.MAJORITY_LAST_RESORT = True
-    _surrogate.CHOOSE_BY_FIT = False
-    return float(np.mean(est.predict(Xte) != yte)), seconds
+    return float(np.mean(est.predict(Xte) != yte)), seconds, est.missing_ == "learned"
 
 
 def main():
@@ -116,14 +110,13 @@ def main():
     has_r = not args.no_rpart and shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
     warm, wy = synthetic(300, 3, 0)
     warm = masked(warm, "mcar", 0.2, np.random.default_rng(0))
-    for missing in ("surrogate", "learned"):
+    for missing in ("auto", "surrogate", "learned"):
         CARTClassifier(selection="cv", cv=3, missing=missing).fit(warm, wy)
 
     groups = {"rpart": rpart_tables, "registered": registered_tables, "synthetic": synthetic_tables}
     header = (
-        f"{'table':<18}{'pattern':>10} | {'surrogate':>9} {'surr+learned':>12} {'by fit':>7} {'learned':>8} "
-        f"{'rpart':>7} | "
-        f"{'s surr':>7} {'s learned':>9}"
+        f"{'table':<18}{'pattern':>10} | {'default':>7} {'surrogate':>9} {'learned':>8} {'rpart':>7} | "
+        f"{'learned chosen':>14} | {'s default':>9} {'s surr':>7} {'s learned':>9}"
     )
     print(header)
     print("-" * len(header), flush=True)
@@ -142,19 +135,18 @@ def main():
                     n_test = len(y) // 4 if len(y) < 4_000 else len(y) // 2
                     te, tr = perm[:n_test], perm[n_test:]
                     Xtr, Xte = Xd.iloc[tr].reset_index(drop=True), Xd.iloc[te].reset_index(drop=True)
-                    e_s, t_s = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate")
-                    e_sl, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", majority_last=False)
-                    e_f, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", by_fit=True)
-                    e_l, t_l = fit_error(Xtr, y[tr], Xte, y[te], d, "learned")
+                    e_a, t_a, chose = fit_error(Xtr, y[tr], Xte, y[te], d, "auto")
+                    e_s, t_s, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate")
+                    e_l, t_l, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "learned")
                     e_r = np.nan
                     if has_r:
                         e_r = run_rpart(Xtr, y[tr], Xte, y[te], 1, ("default",))["default"][1]
-                    rows.append((e_s, e_sl, e_f, e_l, e_r, t_s, t_l))
+                    rows.append((e_a, e_s, e_l, e_r, chose, t_a, t_s, t_l))
                 m = np.mean(rows, axis=0)
                 pattern = label if kind is None else f"{label} {p:.0%}"
                 print(
-                    f"{name:<18}{pattern:>10} | {m[0]:>9.3f} {m[1]:>12.3f} {m[2]:>7.3f} {m[3]:>8.3f} {m[4]:>7.3f} | "
-                    f"{m[5]:>7.3f} {m[6]:>9.3f}",
+                    f"{name:<18}{pattern:>10} | {m[0]:>7.3f} {m[1]:>9.3f} {m[2]:>8.3f} {m[3]:>7.3f} | "
+                    f"{m[4]:>14.1f} | {m[5]:>9.3f} {m[6]:>7.3f} {m[7]:>9.3f}",
                     flush=True,
                 )
 

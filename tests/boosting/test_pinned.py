@@ -43,6 +43,9 @@ SEARCHES = {
     "lower_first(0.9)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
     ),
+    "lower_first(0.9, init 0.9)": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.9
+    ),
     "lower_first(0)": dict(
         split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=0.5
     ),
@@ -141,6 +144,21 @@ def test_pinned_searches_share_trees(pinned):
         reference = pinned[_key(name, setting, "exhaustive")]
         assert rec["trees"] == reference["trees"], key
         np.testing.assert_allclose(rec["estimator_weights"], reference["estimator_weights"], rtol=WEIGHT_RTOL)
+
+
+DEFAULT_SEARCH = "lower_first(0.9, init 0.9)"
+
+
+def test_default_search_is_pinned_and_assesses_less_than_quick_boost(pinned):
+    # the estimator's own adaptive setting is the pinned DEFAULT_SEARCH, and with the error criterion
+    # it assesses fewer examples than Quick Boost's defaults on every pinned problem
+    params = ExactBoostClassifier().get_params()
+    for key, value in SEARCHES[DEFAULT_SEARCH].items():
+        assert params[key] == value, key
+    for name in _problems():
+        ours = sum(pinned[_key(name, "error-depth3", DEFAULT_SEARCH)]["assessments"])
+        quick = sum(pinned[_key(name, "error-depth3", "quick")]["assessments"])
+        assert ours < quick, (name, ours, quick)
 
 
 if __name__ == "__main__" and "--regen" in sys.argv:

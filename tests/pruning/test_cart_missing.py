@@ -1,4 +1,5 @@
-"""CARTClassifier / CARTRegressor with ``missing="surrogate" | "learned"`` and ``max_surrogates``."""
+"""CARTClassifier / CARTRegressor with ``missing="surrogate" | "learned"`` and ``max_surrogates``
+(the choice of ``missing="auto"`` is tested in test_missing_choice.py)."""
 
 import pickle
 
@@ -37,7 +38,7 @@ def test_bad_parameters_name_the_argument(cls, params, name):
 
 def test_surrogates_route_missing_values_and_survive_pickle():
     X, y = _data()
-    est = CARTClassifier(selection="cv", cv=5, random_state=0).fit(X, y)
+    est = CARTClassifier(selection="cv", cv=5, random_state=0, missing="surrogate").fit(X, y)
     tree = est.pruned_tree_
     assert tree.has_surrogates
     root = tree.node_surrogates(0)
@@ -62,7 +63,7 @@ def test_surrogates_route_missing_values_and_survive_pickle():
 def test_learned_side_has_no_surrogates_and_is_the_former_fit():
     X, y = _data()
     learned = CARTClassifier(selection="cv", cv=5, random_state=0, missing="learned").fit(X, y)
-    none = CARTClassifier(selection="cv", cv=5, random_state=0, max_surrogates=0).fit(X, y)
+    none = CARTClassifier(selection="cv", cv=5, random_state=0, missing="surrogate", max_surrogates=0).fit(X, y)
     assert not learned.pruned_tree_.has_surrogates
     assert not none.pruned_tree_.has_surrogates
     assert learned.tree_.surrogates is None
@@ -91,7 +92,7 @@ def test_add_surrogates_finds_the_grown_ones():
 
 def test_variable_importance_adds_surrogate_terms():
     X, y = _data()
-    est = CARTClassifier(selection="cv", cv=5, random_state=0).fit(X, y)
+    est = CARTClassifier(selection="cv", cv=5, random_state=0, missing="surrogate").fit(X, y)
     tree, counts = est.pruned_tree_, est.pruned_counts_
     decrease = impurity_decrease(tree, node_impurity(counts, "gini"), counts.sum(axis=1))
     want = np.zeros(4)
@@ -107,7 +108,7 @@ def test_variable_importance_adds_surrogate_terms():
 
 def test_summary_lists_surrogates():
     X, y = _data()
-    est = CARTClassifier(selection="cv", cv=5, random_state=0).fit(X, y)
+    est = CARTClassifier(selection="cv", cv=5, random_state=0, missing="surrogate").fit(X, y)
     text = est.summary()
     assert "Surrogate splits" in text
     s = est.pruned_tree_.node_surrogates(0)
@@ -118,7 +119,7 @@ def test_summary_lists_surrogates():
 def test_regressor_with_surrogates():
     X, y = _data()
     target = np.where(np.isnan(X[:, 0]), 0.0, X[:, 0])
-    est = CARTRegressor(selection="cv", cv=5, random_state=0).fit(X, target)
+    est = CARTRegressor(selection="cv", cv=5, random_state=0, missing="surrogate").fit(X, target)
     assert est.pruned_tree_.has_surrogates
     learned = CARTRegressor(selection="cv", cv=5, random_state=0, missing="learned").fit(X, target)
     assert not learned.pruned_tree_.has_surrogates

@@ -77,7 +77,7 @@ def test_threads_equal_sequential(estimator):
 @pytest.mark.parametrize("estimator", [CARTClassifier, CARTRegressor])
 def test_verbose_shows_one_step_per_growth(capsys, estimator):
     X, y, _ = _data(4, regression=estimator is CARTRegressor)
-    estimator(selection="cv", cv=4, random_state=0, verbose=1).fit(X, y)
+    estimator(selection="cv", cv=4, random_state=0, verbose=1, missing="surrogate").fit(X, y)
     err = capsys.readouterr().err
     assert "CART growths" in err and "5/5" in err
     estimator(selection="cv", cv=4, random_state=0).fit(X, y)

@@ -362,10 +362,11 @@ class DaskCARTClassifier(_DaskApplyMixin, _DaskClassifierMixin, CARTClassifier):
         it: give the product in ``sample_weight``).
     loss_matrix : array-like of shape (n_classes, n_classes) or None, default=None
         As the core estimator's, on in-memory input only.
-    missing : {"surrogate", "learned"}, default="surrogate"
-        How a split sends a missing value, as the core estimator's: T_max
-        (grown in memory on L1) gets surrogate splits when L1 has missing
-        values, and every block is routed by them.
+    missing : {"auto", "surrogate", "learned"}, default="auto"
+        How a split sends a missing value, as the core estimator's. On dask
+        input "auto" is "surrogate": T_max (grown in memory on L1) gets
+        surrogate splits when L1 has missing values, and every block is
+        routed by them.
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``).
 
@@ -433,10 +434,11 @@ class DaskCARTRegressor(_DaskApplyMixin, _DaskMixin, CARTRegressor):
     categorical_features : "from_dtype", None, array-like of int or str, or bool mask, default="from_dtype"
         Categorical columns of in-memory input (see the core estimator); a
         dask collection must hold numeric columns.
-    missing : {"surrogate", "learned"}, default="surrogate"
-        How a split sends a missing value, as the core estimator's: T_max
-        (grown in memory on L1) gets surrogate splits when L1 has missing
-        values, and every block is routed by them.
+    missing : {"auto", "surrogate", "learned"}, default="auto"
+        How a split sends a missing value, as the core estimator's. On dask
+        input "auto" is "surrogate": T_max (grown in memory on L1) gets
+        surrogate splits when L1 has missing values, and every block is
+        routed by them.
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``).
     grow_size : int or None, default=None

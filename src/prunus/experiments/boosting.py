@@ -428,9 +428,9 @@ Mode `{mode}`: {s.rounds} boosting rounds (paper: 500). Datasets: {", ".join(dat
 {("Not fetched here: " + ", ".join(skipped) + ".") if skipped else ""}
 AP-B runs Algorithm 1 as written (`adaptive_rule="gap", min_batch=1,
 adaptive_init=0.5`). AP-LF is `ExactBoostClassifier`'s default setting:
-Adaptive-Pruning with prunus' lower-bound-first rule (same start; a batch aims
-90% of the way from the second-smallest lower bound to the smallest upper
-bound): the feature with the smallest lower bound is assessed by (nearly) the
+Adaptive-Pruning with prunus' lower-bound-first rule (an initial pass over 90%
+of the weight instead of 50%; a batch aims 90% of the way from the
+second-smallest lower bound to the smallest upper bound): the feature with the smallest lower bound is assessed by (nearly) the
 weight it provably needs; it builds the same trees.
 Quick Boost runs with prunus' defaults (initial weight 0.9, 20 batches: the
 best of a small grid, i.e. a strong baseline). CPU time is the process time of

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
-MISSING = ("surrogate", "learned")
+MISSING = ("auto", "surrogate", "learned")
 SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 
 #: Constraints of the parameters both estimators take (``criterion`` is each one's own).
@@ -92,7 +92,7 @@ class BaseCART(BaseEstimator):
         verbose: int = 0,
         random_state: int | np.random.RandomState | None = None,
         categorical_features: str | ArrayLike | None = "from_dtype",
-        missing: str = "surrogate",
+        missing: str = "auto",
         max_surrogates: int = 5,
         grow_size: int | None = None,
     ) -> None:
@@ -146,9 +146,58 @@ class BaseCART(BaseEstimator):
     def _fit_grower(self, grower, weight, loss=None):
         """Grow T_max from ``grower`` (the whole sample, presorted once),
         prune it and select; ``weight`` are the checked sample weights and
-        ``loss`` a classifier's loss matrix (None: 0-1 loss)."""
+        ``loss`` a classifier's loss matrix (None: 0-1 loss).
+
+        With ``missing="auto"`` (see :meth:`_missing_rules`) the fit runs
+        once per routing rule from the same random state (so on the same
+        folds or hold-out rows) and keeps the one of lower estimated risk
+        at its selected subtree; the surrogates on a tie."""
         n = grower.X.shape[0]
         self._check_params(n)
+        rng = check_random_state(self.random_state)
+        # Drawn first, so every tree of this fit (and of a refit with the same
+        # random_state on other rows) is grown with the same feature draws.
+        grow_seed = rng.randint(2**31 - 1)
+        rules = self._missing_rules(grower, weight)
+        cv = self.selection in ("cv", "cv-1se")
+        regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
+        n_growths = ((self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1) * len(rules)
+        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
+            best = None
+            for rule in rules:
+                # Every rule from the same state: the same hold-out rows, folds and halves.
+                state = copy.deepcopy(rng) if len(rules) > 1 else rng
+                fitted = self._grow_and_select(grower, weight, loss, rule, grow_seed, state, bar.update)
+                if best is None or fitted[0] < best[0]:
+                    best = fitted
+        assert best is not None
+        _, rule, path, k, prune_rows, self.cv_results_, self.test_risk_ = best
+        self.missing_ = rule
+        self.pruning_indices_ = prune_rows
+        return self._store_selection(path, k)
+
+    def _missing_rules(self, grower, weight):
+        """The routing rules this fit tries: ``missing`` itself, or for
+        "auto" both "surrogate" and "learned" when some training row of
+        positive weight misses a value and the selection estimates the
+        risk of the selected subtree on rows it was not grown on ("cv",
+        "cv-1se", "holdout"); else "surrogate" alone."""
+        if self.missing != "auto":
+            return (self.missing,)
+        if self.selection in ("cv", "cv-1se", "holdout") and grower._has_missing(weight):
+            return ("surrogate", "learned")
+        return ("surrogate",)
+
+    def _grow_and_select(self, grower, weight, loss, rule, grow_seed, rng, progress):
+        """One fit of :meth:`_fit_grower` with the routing rule ``rule``.
+
+        Returns
+        -------
+        (risk, rule, path, k, prune_rows, cv_results, test_risk), where risk
+        is the estimated risk of the selected subtree T_k (CV or hold-out;
+        0 for the other selections, which estimate none).
+        """
+        n = grower.X.shape[0]
         params = check_growth_params(
             GrowthParams(
                 self.criterion,
@@ -158,14 +207,9 @@ class BaseCART(BaseEstimator):
                 0.0,
                 None,
                 None,
-                max_surrogates=sel.surrogates_asked(self),
+                max_surrogates=int(self.max_surrogates) if rule == "surrogate" else 0,
             )
         )
-        rng = check_random_state(self.random_state)
-        # Drawn first, so every tree of this fit (and of a refit with the same
-        # random_state on other rows) is grown with the same feature draws.
-        grow_seed = rng.randint(2**31 - 1)
-
         self.cv_results_ = None
         self.test_risk_ = None
         learn = np.arange(n)
@@ -176,33 +220,30 @@ class BaseCART(BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         # A large fit's folds run without T_max, grown again after them (see _REGROW_FROM_BYTES).
         regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
-        n_growths = (self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1
-        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            # The state that draws M1's halves, replayed by the second growth.
-            replay = copy.deepcopy(rng) if regrow else rng
-            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
-            bar.update()
-            if cv:
-                alphas, n_leaves = path.alphas, path.n_leaves
-                if regrow:
-                    del path
-                if n >= sel._TRIM_FROM_ROWS:
-                    release_free_memory()  # the growth's workspace (and T_max), before the folds' own
-                k = self._select_cv(grower, weight, params, grow_seed, (alphas, n_leaves), rng, bar.update, loss)
-                if regrow:
-                    path, prune_rows = sel.build_path(
-                        grower, learn, weight, self.method, params, grow_seed, replay, loss
-                    )
-                    bar.update()
-        self.pruning_indices_ = prune_rows
-        n_prune = prune_rows.shape[0]
-
-        if not cv:
+        # The state that draws M1's halves, replayed by the second growth.
+        replay = copy.deepcopy(rng) if regrow else rng
+        path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
+        progress()
+        risk = 0.0
+        if cv:
+            alphas, n_leaves = path.alphas, path.n_leaves
+            if regrow:
+                del path
+            if n >= sel._TRIM_FROM_ROWS:
+                release_free_memory()  # the growth's workspace (and T_max), before the folds' own
+            k = self._select_cv(grower, weight, params, grow_seed, (alphas, n_leaves), rng, progress, loss)
+            risk = float(self.cv_results_["mean_risk"][k])
+            if regrow:
+                path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, replay, loss)
+                progress()
+        else:
             test_counts = None
             if self.selection == "holdout":
                 test_counts = sel.node_statistics(grower, path.tree, weight, test)
-            k = self._select_from_counts(path, n_prune, test_counts)
-        return self._store_selection(path, k)
+            k = self._select_from_counts(path, prune_rows.shape[0], test_counts)
+            if self.selection == "holdout":
+                risk = float(self.test_risk_[k])
+        return risk, rule, path, k, prune_rows, self.cv_results_, self.test_risk_
 
     def _fit_sampled(self, sample):
         """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a

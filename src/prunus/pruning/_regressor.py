@@ -99,37 +99,43 @@ class CARTRegressor(RegressorMixin, BaseCART):
         columns of a DataFrame by default); the best subset of a node is
         exact (levels ordered by their mean, Fisher 1958). Unseen levels at
         predict follow missing values.
-    missing : {"surrogate", "learned"}, default="surrogate"
+    missing : {"auto", "surrogate", "learned"}, default="auto"
         How a split sends a row whose value of the split feature is missing
         (NaN). "surrogate": by rpart's surrogate splits (Breiman et al.,
         *Classification and Regression Trees*, section 5.3): the row follows
         the first of the split's surrogates (the splits on other features
         that best agree with it on the training rows) whose feature it has,
         else the split's majority side; the training rows missing a split's
-        feature are sent this way during growth too, as rpart does.
-        Surrogates are found only when the training data has missing values,
-        so complete data fits as fast as without; its missing values at
+        feature are sent this way during growth too, as rpart does, and a
+        candidate split on a feature with missing values is scored on the
+        rows where the feature is present, as rpart scores it. Surrogates
+        are found only when the training data has missing values, so
+        complete data fits as fast as without; its missing values at
         predict go to the majority side (:func:`prunus.tree.add_surrogates`
         adds surrogates to such a tree). "learned": each split learns a side
         for the missing values of its feature, the side of the better
-        criterion (scikit-learn's rule). With surrogates, a candidate split
-        on a feature with missing values is scored on the rows where the
-        feature is present, as rpart scores it. The default was chosen by
-        measurement (classification CV fits on rpart's four example tables,
-        ``breast_cancer``, ``spam`` and two synthetic factor tables; 30% of
-        the cells missing completely at random or not at random, 10 draws;
-        ``benchmarks/bench_missing.py``): mean test error 0.324 against
-        0.333 for the learned side (rpart 0.325) completely at random, 0.334
-        against 0.337 (rpart 0.339) not at random. Where missingness carries
-        the target (``spam`` and the synthetic tables, not at random) the
-        learned side is better; sending the rows that have none of the
-        surrogates' features to the learned side (0.339 and 0.327), or
-        choosing per split between the surrogates and the learned side by
-        the training fit (0.329 and 0.337), was not better under both
-        patterns, so rpart's rules are kept.
+        criterion (scikit-learn's rule). "auto": when a training row of
+        positive weight has a missing value and the selection estimates
+        the risk of the selected subtree ("cv", "cv-1se", "holdout"), the
+        fit is made with both rules, on the same folds (or hold-out rows),
+        and keeps the one whose selected subtree has the lower CV (or
+        hold-out) risk, the surrogates on a tie; ``missing_`` says which.
+        Such a fit costs the two fits. Otherwise (complete data, the other
+        selections, ``grow_size``) "auto" is "surrogate", so fits on
+        complete data are unchanged. Why "auto" is the default: neither
+        rule is better everywhere. On classification CV fits (rpart's four
+        example tables, ``breast_cancer``, ``spam`` and two synthetic
+        factor tables; 30% of the cells missing completely at random or
+        not at random, 10 draws; ``benchmarks/bench_missing.py``) the
+        surrogates win where missingness is incidental and the learned
+        side where missingness carries the target (``spam`` and the
+        synthetic tables, not at random: 0.149 against 0.172); the mean
+        test error of "auto" is 0.322 completely at random (surrogates
+        0.324, learned side 0.333, rpart 0.325) and 0.329 not at random
+        (0.334, 0.337, rpart 0.339).
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``); 0 keeps
-        the majority side alone. Ignored with ``missing="learned"``.
+        the majority side alone. Ignored by fits with the learned side.
     grow_size : int >= 2 or None, default=None
         With ``method="M1"``: grow T_max on ``grow_size`` rows drawn at
         random (L1, held in memory) instead of half the sample, and take
@@ -162,6 +168,9 @@ class CARTRegressor(RegressorMixin, BaseCART):
         (across folds), ``se_risk`` (rpart's SE).
     test_risk_ : ndarray or None
         For "holdout": test mean squared error of every T_k.
+    missing_ : {"surrogate", "learned"}
+        The routing rule of the fitted trees (``missing``, or the rule
+        "auto" kept).
     pruning_indices_ : ndarray of int or None
         Rows of X whose statistics gave the pruning risks and leaf means;
         None with ``grow_size``.

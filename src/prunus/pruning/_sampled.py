@@ -293,6 +293,7 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
             raise ValueError(f"the hold-out test sample is empty or has no weight (test_size={est.test_size}).")
         path = _path(tree, prune_stats)
         k = est._select_from_counts(path, n_prune, _table(test_stats) if est.selection == "holdout" else None)
+    est.missing_ = "learned" if est.missing == "learned" else "surrogate"  # "auto" keeps the surrogates here
     est._store_selection(path, k)
     est.split_ = split
     est.pruning_indices_ = None

@@ -476,7 +476,8 @@ def select_penalty(path: CostComplexityPath, n: int, c: float, kappa: float = 1.
 
 def surrogates_asked(estimator: Any) -> int:
     """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
-    with ``missing="surrogate"``, else 0 (the learned side)."""
-    if getattr(estimator, "missing", "learned") != "surrogate":
+    with ``missing="surrogate"`` or "auto" (whose fits without a choice of
+    rule keep the surrogates), else 0 (the learned side)."""
+    if getattr(estimator, "missing", "learned") not in ("surrogate", "auto"):
         return 0
     return int(estimator.max_surrogates)

@@ -121,6 +121,31 @@ def split_proxy(left, missing, add_missing, total, criterion):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def candidate_proxy(missing_left, counts, sums, weights, criterion):
+    """Proxy of one threshold candidate of a class-weight scan, with the
+    node's missing rows sent left (``missing_left``) or right.
+
+    ``counts = (left, missing, total)`` are the class weights left of the
+    threshold (present rows), of the missing rows and of the node;
+    ``sums = (sum_la, sum_ra, sum_lb, sum_rb)`` the running :func:`term`
+    sums of the left and right child with the missing rows right (``a``)
+    or left (``b``); ``weights = (weight_left, weight_missing,
+    weight_total)``. Gini and entropy take the running sums (O(1));
+    misclassification, whose term is a maximum, is taken from the counts.
+    """
+    left, missing, total = counts
+    weight_left, weight_missing, weight_total = weights
+    if criterion == MISCLASSIFICATION:
+        return split_proxy(left, missing, missing_left, total, criterion)
+    sum_la, sum_ra, sum_lb, sum_rb = sums
+    if not missing_left:
+        return proxy_from_sums(sum_la, weight_left, sum_ra, weight_total - weight_left, criterion)
+    return proxy_from_sums(
+        sum_lb, weight_left + weight_missing, sum_rb, weight_total - weight_missing - weight_left, criterion
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
 def squared_error_proxy(weight_left, sum_left, weight_right, sum_right):
     """``S_L^2 / W_L + S_R^2 / W_R``: the between-children sum of squares of
     a split when the sums are of deviations from the node's mean."""

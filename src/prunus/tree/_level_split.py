@@ -28,7 +28,7 @@ presorted order (:func:`level_codes`).
 import numpy as np
 
 from .._compiled import njit
-from ._criterion import MISCLASSIFICATION, better, proxy_from_sums, split_proxy, term
+from ._criterion import MISCLASSIFICATION, better, candidate_proxy, split_proxy, term
 
 #: ``GrowthData.level_slot`` of a feature searched from its presorted order.
 PRESORTED = -1
@@ -243,6 +243,7 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
     incremental = criterion != MISCLASSIFICATION
     n_sides = 2 if n_missing > 0 else 1
     weight_left = 0.0
+    sum_la = sum_ra = sum_lb = sum_rb = 0.0  # read only by the incremental criteria
     n_left_present = 0
     previous = -1
     for code in range(lowest, n_levels):
@@ -258,18 +259,13 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
                 n_left = n_left_present + n_missing * side
                 if n_left < min_leaf or n_rows - n_left < min_leaf:
                     continue
-                if not incremental:
-                    proxy = split_proxy(left, missing, side == 1, total, criterion)
-                elif side == 0:
-                    proxy = proxy_from_sums(sum_la, weight_left, sum_ra, weight_total - weight_left, criterion)
-                else:
-                    proxy = proxy_from_sums(
-                        sum_lb,
-                        weight_left + weight_missing,
-                        sum_rb,
-                        weight_total - weight_missing - weight_left,
-                        criterion,
-                    )
+                proxy = candidate_proxy(
+                    side == 1,
+                    (left, missing, total),
+                    (sum_la, sum_ra, sum_lb, sum_rb),
+                    (weight_left, weight_missing, weight_total),
+                    criterion,
+                )
                 if better(proxy, feature, best[0], best[1], tol):
                     best = (proxy, feature, _midpoint(values[previous], values[code]), side == 1)
         for k in range(n_classes):

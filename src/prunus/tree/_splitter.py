@@ -26,6 +26,7 @@ from ._categorical_split import is_categorical, scan_categorical, scan_categoric
 from ._criterion import (
     MISCLASSIFICATION,
     SQUARED_ERROR,
+    candidate_proxy,
     node_term,
     proxy_from_sums,
     split_proxy,
@@ -355,14 +356,13 @@ def _scan_general(data, work, settings, feature, segment, best, tol):
             n_left = n_left_present + n_missing * side
             if n_left < min_leaf or n_rows - n_left < min_leaf:
                 continue
-            if not incremental:
-                proxy = split_proxy(left, missing, side == 1, total, criterion)
-            elif side == 0:
-                proxy = proxy_from_sums(sum_la, weight_left, sum_ra, weight_total - weight_left, criterion)
-            else:
-                proxy = proxy_from_sums(
-                    sum_lb, weight_left + weight_missing, sum_rb, weight_total - weight_missing - weight_left, criterion
-                )
+            proxy = candidate_proxy(
+                side == 1,
+                (left, missing, total),
+                (sum_la, sum_ra, sum_lb, sum_rb),
+                (weight_left, weight_missing, weight_total),
+                criterion,
+            )
             best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
     if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
         row = index[present_end - 1]

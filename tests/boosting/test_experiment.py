@@ -14,6 +14,9 @@ def test_reproduce_boosting_tiny(tmp_path):
     assert "Table 2, MNIST scale (synthetic)" in text
     for search in ("| AP-B |", "| AP-LF |", "| QB |", "| exhaustive |", "paper AP-B (MNIST, 300 rounds)"):
         assert search in text
+    # ... and its claim, AP-B's and AP-LF's improvements over QB beside the paper's
+    claim = next(line for line in text.splitlines() if line.startswith("| At MNIST scale"))
+    assert "4.2% less CPU, 11.1% fewer assessments" in claim and "AP-B: " in claim and "AP-LF: " in claim
     assert (tmp_path / "figure1_gap_fraction.png").stat().st_size > 0
     assert (tmp_path / "figure2_cumulative_assessments.png").stat().st_size > 0
     # the lower-bound-first rule is reported next to Algorithm 1, and never below LB_wo
@@ -49,3 +52,18 @@ def test_reproduce_boosting_on_libsvm_file(tmp_path):
     assert "toy_a1a" in report and "satimage" not in report.split("## Figure 1")[0]
     # the command line passes --data through, and refuses it for the other papers
     assert main(["reproduce", "lm", "--data", str(path), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_mnist_scale_claim_verdicts():
+    from prunus.experiments.boosting import mnist_scale_claim
+
+    res = {"QB": (10.0, 1000), "AP-LF": (12.0, 900), "exhaustive": (20.0, 3000)}
+    for ap_b, holds, ours in [
+        ((9.0, 900), "yes", "AP-B: 10.0% less CPU, 10.0% fewer assessments"),
+        ((11.0, 900), "assessments only", "AP-B: 10.0% more CPU, 10.0% fewer assessments"),
+        ((9.0, 1100), "no", "AP-B: 10.0% less CPU, 10.0% more assessments"),
+    ]:
+        claim, paper, got, verdict = mnist_scale_claim({**res, "AP-B": ap_b})
+        assert verdict == holds
+        assert got.startswith(ours + "; AP-LF: 20.0% more CPU, 10.0% fewer assessments")
+        assert paper == "4.2% less CPU, 11.1% fewer assessments (MNIST, 300 rounds)"

@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from prunus.boosting import fit_binning
 from prunus.boosting._bounds import threshold_bounds
 from prunus.boosting._records import CRITERIA, new_workspace, search_settings
-from prunus.boosting._split import _warm_row, split_node, weight_order_bound
+from prunus.boosting._split import _warm_row, split_node
+from prunus.boosting._weight_order import weight_order_bound
 
 from .conftest import brute_force_stump
 

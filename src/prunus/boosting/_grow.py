@@ -16,7 +16,8 @@ from .._compiled import njit
 from ..tree import Tree
 from ._binning import SparseBins
 from ._sparse import apply_sparse_binned, candidate_slots, goes_left, node_of
-from ._split import exact_value, search_split, weight_order_bound
+from ._split import exact_value, search_split
+from ._weight_order import weight_order_bound
 
 
 @njit(cache=True)

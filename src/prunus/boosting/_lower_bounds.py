@@ -27,7 +27,8 @@ from sklearn.utils import Bunch
 
 from ._binning import SparseBins, fit_binning
 from ._records import new_workspace, search_settings
-from ._split import split_node, weight_order_counts
+from ._split import split_node
+from ._weight_order import weight_order_counts
 
 
 @contextlib.contextmanager

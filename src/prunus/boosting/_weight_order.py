@@ -1,0 +1,339 @@
+"""The weight-order lower bound LB_wo of one node.
+
+Aziz, Anderton & Aslam, "Adaptively Pruning Features for Boosted Decision
+Trees", section 4: the best feature ``k*`` is assessed on all ``n`` examples
+and every other feature ``k`` on the fewest *heaviest* examples that prove it
+no better, ``LB_wo = n + sum_{k != k*} min{m : L_m^k >= E*}``.
+
+``weight_order_counts`` finds each ``min{m : L_m^k >= E*}`` by a search over
+``m`` that starts from the work space the split search left: the histogram of
+the feature's first ``m_k`` examples and the lower bounds of its last two
+interval updates. Its answer is that of the predicate ``L_m^k >= E*`` as a
+histogram rebuilt from the first example computes it (bit for bit).
+"""
+
+import numpy as np
+
+from .._compiled import njit
+from ._bounds import feature_summary
+from ._records import ERROR
+from ._split import _assess, _clear_row
+
+# Unit roundoff of float64.
+_UNIT_ROUNDOFF = 2.0**-53
+# The rounding allowance of a moved histogram row, in units of ``u * Z_n`` per operation (``_counts_by_moves``).
+MARGIN_SCALE = 8.0
+
+
+@njit(cache=True, inline="always")
+def _copy_row(node, ws, s, hist, seen, occ, brange, nzs, to_ws):
+    """Copy row ``s`` of ``ws`` (histogram, class sums, bins seen, sparse cursor) to or from the saved arrays."""
+    C = ws.seen_tot.shape[1]
+    # Outside the bins ``ws`` has seen, both the row and the saved copy are zero: the saved copy is
+    # always an earlier state of the same prefix, whose seen bins are a subset of the row's.
+    for b in range(max(ws.brange[s, 0], 0), min(ws.brange[s, 1] + 1, node.nbins[s])):
+        for c in range(C):
+            if to_ws:
+                ws.hist[s, b, c] = hist[b, c]
+            else:
+                hist[b, c] = ws.hist[s, b, c]
+        if to_ws:
+            ws.occ[s, b] = occ[b]
+        else:
+            occ[b] = ws.occ[s, b]
+    for c in range(C):
+        if to_ws:
+            ws.seen_tot[s, c] = seen[c]
+        else:
+            seen[c] = ws.seen_tot[s, c]
+    for k in range(2):
+        if to_ws:
+            ws.brange[s, k] = brange[k]
+        else:
+            brange[k] = ws.brange[s, k]
+    _copy_cursor(node.sp, s, nzs, brange, to_ws)
+
+
+@njit(cache=True)
+def _copy_cursor(sp, s, nzs, brange, to_ws):
+    """``_copy_row`` of the sparse cursor of slot ``s`` (into ``brange[2]`` and ``nzs``); nothing on dense codes."""
+    if sp is None:
+        return
+    for c in range(nzs.shape[0]):
+        if to_ws:
+            sp.nzs[s, c] = nzs[c]
+        else:
+            nzs[c] = sp.nzs[s, c]
+    if to_ws:
+        sp.cur[s] = brange[2]
+    else:
+        brange[2] = sp.cur[s]
+
+
+@njit(cache=True)
+def _counts_rebuilt(node, best_slot, best_value, ws):
+    """``weight_order_counts`` by rebuilding every probed prefix (any codes and criterion).
+
+    ``>= E*`` is taken up to the split search's tie tolerance: a feature
+    whose bound reaches E* up to rounding is proven no better (it can at most
+    tie); without it, rounding makes "L_m >= E*" flicker for exactly tied
+    features. ``L_m^k`` is non-decreasing in ``m``, so the smallest ``m`` is
+    found by binary search. ``ws`` is the workspace as ``search_split`` left
+    it on this node (or a fresh one): a feature the search assessed on its
+    first ``m_k`` examples with ``L_{m_k} >= E*`` is searched in ``[0, m_k]``
+    only. A probe copies the histogram of the bracket's low end and adds
+    the examples up to the probe, in order (the sums, hence the bounds, are
+    those of a histogram rebuilt from the first example), so a feature costs
+    at most twice its bracket in examples, plus a histogram copy and scan
+    per probe. The rows of ``ws`` are overwritten.
+    """
+    n = node.idx.shape[0]
+    S = node.feats.shape[0]
+    C = ws.seen_tot.shape[1]
+    B = ws.hist.shape[1]
+    target = best_value - node.tie
+    out = np.zeros(S, dtype=np.int64)
+    # the saved copy of a row; zero outside its seen bins ``brange[:2]`` between features
+    hist = np.zeros((B, C))
+    seen = np.empty(C)
+    occ = np.zeros(B, dtype=np.uint8)
+    brange = np.empty(3, dtype=np.int64)
+    nzs = np.empty(C)
+    for s in range(S):
+        if s == best_slot:
+            out[s] = n
+            continue
+        if node.nbins[s] < 2:
+            continue
+        hi = n
+        mk = ws.mk[s]
+        if 0 < mk < n and feature_summary(node, ws, s, 1.0)[0] >= target:
+            hi = mk
+        # The search's update before its last one, at m' < m_k examples, had L_{m'} < E*: the answer is
+        # above m'. (Both values were summed in the examples' order, as the probes sum them.)
+        lo = 0
+        upd = ws.upd
+        if hi == mk and upd[s, 0] == mk and 0.0 <= upd[s, 2] < mk and upd[s, 3] < target:
+            lo = np.int64(upd[s, 2]) + 1
+        # the saved state is the histogram of the first ``lo`` examples; ``ahead``: the row holds more
+        _clear_row(node, ws, s)
+        _assess(node, ws, s, 0, lo)
+        _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+        ahead = False
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ahead:
+                _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
+            _assess(node, ws, s, lo, mid)
+            if feature_summary(node, ws, s, 1.0)[0] >= target:
+                hi = mid
+                ahead = mid > lo
+            else:
+                _assess(node, ws, s, mid, mid + 1)
+                lo = mid + 1
+                ahead = False
+                if lo < hi:
+                    _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+        out[s] = lo
+        for b in range(max(brange[0], 0), min(brange[1] + 1, B)):
+            for c in range(C):
+                hist[b, c] = 0.0
+            occ[b] = 0
+    return out
+
+
+@njit(cache=True, inline="always")
+def _unassess_dense(node, ws, s, start, stop):
+    """Take examples ``start..stop-1`` out of feature slot ``s`` (dense codes).
+
+    ``occ`` and ``brange`` keep the bins the examples occupied: a superset of
+    the occupied bins, whose extra thresholds have the value of a threshold
+    below them or of the one-sided split, so the feature's lower bound is
+    unchanged (in exact arithmetic).
+    """
+    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
+    hist, seen_tot = ws.hist, ws.seen_tot
+    feat = node.feats[s]
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        c = yn[i]
+        w = wn[i]
+        hist[s, b, c] -= w
+        seen_tot[s, c] -= w
+
+
+@njit(cache=True)
+def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
+    """``weight_order_counts`` on dense codes with the error criterion, without rebuilding prefixes.
+
+    The feature's histogram row is moved between the probed prefixes by
+    adding or taking out the examples in between, starting from the
+    search's row of the first ``m_k`` examples. A row that was only added
+    to holds the sums of a rebuild bit for bit; after a removal it differs
+    from them by rounding only. Every float operation on a row moves a
+    value derived from it by at most ``u * Z_n`` (``u`` the unit roundoff,
+    ``Z_n`` the node weight, all weights non-negative), and the lower bound
+    of the error criterion combines a cell sum, a class sum and a scan over
+    at most ``B`` bins and ``C`` classes, so a row that received ``ops``
+    operations gives the rebuild's lower bound to within
+    ``margin = 8 u Z_n (2n + B + C + 8 + ops)`` (a generous bound;
+    ``margin_scale`` is the 8, ``MARGIN_SCALE``). A probe
+    whose value is within ``margin`` of ``E* - tie`` is decided on a rebuilt
+    prefix instead; any other is decided as a rebuild would.
+
+    One unit of assessed weight raises an error lower bound by at most one
+    unit, so from a known value at ``m'`` every ``m`` whose weight
+    ``Z_m - Z_m'`` cannot close (or open) the distance to ``E* - tie`` is
+    decided without a probe. The probes interpolate between the last two
+    measured values (bisecting after a step that did not halve the
+    bracket), and a probe far below the row rebuilds it from the first
+    example when that takes fewer operations than removing examples.
+    """
+    n = node.idx.shape[0]
+    S = node.feats.shape[0]
+    Zp = node.Zp
+    upd = ws.upd
+    target = best_value - node.tie
+    unit = margin_scale * _UNIT_ROUNDOFF * abs(Zp[n]) * (1.0 + 1e-3)
+    fixed = 2 * n + ws.hist.shape[1] + ws.seen_tot.shape[1] + 8
+    out = np.zeros(S, dtype=np.int64)
+    for s in range(S):
+        if s == best_slot:
+            out[s] = n
+            continue
+        if node.nbins[s] < 2:
+            continue
+        if not target > 0.0:  # L_0 = 0 already reaches it
+            continue
+        mk = ws.mk[s]
+        pos = mk  # the row holds the first ``pos`` examples
+        ops = mk  # float operations any of its cells received: bounds their rounding
+        exact = True  # bit for bit the rebuild of its first ``pos`` examples
+        # The answer lies in (a, b]: L_a < E* - tie (L_0 = 0), and b = n or L_b >= E* - tie.
+        # ``la`` and ``lb`` are the values there when known (NaN: not known).
+        a = 0
+        la = 0.0
+        b = n
+        lb = np.nan
+        # the last measured values below and at or above E* - tie, for the interpolation of the next probe
+        ma = 0
+        va = 0.0
+        mb = n
+        vb = np.nan
+        margin = unit * (fixed + ops)
+        # The search's last two updates: the lower bound (as summed) after its first ``upd[s, 0]``
+        # (then ``upd[s, 2]``) examples; -1 for none.
+        for k in range(2):
+            m = np.int64(upd[s, 2 * k])
+            v = upd[s, 2 * k + 1]
+            if upd[s, 2 * k] < 0.0 or m > n:
+                continue
+            if v < target - margin and m > a:
+                a = ma = m
+                la = va = v
+            elif v >= target + margin and m <= b:
+                b = mb = m
+                lb = vb = v
+        if a < mk < b:
+            # The row is a rebuild of the first ``m_k`` examples: its value decides exactly.
+            v = feature_summary(node, ws, s, 1.0)[0]
+            if v >= target:
+                b = mb = mk
+                lb = vb = v
+            else:
+                a = ma = mk
+                la = va = v
+        elif mk == n and b == n and np.isnan(lb):
+            # P(n) holds by definition (E* is the lowest value); its value only narrows the search.
+            v = feature_summary(node, ws, s, 1.0)[0]
+            if v >= target + margin:
+                lb = vb = v
+        interpolate = True
+        while b - a > 1:
+            margin = unit * (fixed + ops)
+            if not np.isnan(lb):
+                # L_m >= L_b - (Z_b - Z_m): every m with Z_m >= Z_b - (L_b - target - margin) reaches it
+                m = np.searchsorted(Zp, Zp[b] - (lb - target - margin))
+                if m < b:
+                    b = max(m, a + 1)
+                    lb = np.nan
+            if not np.isnan(la):
+                # L_m <= L_a + (Z_m - Z_a): every m with Z_m < Z_a + (target - margin - L_a) stays below
+                m = np.searchsorted(Zp, Zp[a] + (target - margin - la)) - 1
+                if m > a:
+                    a = min(m, b - 1)
+                    la = np.nan
+            if b - a <= 1:
+                break
+            # The next probe: where the line through the last two measured values crosses E* - tie (the
+            # bound rises about linearly in the assessed weight), or the middle after an interpolated
+            # probe that did not halve the bracket.
+            width = b - a
+            mid = (a + b) // 2
+            used = interpolate and not np.isnan(vb) and vb > va
+            if used:
+                z = Zp[ma] + (target - va) / (vb - va) * (Zp[mb] - Zp[ma])
+                mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
+            if mid >= pos:
+                _assess(node, ws, s, pos, mid)
+                ops += mid - pos
+            elif pos - mid <= mid:
+                _unassess_dense(node, ws, s, mid, pos)
+                ops += pos - mid
+                exact = False
+            else:  # fewer examples from the first one
+                _clear_row(node, ws, s)
+                _assess(node, ws, s, 0, mid)
+                ops += mid
+                exact = True
+            pos = mid
+            margin = unit * (fixed + ops)
+            v = feature_summary(node, ws, s, 1.0)[0]
+            if not exact and target - margin <= v < target + margin:
+                # too close to call with rounded sums: rebuild the prefix
+                _clear_row(node, ws, s)
+                _assess(node, ws, s, 0, mid)
+                exact = True
+                v = feature_summary(node, ws, s, 1.0)[0]
+            if v >= target:
+                b = mb = mid
+                lb = vb = v
+            else:
+                a = ma = mid
+                la = va = v
+            interpolate = not used or 2 * (b - a) <= width
+        out[s] = b
+    return out
+
+
+@njit(cache=True)
+def weight_order_counts(node, best_slot, best_value, ws):
+    """Per feature slot, ``min{m : L_m^k >= E*}`` (``n`` for the winner): the terms of LB_wo (section 4).
+
+    ``>= E*`` is taken up to the split search's tie tolerance: a feature
+    whose bound reaches E* up to rounding is proven no better (it can at most
+    tie); without it, rounding makes "L_m >= E*" flicker for exactly tied
+    features. ``L_m^k`` is non-decreasing in ``m``, so the smallest ``m`` is
+    found by a search over ``m``. ``ws`` is the workspace as ``search_split``
+    left it on this node (or a fresh one); its rows are overwritten. The
+    answer is the one of histograms rebuilt from the first example for every
+    probed ``m``.
+    """
+    if node.sp is None and node.criterion == ERROR:
+        return _counts_by_moves(node, best_slot, best_value, ws, MARGIN_SCALE)
+    return _counts_rebuilt(node, best_slot, best_value, ws)
+
+
+@njit(cache=True)
+def weight_order_bound(node, best_slot, best_value, ws):
+    """LB_wo of one node (section 4): ``n + sum_{k != k*} min{m : L_m^k >= E*}``.
+
+    With no winner (``best_slot = -1``) the ``n`` term is still counted.
+    """
+    total = weight_order_counts(node, best_slot, best_value, ws).sum()
+    if best_slot < 0:
+        total += node.idx.shape[0]
+    return total
+
+
+__all__ = ["weight_order_bound", "weight_order_counts"]

@@ -208,7 +208,7 @@ class BaseCART(BaseEstimator):
                 0.0,
                 None,
                 None,
-                max_surrogates=int(self.max_surrogates) if rule == "surrogate" else 0,
+                max_surrogates=sel.surrogates_asked(self, rule),
             )
         )
         self.cv_results_ = None

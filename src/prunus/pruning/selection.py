@@ -600,10 +600,13 @@ def select_penalty(path: CostComplexityPath, n: int, c: float, kappa: float = 1.
     return _last_argmin(path.risks + c * shape)
 
 
-def surrogates_asked(estimator: Any) -> int:
+def surrogates_asked(estimator: Any, rule: str | None = None) -> int:
     """Surrogate splits per split a fit asks of the builder: ``max_surrogates``
-    with ``missing="surrogate"`` or "auto" (whose fits without a choice of
-    rule keep the surrogates), else 0 (the learned side)."""
-    if getattr(estimator, "missing", "learned") not in ("surrogate", "auto"):
+    with the routing rule ``rule`` (default: the estimator's ``missing``)
+    "surrogate" or "auto" (whose fits without a choice of rule keep the
+    surrogates), else 0 (the learned side)."""
+    if rule is None:
+        rule = getattr(estimator, "missing", "learned")
+    if rule not in ("surrogate", "auto"):
         return 0
     return int(estimator.max_surrogates)

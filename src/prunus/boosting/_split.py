@@ -137,6 +137,44 @@ def _warm_row(node, ws, s):
         ws.L[0] = acc
 
 
+@njit(cache=True, inline="always")
+def _open_row(node, ws, s):
+    """Empty feature slot ``s``'s histogram at its first batch in a node, and load the rest of its lines.
+
+    ``_reset`` leaves the histograms alone: the bins that the slot saw in
+    earlier nodes (``ws.brange``) are zeroed here, just before the row is
+    used, so that each row is brought into cache once per node instead of
+    once to be emptied (a pass over every feature's histogram) and again
+    when its turn comes. The other bins are zero already; they are loaded as
+    in ``_warm_row``, since the first batch may fall in any of them.
+    """
+    hist, occ, brange = ws.hist, ws.occ, ws.brange
+    C = hist.shape[2]
+    last = C - 1
+    B = hist.shape[1]
+    lo = max(brange[s, 0], 0)
+    hi = min(brange[s, 1], B - 1)
+    nb = node.nbins[s]
+    acc = 0.0
+    for b in range(nb):
+        if lo <= b <= hi:
+            for c in range(C):
+                hist[s, b, c] = 0.0
+            occ[s, b] = 0
+        else:
+            acc += hist[s, b, 0] + hist[s, b, last]
+    # bins of this feature beyond nbins (a slot's feature changes between rounds) may hold weight too
+    for b in range(max(lo, nb), hi + 1):
+        for c in range(C):
+            hist[s, b, c] = 0.0
+        occ[s, b] = 0
+    brange[s, 0] = B
+    brange[s, 1] = -1
+    # Weights are non-negative, so this never stores: it only keeps the loads from being optimised away.
+    if acc < 0.0:
+        ws.L[0] = acc
+
+
 @_njit_without_refcounts
 def _refine(node, ws, s, m):
     """Assess feature slot ``s`` up to example ``m`` (exclusive) and update its interval.
@@ -144,7 +182,10 @@ def _refine(node, ws, s, m):
     Compiled as its own function (not inlined): measured faster in the batch
     loops of Algorithm 1 and Quick Boost on spam.
     """
-    _warm_row(node, ws, s)
+    if ws.upd[s, 0] < 0.0:
+        _open_row(node, ws, s)
+    else:
+        _warm_row(node, ws, s)
     _assess(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
     _update(node, ws, s)
@@ -162,20 +203,15 @@ def _rescan(node, ws, s):
 
 @njit(cache=True)
 def _reset(node, ws):
-    """Empty the histograms and intervals of the node's features.
+    """Empty the intervals and class sums of the node's features; their histograms are emptied later.
 
-    Only the bins a slot has seen since its last reset (``ws.brange``) hold
-    weight: the rest of its histogram is still zero, so a feature that the
-    last search assessed on a few examples costs a few bins here, not all.
+    Every search opens each feature's row with ``_open_row`` before its
+    first batch (``_refine`` or ``_exhaustive``), which zeroes the bins the
+    slot saw in earlier nodes (``ws.brange``) while it loads the row anyway.
     """
     nbins = node.nbins
     C = ws.seen_tot.shape[1]
-    B = ws.hist.shape[1]
     for s in range(nbins.shape[0]):
-        for b in range(max(ws.brange[s, 0], 0), min(ws.brange[s, 1] + 1, B)):
-            for c in range(C):
-                ws.hist[s, b, c] = 0.0
-            ws.occ[s, b] = 0
         for c in range(C):
             ws.seen_tot[s, c] = 0.0
         _rewind(node, s)
@@ -185,8 +221,6 @@ def _reset(node, ws):
         ws.tb[s] = -1
         ws.upd[s, 0] = -1.0
         ws.upd[s, 2] = -1.0
-        ws.brange[s, 0] = B
-        ws.brange[s, 1] = -1
 
 
 @njit(cache=True)
@@ -279,7 +313,7 @@ def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
     for s in range(node.feats.shape[0]):
-        _warm_row(node, ws, s)
+        _open_row(node, ws, s)
         _assess(node, ws, s, 0, n)
         ws.mk[s] = n
         _update(node, ws, s)

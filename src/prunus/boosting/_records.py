@@ -87,6 +87,7 @@ Node = namedtuple(
         "tol",
         "grid",
         "sp",
+        "Cp",
     ],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
@@ -103,6 +104,8 @@ tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
 sp : SparseCodes, the node's sparse codes (``Xb`` is then empty), or None on dense input (a dense node is then a type of its
     own: the kernels compiled for it carry no sparse arrays, which would slow every record access).
+Cp : float array (n + 1, n_classes), prefix class weights (``prefix_class_weights``; the same array as ``sp.Cp``
+    on sparse input): a feature's class sums after its first ``m`` examples are ``Cp[m]``, for every feature.
 """
 
 SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
@@ -268,6 +271,21 @@ def snap(x, grid):
 
 
 @njit(cache=True)
+def prefix_class_weights(yn, wn, n_classes):
+    """``Cp[m, c]``: weight of class ``c`` among the first ``m`` examples, summed in order.
+
+    The sums are the dense search's running ``seen_tot`` bit for bit.
+    """
+    n = yn.shape[0]
+    Cp = np.zeros((n + 1, n_classes))
+    for i in range(n):
+        for c in range(n_classes):
+            Cp[i + 1, c] = Cp[i, c]
+        Cp[i + 1, yn[i]] += wn[i]
+    return Cp
+
+
+@njit(cache=True)
 def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
     """The ``Node`` record of examples ``idx`` (decreasing weight) with class codes ``yn`` and weights ``wn``.
 
@@ -275,6 +293,10 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
     the node's ``SparseCodes`` (and ``Xb`` is empty).
     """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
+    if sp is None:
+        Cp = prefix_class_weights(yn, wn, settings.n_classes)
+    else:
+        Cp = sp.Cp
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
     return Node(
@@ -293,4 +315,5 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
         sp,
+        Cp,
     )

@@ -71,6 +71,37 @@ def _assess_dense(node, ws, s, start, stop):
 
 
 @njit(cache=True, inline="always")
+def _assess_dense_next(node, ws, s, start, stop):
+    """``_assess_dense`` for the searches, whose slot ``s`` has seen exactly the first ``start`` examples.
+
+    Its class sums are then ``node.Cp[start]`` and become ``node.Cp[stop]``
+    (the same running sums, bit for bit), so the loop does not add every
+    weight a second time into ``seen_tot``: that read-modify-write of one
+    of a few cells, repeated whenever consecutive examples share a class,
+    measured about a third of exhaustive search's time on 784 features of
+    256 bins and ten classes.
+    """
+    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
+    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
+    feat = node.feats[s]
+    lo = brange[s, 0]
+    hi = brange[s, 1]
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        hist[s, b, yn[i]] += wn[i]
+        occ[s, b] = 1
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    brange[s, 0] = lo
+    brange[s, 1] = hi
+    Cp = node.Cp
+    for c in range(seen_tot.shape[1]):
+        seen_tot[s, c] = Cp[stop, c]
+
+
+@njit(cache=True, inline="always")
 def _assess(node, ws, s, start, stop):
     """``f_k.assess(batch)``: add examples ``start..stop-1`` of the node to feature slot ``s``.
 
@@ -84,6 +115,15 @@ def _assess(node, ws, s, start, stop):
         assess_sparse(node.sp, node, ws, s, start, stop)
     else:
         _assess_dense(node, ws, s, start, stop)
+
+
+@njit(cache=True, inline="always")
+def _assess_next(node, ws, s, start, stop):
+    """``_assess`` of the searches: slot ``s`` has seen exactly the node's first ``start`` examples."""
+    if node.sp is not None:
+        assess_sparse(node.sp, node, ws, s, start, stop)
+    else:
+        _assess_dense_next(node, ws, s, start, stop)
 
 
 @njit(cache=True, inline="always")
@@ -186,14 +226,14 @@ def _refine(node, ws, s, m):
         _open_row(node, ws, s)
     else:
         _warm_row(node, ws, s)
-    _assess(node, ws, s, ws.mk[s], m)
+    _assess_next(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m
     _update(node, ws, s)
 
 
 @_njit_without_refcounts
 def _assess_batch(node, ws, s, start, stop):
-    _assess(node, ws, s, start, stop)
+    _assess_next(node, ws, s, start, stop)
 
 
 @_njit_without_refcounts
@@ -314,7 +354,7 @@ def _exhaustive(node, ws):
     n = node.idx.shape[0]
     for s in range(node.feats.shape[0]):
         _open_row(node, ws, s)
-        _assess(node, ws, s, 0, n)
+        _assess_next(node, ws, s, 0, n)
         ws.mk[s] = n
         _update(node, ws, s)
 

@@ -87,7 +87,9 @@ Node = namedtuple(
         "tol",
         "grid",
         "sp",
-        "Cp",
+        "cls_off",
+        "cls_pos",
+        "cls_cum",
     ],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
@@ -104,8 +106,9 @@ tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
 sp : SparseCodes, the node's sparse codes (``Xb`` is then empty), or None on dense input (a dense node is then a type of its
     own: the kernels compiled for it carry no sparse arrays, which would slow every record access).
-Cp : float array (n + 1, n_classes), prefix class weights (``prefix_class_weights``; the same array as ``sp.Cp``
-    on sparse input): a feature's class sums after its first ``m`` examples are ``Cp[m]``, for every feature.
+cls_off, cls_pos, cls_cum : the node's examples grouped by class (``class_prefixes``): class ``c`` owns
+    ``cls_off[c]:cls_off[c + 1]`` of the positions ``cls_pos`` (increasing) and of ``cls_cum``, the running sums of
+    their weights. A feature's class sums after its first ``m`` examples are read from them (``class_sums_at``).
 """
 
 SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
@@ -271,18 +274,50 @@ def snap(x, grid):
 
 
 @njit(cache=True)
-def prefix_class_weights(yn, wn, n_classes):
-    """``Cp[m, c]``: weight of class ``c`` among the first ``m`` examples, summed in order.
+def class_prefixes(yn, wn, n_classes):
+    """The node's examples grouped by class: ``(off, pos, cum)`` of ``Node.cls_off``, ``cls_pos``, ``cls_cum``.
 
-    The sums are the dense search's running ``seen_tot`` bit for bit.
+    ``cum`` holds each class's running sum in the examples' order, the same
+    sequence of additions as a search's running class sums, so the values
+    are the same bit for bit. O(n + n_classes), whatever the number of classes.
     """
     n = yn.shape[0]
-    Cp = np.zeros((n + 1, n_classes))
+    off = np.zeros(n_classes + 1, dtype=np.int64)
     for i in range(n):
-        for c in range(n_classes):
-            Cp[i + 1, c] = Cp[i, c]
-        Cp[i + 1, yn[i]] += wn[i]
-    return Cp
+        off[yn[i] + 1] += 1
+    for c in range(n_classes):
+        off[c + 1] += off[c]
+    fill = off[:n_classes].copy()
+    pos = np.empty(n, dtype=np.int64)
+    cum = np.empty(n)
+    run = np.zeros(n_classes)
+    for i in range(n):
+        c = yn[i]
+        run[c] += wn[i]
+        k = fill[c]
+        pos[k] = i
+        cum[k] = run[c]
+        fill[c] = k + 1
+    return off, pos, cum
+
+
+@njit(cache=True, inline="always")
+def class_sums_at(node, out, row, m):
+    """``out[row, c]``: the weight of class ``c`` among the node's first ``m`` examples, as summed in order.
+
+    One binary search per class in ``Node.cls_pos``.
+    """
+    off, pos, cum = node.cls_off, node.cls_pos, node.cls_cum
+    for c in range(off.shape[0] - 1):
+        a = off[c]
+        lo = a
+        hi = off[c + 1]
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            below = pos[mid] < m
+            lo = mid + 1 if below else lo
+            hi = hi if below else mid
+        out[row, c] = cum[lo - 1] if lo > a else 0.0
 
 
 @njit(cache=True)
@@ -293,10 +328,7 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
     the node's ``SparseCodes`` (and ``Xb`` is empty).
     """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
-    if sp is None:
-        Cp = prefix_class_weights(yn, wn, settings.n_classes)
-    else:
-        Cp = sp.Cp
+    cls_off, cls_pos, cls_cum = class_prefixes(yn, wn, settings.n_classes)
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
     return Node(
@@ -315,5 +347,7 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
         sp,
-        Cp,
+        cls_off,
+        cls_pos,
+        cls_cum,
     )

@@ -21,7 +21,7 @@ from numba.extending import overload
 
 from .._compiled import njit
 from ._binning import SparseBins
-from ._records import SparseCodes, make_node, prefix_class_weights
+from ._records import SparseCodes, make_node
 
 
 @njit(cache=True)
@@ -36,6 +36,21 @@ def slot_map(feats, n_features):
     for s in range(feats.shape[0]):
         out[feats[s]] = s
     return out
+
+
+@njit(cache=True)
+def prefix_class_weights(yn, wn, n_classes):
+    """``Cp[m, c]``: weight of class ``c`` among the first ``m`` examples, summed in order.
+
+    The sums are the dense search's running ``seen_tot`` bit for bit.
+    """
+    n = yn.shape[0]
+    Cp = np.zeros((n + 1, n_classes))
+    for i in range(n):
+        for c in range(n_classes):
+            Cp[i + 1, c] = Cp[i, c]
+        Cp[i + 1, yn[i]] += wn[i]
+    return Cp
 
 
 @njit(cache=True)

@@ -71,7 +71,12 @@ def shuffled_folds(
     """(train, test) row indices of every fold, each sorted, one fold at a
     time: the pairs of ``KFold`` (``y`` None) or ``StratifiedKFold`` with
     ``shuffle=True, random_state=seed`` (see :func:`fold_of_rows`)."""
-    folds = fold_of_rows(n_samples, n_splits, seed, y)
+    yield from folds_of(fold_of_rows(n_samples, n_splits, seed, y), n_splits)
+
+
+def folds_of(folds: np.ndarray, n_splits: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) row indices of every fold, each sorted, one fold at a
+    time, from the test fold of every row (:func:`fold_of_rows`)."""
     for i in range(n_splits):
         test = folds == i
         yield np.flatnonzero(~test), np.flatnonzero(test)

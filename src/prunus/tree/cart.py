@@ -24,6 +24,7 @@ from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._regression_grower import grow_squared_error
 from ._splitter import GrowthData, Settings, Workspace
+from . import _surrogate
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
@@ -334,6 +335,8 @@ class CARTGrower:
         # (params, rows, seed), and the store of a growth without surrogates.
         self._settings_of: dict[tuple, Settings] = {}
         self._no_store = empty_store()
+        # int64 words of a level bitset of the largest categorical feature.
+        self._n_words = -(-int(self.n_categories.max(initial=0)) // 64)
 
     def _level_tables(self, settings: Settings) -> tuple[np.ndarray, ...] | None:
         """The arrays of ``GrowthData`` that search few-level and categorical
@@ -385,19 +388,21 @@ class CARTGrower:
             task = "a regression" if self.regression else "a classification"
             raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
+        n_words = self._n_words
         n_rows = int(np.count_nonzero(weight > 0.0))
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
-        key = (params, n_rows, seed)
-        settings = self._settings_of.get(key)
-        if settings is None:
-            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-            if len(self._settings_of) < 64:
-                self._settings_of[key] = settings
         store = self._surrogate_store(params, weight, n_rows, n_words)
         # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
-        settings = settings._replace(present_only=store.n_found.shape[0] > 0)
+        present_only = store.n_found.shape[0] > 0
+        key = (params, n_rows, seed, present_only)
+        settings = self._settings_of.get(key)
+        if settings is None:
+            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)._replace(
+                present_only=present_only
+            )
+            if len(self._settings_of) < 64:
+                self._settings_of[key] = settings
         # Surrogate searches read the presorted segments of every feature: no tables then.
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
@@ -488,8 +493,7 @@ class CARTGrower:
         k = int(params.max_surrogates)
         if not self.finds_surrogates(params, weight):
             return self._no_store  # no node to write: shared by every growth
-        from . import _surrogate
-
+        # The module's switches, read at each growth (the user guide's measurements flip them).
         return empty_store(
             self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT
         )

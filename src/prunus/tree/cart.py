@@ -18,13 +18,13 @@ from sklearn.utils import check_random_state
 
 from .._compiled import njit
 from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
+from . import _surrogate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._regression_grower import grow_squared_error
 from ._splitter import GrowthData, Settings, Workspace
-from . import _surrogate
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 

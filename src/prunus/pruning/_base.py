@@ -164,7 +164,7 @@ class BaseCART(BaseEstimator):
         regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
         n_growths = ((self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1) * len(rules)
         # The folds of the rules' fits, drawn by the first (see _folds); for this fit only.
-        self._fold_memo = {} if len(rules) > 1 else None
+        self._fold_memo: dict[tuple, np.ndarray] | None = {} if len(rules) > 1 else None
         try:
             best = self._fit_rules(grower, weight, loss, rules, grow_seed, rng, n_growths)
         finally:

@@ -287,7 +287,7 @@ def fit_encoding(X, categorical_features="from_dtype"):
     X = X if frame else _as_table(X)
     n_features = X.shape[1]
     dtypes = list(X.dtypes) if frame else None
-    if from_dtype and all(_plain_numeric(dtype) for dtype in dtypes):
+    if from_dtype and dtypes is not None and all(_plain_numeric(dtype) for dtype in dtypes):
         return None, X
     names = np.asarray([str(c) for c in X.columns], dtype=object) if frame else None
     mask = _selected(categorical_features, names, n_features, X, dtypes)

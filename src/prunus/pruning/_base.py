@@ -24,6 +24,7 @@ from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._memory import release_free_memory
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._random import seeded_random_state
 from ..utils._validation import refuse_dask
 from . import selection as sel
 
@@ -153,9 +154,15 @@ class BaseCART(BaseEstimator):
         once per routing rule from the same random state (so on the same
         folds or hold-out rows) and keeps the one of lower estimated risk
         at its selected subtree; the surrogates on a tie."""
-        n = grower.X.shape[0]
-        self._check_params(n)
-        rng = check_random_state(self.random_state)
+        self._check_params(grower.X.shape[0])
+        if isinstance(self.random_state, numbers.Integral):
+            # The fit's own generator, kept by nothing after it.
+            with seeded_random_state(self.random_state) as rng:
+                return self._fit_from_state(grower, weight, loss, rng)
+        return self._fit_from_state(grower, weight, loss, check_random_state(self.random_state))
+
+    def _fit_from_state(self, grower, weight, loss, rng):
+        """:meth:`_fit_grower` drawing from the RandomState ``rng``."""
         # Drawn first, so every tree of this fit (and of a refit with the same
         # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)

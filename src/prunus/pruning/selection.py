@@ -20,6 +20,7 @@ from joblib.parallel import LokyBackend, get_active_backend
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._memory import release_free_memory
+from ..utils._random import seeded_random_state
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
     CostComplexityPath,
@@ -209,9 +210,11 @@ def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas,
         integer = _integer_weights(weight)
     if not grower.regression and method == "M2" and loss is None and integer:
         return _classification_fold_loss(grower, weight, train, test, params, grow_seed, betas)
-    # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
-    rng = np.random.RandomState(seed) if method == "M1" else None
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
+    if method == "M1":  # only M1 draws (its halves)
+        with seeded_random_state(seed) as rng:
+            path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
+    else:
+        path, _ = build_path(grower, train, weight, method, params, grow_seed, None, loss, sizes=False)
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 

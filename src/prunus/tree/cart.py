@@ -76,8 +76,23 @@ def check_growth_params(params: GrowthParams) -> GrowthParams:
     params : GrowthParams
         ``params`` itself, once valid.
     """
-    validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
+    # Each value with its type (1, 1.0 and True are equal keys, not equal parameters).
+    key = tuple((type(value), value) for value in params)
+    try:
+        known = key in _VALID_GROWTH_PARAMS
+    except TypeError:  # an unhashable value: validated (and refused) below
+        key, known = None, False
+    if not known:
+        validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
+        if key is not None and len(_VALID_GROWTH_PARAMS) < 1024:
+            _VALID_GROWTH_PARAMS.add(key)
     return params
+
+
+#: Parameter sets that passed :func:`check_growth_params` (an estimator's
+#: fit checks its growth's once per routing rule; the checks cost more than
+#: a small table's tree). Bounded: beyond 1,024 sets, new ones are checked every time.
+_VALID_GROWTH_PARAMS: set[tuple] = set()
 
 
 def _settings(params, n_rows, n_features, n_classes, seed):

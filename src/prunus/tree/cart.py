@@ -77,7 +77,7 @@ def check_growth_params(params: GrowthParams) -> GrowthParams:
         ``params`` itself, once valid.
     """
     # Each value with its type (1, 1.0 and True are equal keys, not equal parameters).
-    key = tuple((type(value), value) for value in params)
+    key: tuple | None = tuple((type(value), value) for value in params)
     try:
         known = key in _VALID_GROWTH_PARAMS
     except TypeError:  # an unhashable value: validated (and refused) below

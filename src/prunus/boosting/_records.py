@@ -87,9 +87,7 @@ Node = namedtuple(
         "tol",
         "grid",
         "sp",
-        "cls_off",
-        "cls_pos",
-        "cls_cum",
+        "by_class",
     ],
 )
 Node.__doc__ = """One node's examples, in decreasing boosting weight, and what every search derives from them.
@@ -106,9 +104,8 @@ tie, tol : float, tie and pruning tolerances (TIE and PRUNE_TOL scaled).
 grid : float, ``snap_constant(Z_n)``: the rounding of the feature intervals.
 sp : SparseCodes, the node's sparse codes (``Xb`` is then empty), or None on dense input (a dense node is then a type of its
     own: the kernels compiled for it carry no sparse arrays, which would slow every record access).
-cls_off, cls_pos, cls_cum : the node's examples grouped by class (``class_prefixes``): class ``c`` owns
-    ``cls_off[c]:cls_off[c + 1]`` of the positions ``cls_pos`` (increasing) and of ``cls_cum``, the running sums of
-    their weights. A feature's class sums after its first ``m`` examples are read from them (``class_sums_at``).
+by_class : float array (n_classes + 1 + 2 n), the node's examples grouped by class (``class_prefixes``), for
+    ``class_sums_at``: a feature's class sums after its first ``m`` examples are read from it.
 """
 
 SparseCodes = namedtuple("SparseCodes", ["zb", "off", "pos", "bins", "Cp", "cur", "nzs"])
@@ -275,49 +272,58 @@ def snap(x, grid):
 
 @njit(cache=True)
 def class_prefixes(yn, wn, n_classes):
-    """The node's examples grouped by class: ``(off, pos, cum)`` of ``Node.cls_off``, ``cls_pos``, ``cls_cum``.
+    """The node's examples grouped by class, in one array (``Node.by_class``; one record field, not three).
 
-    ``cum`` holds each class's running sum in the examples' order, the same
-    sequence of additions as a search's running class sums, so the values
-    are the same bit for bit. O(n + n_classes), whatever the number of classes.
+    With ``C = n_classes``: ``[0, C]`` hold the offsets ``off`` (class ``c``
+    owns entries ``off[c]:off[c + 1]``), then ``n`` positions (increasing
+    within each class), then ``n`` running sums of the weights of each
+    class in the examples' order: the same sequence of additions as a
+    search's running class sums, so the values are the same bit for bit.
+    O(n + C), whatever the number of classes. (Positions and offsets are
+    integers below 2^53, exact in float64.)
     """
     n = yn.shape[0]
-    off = np.zeros(n_classes + 1, dtype=np.int64)
+    base = n_classes + 1
+    out = np.empty(base + 2 * n)
+    off = np.zeros(base, dtype=np.int64)
     for i in range(n):
         off[yn[i] + 1] += 1
     for c in range(n_classes):
         off[c + 1] += off[c]
     fill = off[:n_classes].copy()
-    pos = np.empty(n, dtype=np.int64)
-    cum = np.empty(n)
     run = np.zeros(n_classes)
     for i in range(n):
         c = yn[i]
         run[c] += wn[i]
         k = fill[c]
-        pos[k] = i
-        cum[k] = run[c]
+        out[base + k] = i
+        out[base + n + k] = run[c]
         fill[c] = k + 1
-    return off, pos, cum
+    for c in range(base):
+        out[c] = off[c]
+    return out
 
 
 @njit(cache=True, inline="always")
 def class_sums_at(node, out, row, m):
     """``out[row, c]``: the weight of class ``c`` among the node's first ``m`` examples, as summed in order.
 
-    One binary search per class in ``Node.cls_pos``.
+    One branch-free binary search per class in ``Node.by_class``.
     """
-    off, pos, cum = node.cls_off, node.cls_pos, node.cls_cum
-    for c in range(off.shape[0] - 1):
-        a = off[c]
+    g = node.by_class
+    C = out.shape[1]
+    base = C + 1
+    n = (g.shape[0] - base) // 2
+    for c in range(C):
+        a = base + np.int64(g[c])
         lo = a
-        hi = off[c + 1]
+        hi = base + np.int64(g[c + 1])
         while lo < hi:
             mid = (lo + hi) >> 1
-            below = pos[mid] < m
+            below = g[mid] < m
             lo = mid + 1 if below else lo
             hi = hi if below else mid
-        out[row, c] = cum[lo - 1] if lo > a else 0.0
+        out[row, c] = g[lo - 1 + n] if lo > a else 0.0
 
 
 @njit(cache=True)
@@ -328,7 +334,7 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
     the node's ``SparseCodes`` (and ``Xb`` is empty).
     """
     Zp, node_tot = node_stats(yn, wn, settings.n_classes)
-    cls_off, cls_pos, cls_cum = class_prefixes(yn, wn, settings.n_classes)
+    by_class = class_prefixes(yn, wn, settings.n_classes)
     Zn = Zp[Zp.shape[0] - 1]
     lg_c = lg_classes(node_tot)
     return Node(
@@ -347,7 +353,5 @@ def make_node(Xb, feats, nbins, idx, yn, wn, settings, sp):
         PRUNE_TOL * Zn * (1.0 + lg_c),
         snap_constant(Zn),
         sp,
-        cls_off,
-        cls_pos,
-        cls_cum,
+        by_class,
     )

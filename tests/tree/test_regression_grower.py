@@ -111,13 +111,13 @@ def test_lean_kernel_sends_missing_values_to_the_larger_child():
 
 def _spy(monkeypatch):
     calls = []
-    lean = _regression_grower.grow_squared_error
+    lean = _regression_grower.grow_squared_error_into
 
     def spy(*args):
         calls.append(1)
         return lean(*args)
 
-    monkeypatch.setattr("prunus.tree.cart.grow_squared_error", spy)
+    monkeypatch.setattr("prunus.tree.cart.grow_squared_error_into", spy)
     return calls
 
 

@@ -25,7 +25,7 @@ from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._regression_grower import grow_squared_error_into, node_capacity
-from ._splitter import GrowthData, Settings, Workspace
+from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
@@ -433,13 +433,13 @@ class CARTGrower:
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
         n_cells = 0 if levels is None else int(levels[4][-1])
-        # The growth's large arrays on maps of their own (see mapped_empty):
-        # the restricted order (half of X's bytes at 20 features) and a
-        # regression's scan scratch, four floats per row (a fifth).
+        # The restricted order (half of X's bytes at 20 features) on a map of
+        # its own (see mapped_empty); a regression's scan scratch, four
+        # floats per row of a block of rows.
         index = mapped_empty((self.order.shape[0], n_rows), np.int32)
         arrays = _workspace_into(index, self.order, weight, self.n_classes, n_words, unsorted, n_cells)
         del index
-        scan = mapped_empty((4, n_rows)) if self.regression else np.empty((0, 0))
+        scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1)) if self.regression else np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)

@@ -28,8 +28,19 @@ The column ``learned chosen`` is the share of draws where the default kept
 the learned side. Times are wall-clock seconds of one prunus fit (kernels loaded first); the
 machine may be shared.
 
+Two options measure where differences from rpart come from:
+
+* ``--rpart-seeds S``: rpart is fitted with the R seeds 1 to S (the seed
+  draws its 10 cross-validation groups; the default, 1 seed, is seed 1);
+  the ``rpart`` column is the mean over the seeds, and the column ``rpart
+  by seed`` gives the lowest and highest of the S per-seed means over the
+  draws: how far rpart is from itself when only its CV folds change.
+* ``--min-leaf L``: a column ``surr leaf>=L``, ``missing="surrogate"`` with
+  ``min_samples_leaf=L`` (rpart's ``minbucket`` is 7 by default: rpart's
+  rules with rpart's leaf size).
+
 Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--rates 0,0.1,0.3]
-[--no-rpart]``
+[--no-rpart] [--rpart-seeds 1] [--min-leaf L]``
 """
 
 import argparse
@@ -91,8 +102,8 @@ def masked(X, kind, p, rng):
     return out
 
 
-def fit_error(Xtr, ytr, Xte, yte, seed, missing):
-    est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing)
+def fit_error(Xtr, ytr, Xte, yte, seed, missing, **params):
+    est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing, **params)
     start = time.perf_counter()
     est.fit(Xtr, ytr)
     seconds = time.perf_counter() - start
@@ -105,7 +116,13 @@ def main():
     parser.add_argument("--tables", default="rpart,registered,synthetic")
     parser.add_argument("--no-rpart", action="store_true")
     parser.add_argument("--rates", default="0,0.1,0.3", help="missing rates to run (0: complete data)")
+    parser.add_argument("--rpart-seeds", type=int, default=1, help="rpart's CV seeds 1..S, errors averaged")
+    parser.add_argument("--min-leaf", type=int, default=None, help="add missing='surrogate' with this min_samples_leaf")
     args = parser.parse_args()
+    if args.rpart_seeds < 1:
+        parser.error(f"--rpart-seeds must be >= 1, got {args.rpart_seeds}")
+    if args.min_leaf is not None and args.min_leaf < 1:
+        parser.error(f"--min-leaf must be >= 1, got {args.min_leaf}")
     rates = [float(r) for r in args.rates.split(",")]
     has_r = not args.no_rpart and shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
     warm, wy = synthetic(300, 3, 0)
@@ -114,8 +131,14 @@ def main():
         CARTClassifier(selection="cv", cv=3, missing=missing).fit(warm, wy)
 
     groups = {"rpart": rpart_tables, "registered": registered_tables, "synthetic": synthetic_tables}
+    extra = ""
+    if args.min_leaf is not None:
+        extra += f" {'surr leaf>=' + str(args.min_leaf):>13}"
+    if args.rpart_seeds > 1:
+        extra += f" {'rpart by seed':>13}"
+    extra = f"|{extra} |" if extra else "|"
     header = (
-        f"{'table':<18}{'pattern':>10} | {'default':>7} {'surrogate':>9} {'learned':>8} {'rpart':>7} | "
+        f"{'table':<18}{'pattern':>10} | {'default':>7} {'surrogate':>9} {'learned':>8} {'rpart':>7} {extra} "
         f"{'learned chosen':>14} | {'s default':>9} {'s surr':>7} {'s learned':>9}"
     )
     print(header)
@@ -127,7 +150,7 @@ def main():
             for label, kind, p in PATTERNS:
                 if p not in rates:
                     continue
-                rows = []
+                rows, leaf_errors, seed_errors = [], [], []
                 for d in range(args.draws):
                     rng = np.random.default_rng(1000 * d + int(100 * p))
                     Xd = X if kind is None else masked(X, kind, p, rng)
@@ -138,14 +161,29 @@ def main():
                     e_a, t_a, chose = fit_error(Xtr, y[tr], Xte, y[te], d, "auto")
                     e_s, t_s, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate")
                     e_l, t_l, _ = fit_error(Xtr, y[tr], Xte, y[te], d, "learned")
+                    if args.min_leaf is not None:
+                        fitted = fit_error(Xtr, y[tr], Xte, y[te], d, "surrogate", min_samples_leaf=args.min_leaf)
+                        leaf_errors.append(fitted[0])
                     e_r = np.nan
                     if has_r:
-                        e_r = run_rpart(Xtr, y[tr], Xte, y[te], 1, ("default",))["default"][1]
+                        by_seed = [
+                            run_rpart(Xtr, y[tr], Xte, y[te], 1, ("default",), first_seed=s)["default"][1]
+                            for s in range(1, args.rpart_seeds + 1)
+                        ]
+                        seed_errors.append(by_seed)
+                        e_r = float(np.mean(by_seed))
                     rows.append((e_a, e_s, e_l, e_r, chose, t_a, t_s, t_l))
                 m = np.mean(rows, axis=0)
                 pattern = label if kind is None else f"{label} {p:.0%}"
+                cells = ""
+                if args.min_leaf is not None:
+                    cells += f" {np.mean(leaf_errors):>13.3f}"
+                if args.rpart_seeds > 1:
+                    seed_means = np.mean(seed_errors, axis=0) if seed_errors else np.full(2, np.nan)
+                    cells += f" {seed_means.min():>6.3f}-{seed_means.max():.3f}"
+                cells = f"|{cells} |" if cells else "|"
                 print(
-                    f"{name:<18}{pattern:>10} | {m[0]:>7.3f} {m[1]:>9.3f} {m[2]:>8.3f} {m[3]:>7.3f} | "
+                    f"{name:<18}{pattern:>10} | {m[0]:>7.3f} {m[1]:>9.3f} {m[2]:>8.3f} {m[3]:>7.3f} {cells} "
                     f"{m[4]:>14.1f} | {m[5]:>9.3f} {m[6]:>7.3f} {m[7]:>9.3f}",
                     flush=True,
                 )

@@ -157,3 +157,39 @@ def test_verbose_counts_the_growths_of_both_rules(capsys):
     CARTClassifier(selection="cv", cv=4, random_state=0, verbose=1).fit(X, y)
     err = capsys.readouterr().err
     assert "CART growths" in err and "10/10" in err
+
+
+@pytest.mark.parametrize("cls", [CARTClassifier, CARTRegressor])
+@pytest.mark.parametrize("selection", ["cv", "holdout"])
+def test_auto_fits_alike_from_a_seed_and_from_a_generator(cls, selection):
+    # An integer random_state gives the fit its own generator, rewound between
+    # the rules; a RandomState is copied per rule and, as for one rule with
+    # nothing copied, advanced by the fit's first draw only.
+    X, y = _table("mcar", 4)
+    target = y if cls is CARTClassifier else y + 0.5 * np.nan_to_num(X[:, 2])
+    from_seed = _fit(cls, selection, X, target, 11, "auto")
+    generator = np.random.RandomState(11)
+    from_generator = _fit(cls, selection, X, target, generator, "auto")
+    assert from_seed.missing_ == from_generator.missing_
+    _same_fit(from_seed, from_generator)
+    np.testing.assert_array_equal(from_seed.predict(X), from_generator.predict(X))
+    expected = np.random.RandomState(11)
+    expected.randint(2**31 - 1)
+    assert generator.randint(2**31 - 1) == expected.randint(2**31 - 1)
+
+
+def test_auto_draws_the_folds_once(monkeypatch):
+    import prunus.pruning._base as base
+
+    calls = []
+    draw = base.fold_of_rows
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return draw(*args, **kwargs)
+
+    monkeypatch.setattr(base, "fold_of_rows", counted)
+    X, y = _table("mcar", 5)
+    est = _fit(CARTClassifier, "cv", X, y, 3, "auto")
+    assert len(calls) == 1
+    assert not hasattr(est, "_fold_memo")

@@ -24,12 +24,13 @@ from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._memory import release_free_memory
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
+from ..utils._random import seeded_random_state
 from ..utils._validation import refuse_dask
 from . import selection as sel
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator
-from ._folds import shuffled_folds
+from ._folds import fold_of_rows, folds_of
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
@@ -153,9 +154,15 @@ class BaseCART(BaseEstimator):
         once per routing rule from the same random state (so on the same
         folds or hold-out rows) and keeps the one of lower estimated risk
         at its selected subtree; the surrogates on a tie."""
-        n = grower.X.shape[0]
-        self._check_params(n)
-        rng = check_random_state(self.random_state)
+        self._check_params(grower.X.shape[0])
+        if isinstance(self.random_state, numbers.Integral):
+            # The fit's own generator, kept by nothing after it.
+            with seeded_random_state(self.random_state) as rng:
+                return self._fit_from_state(grower, weight, loss, rng)
+        return self._fit_from_state(grower, weight, loss, check_random_state(self.random_state))
+
+    def _fit_from_state(self, grower, weight, loss, rng):
+        """:meth:`_fit_grower` drawing from the RandomState ``rng``."""
         # Drawn first, so every tree of this fit (and of a refit with the same
         # random_state on other rows) is grown with the same feature draws.
         grow_seed = rng.randint(2**31 - 1)
@@ -163,19 +170,43 @@ class BaseCART(BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
         n_growths = ((self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1) * len(rules)
-        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
-            best = None
-            for rule in rules:
-                # Every rule from the same state: the same hold-out rows, folds and halves.
-                state = copy.deepcopy(rng) if len(rules) > 1 else rng
-                fitted = self._grow_and_select(grower, weight, loss, rule, grow_seed, state, bar.update)
-                if best is None or fitted[0] < best[0]:
-                    best = fitted
+        # The folds of the rules' fits, drawn by the first (see _folds); for this fit only.
+        self._fold_memo: dict[tuple, np.ndarray] | None = {} if len(rules) > 1 else None
+        try:
+            best = self._fit_rules(grower, weight, loss, rules, grow_seed, rng, n_growths)
+        finally:
+            del self._fold_memo
         assert best is not None
         _, rule, path, k, prune_rows, self.cv_results_, self.test_risk_ = best
         self.missing_ = rule
         self.pruning_indices_ = prune_rows
         return self._store_selection(path, k)
+
+    def _fit_rules(self, grower, weight, loss, rules, grow_seed, rng, n_growths):
+        """The result of :meth:`_grow_and_select` of the rule of lowest
+        estimated risk among ``rules`` (the first one on a tie), each fitted
+        from the state ``rng`` has now."""
+        with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
+            best = None
+            # Every rule from the same state: the same hold-out rows, folds and halves.
+            private = isinstance(self.random_state, numbers.Integral)
+            start = rng.get_state() if private and len(rules) > 1 else None
+            for i, rule in enumerate(rules):
+                if len(rules) == 1:
+                    state = rng
+                elif private:
+                    # This fit's own generator, seen by no one else: rewound
+                    # to the shared state rather than copied (a RandomState's
+                    # copy costs more than a small table's growth).
+                    if i > 0:
+                        rng.set_state(start)
+                    state = rng
+                else:
+                    state = copy.deepcopy(rng)
+                fitted = self._grow_and_select(grower, weight, loss, rule, grow_seed, state, bar.update)
+                if best is None or fitted[0] < best[0]:
+                    best = fitted
+        return best
 
     def _missing_rules(self, grower, weight):
         """The routing rules this fit tries: ``missing`` itself, or for
@@ -346,8 +377,16 @@ class BaseCART(BaseEstimator):
             n_splits = int(self.cv)
             folds: Iterable[tuple[np.ndarray, np.ndarray]]
             if 2 <= n_splits <= X.shape[0]:
-                # The splitter's folds, drawn without its checks of X and y (see _folds.py).
-                folds = shuffled_folds(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
+                # The splitter's folds, drawn without its checks of X and y (see _folds.py);
+                # the rules of one fit draw the same seed, hence the same folds: drawn once.
+                memo = getattr(self, "_fold_memo", None)
+                key = (X.shape[0], n_splits, seed, stratify)
+                assignment = None if memo is None else memo.get(key)
+                if assignment is None:
+                    assignment = fold_of_rows(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
+                    if memo is not None:
+                        memo[key] = assignment
+                folds = folds_of(assignment, n_splits)
             else:  # the splitter's own error
                 splitter_cls = StratifiedKFold if stratify else KFold
                 folds = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)

@@ -40,7 +40,9 @@ def check_not_regression_target(y):
     distinct values, both naming :class:`~prunus.CARTRegressor`; returns
     ``type_of_target(y)``."""
     y = np.asarray(y)
-    target_type = type_of_target(y)
+    target_type = _labels_type(y)
+    if target_type is None:
+        target_type = type_of_target(y)
     if target_type in ("continuous", "continuous-multioutput"):
         raise ValueError(
             "Unknown label type: continuous. y holds real numbers, which CARTClassifier cannot take as classes; "
@@ -56,6 +58,27 @@ def check_not_regression_target(y):
                 stacklevel=3,
             )
     return target_type
+
+
+def _labels_type(y: np.ndarray) -> str | None:
+    """``type_of_target(y)`` of a non-empty 1-D array of integers, booleans
+    or strings ("binary" or "multiclass", as scikit-learn tells them apart:
+    by more than two distinct values), without its checks, which cost more
+    than a small table's tree; None for any other ``y`` (scikit-learn's
+    function then answers)."""
+    if y.ndim != 1 or y.shape[0] == 0:
+        return None
+    kind = y.dtype.kind
+    if kind in "iubU":
+        n_distinct = np.unique(y).shape[0]
+    elif kind == "O":
+        values = y.tolist()
+        if not all(type(v) is str for v in values):
+            return None
+        n_distinct = len(set(values))
+    else:
+        return None
+    return "multiclass" if n_distinct > 2 else "binary"
 
 
 class CARTClassifier(ClassifierMixin, BaseCART):

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..utils._random import seeded_random_state
+
 
 def fold_of_rows(n_samples: int, n_splits: int, seed: int, y: np.ndarray | None = None) -> np.ndarray:
     """The test fold of every row, as the shuffled splitters assign them.
@@ -37,7 +39,12 @@ def fold_of_rows(n_samples: int, n_splits: int, seed: int, y: np.ndarray | None 
     -------
     ndarray of int, shape (n_samples,)
     """
-    rng = np.random.RandomState(seed)
+    with seeded_random_state(seed) as rng:
+        return _fold_of_rows(n_samples, n_splits, rng, y)
+
+
+def _fold_of_rows(n_samples, n_splits, rng, y):
+    """:func:`fold_of_rows` drawn by ``rng``, the splitter's ``RandomState(seed)``."""
     if y is None:
         # KFold: a permutation of the rows cut into consecutive folds, the
         # first n % k of them one row longer.
@@ -71,7 +78,12 @@ def shuffled_folds(
     """(train, test) row indices of every fold, each sorted, one fold at a
     time: the pairs of ``KFold`` (``y`` None) or ``StratifiedKFold`` with
     ``shuffle=True, random_state=seed`` (see :func:`fold_of_rows`)."""
-    folds = fold_of_rows(n_samples, n_splits, seed, y)
+    yield from folds_of(fold_of_rows(n_samples, n_splits, seed, y), n_splits)
+
+
+def folds_of(folds: np.ndarray, n_splits: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """(train, test) row indices of every fold, each sorted, one fold at a
+    time, from the test fold of every row (:func:`fold_of_rows`)."""
     for i in range(n_splits):
         test = folds == i
         yield np.flatnonzero(~test), np.flatnonzero(test)

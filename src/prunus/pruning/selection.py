@@ -20,6 +20,7 @@ from joblib.parallel import LokyBackend, get_active_backend
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._memory import release_free_memory
+from ..utils._random import seeded_random_state
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
     CostComplexityPath,
@@ -179,9 +180,9 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None):
     try:
-        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
     finally:
         _trim(grower)
 
@@ -197,17 +198,23 @@ def _trim(grower):
 _TRIM_FROM_ROWS = 10_000
 
 
-def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None):
+def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None):
+    """``integer``: :func:`_integer_weights` of ``weight`` when known (the
+    same for every fold: computed once per cross-validation)."""
     train, test = fold
     if grower.regression and method == "M2" and not grower.n_categories.any():
         grow_weight = np.zeros_like(weight)
         grow_weight[train] = weight[train]
         return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
-    if not grower.regression and method == "M2" and loss is None and _integer_weights(weight):
+    if integer is None:
+        integer = _integer_weights(weight)
+    if not grower.regression and method == "M2" and loss is None and integer:
         return _classification_fold_loss(grower, weight, train, test, params, grow_seed, betas)
-    # Only M1 draws (its halves); a RandomState costs more than a small fold's tree.
-    rng = np.random.RandomState(seed) if method == "M1" else None
-    path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
+    if method == "M1":  # only M1 draws (its halves)
+        with seeded_random_state(seed) as rng:
+            path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
+    else:
+        path, _ = build_path(grower, train, weight, method, params, grow_seed, None, loss, sizes=False)
     return path._held_out_rows(grower.X, grower.y, weight, test, betas)
 
 
@@ -287,7 +294,8 @@ def _classification_fold_loss(
     n_cat = grower.n_categories
     routing = (left, right, feature, threshold, missing_left)
     if surrogates is not None or n_cat.any():
-        is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, None)] > 0)
+        # np.maximum rather than np.clip: the same indices, a fraction of the cost.
+        is_categorical = ~is_leaf & (n_cat[np.maximum(feature, 0)] > 0)
         categories = (is_categorical, bits, n_cat)
     if surrogates is not None and surrogates.feature.shape[0] > 0:
         leaves = apply_surrogate_kernel(
@@ -481,10 +489,11 @@ def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, 
     """(wrong, squares, held-out weight) of every fold, in fold order, as
     the folds finish (see :func:`cv_risks`)."""
     seeds = rng.randint(2**31 - 1, size=n_folds)
+    integer = None if grower.regression else _integer_weights(weight)
 
     def one(task):
         fold, seed = task
-        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
 
     default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
     if local_threads and default_backend:
@@ -496,7 +505,7 @@ def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, 
         # its dispatch (which weighs on a small table's folds).
         return map(one, zip(folds, seeds))
     tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss)
+        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
         for fold, seed in zip(folds, seeds)
     )
     return Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)

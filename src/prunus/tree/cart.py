@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 
 from .._compiled import njit
 from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
+from . import _surrogate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
@@ -75,8 +76,23 @@ def check_growth_params(params: GrowthParams) -> GrowthParams:
     params : GrowthParams
         ``params`` itself, once valid.
     """
-    validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
+    # Each value with its type (1, 1.0 and True are equal keys, not equal parameters).
+    key: tuple | None = tuple((type(value), value) for value in params)
+    try:
+        known = key in _VALID_GROWTH_PARAMS
+    except TypeError:  # an unhashable value: validated (and refused) below
+        key, known = None, False
+    if not known:
+        validate_params(GROWTH_CONSTRAINTS, params._asdict(), "grow_cart")
+        if key is not None and len(_VALID_GROWTH_PARAMS) < 1024:
+            _VALID_GROWTH_PARAMS.add(key)
     return params
+
+
+#: Parameter sets that passed :func:`check_growth_params` (an estimator's
+#: fit checks its growth's once per routing rule; the checks cost more than
+#: a small table's tree). Bounded: beyond 1,024 sets, new ones are checked every time.
+_VALID_GROWTH_PARAMS: set[tuple] = set()
 
 
 def _settings(params, n_rows, n_features, n_classes, seed):
@@ -334,6 +350,8 @@ class CARTGrower:
         # (params, rows, seed), and the store of a growth without surrogates.
         self._settings_of: dict[tuple, Settings] = {}
         self._no_store = empty_store()
+        # int64 words of a level bitset of the largest categorical feature.
+        self._n_words = -(-int(self.n_categories.max(initial=0)) // 64)
 
     def _level_tables(self, settings: Settings) -> tuple[np.ndarray, ...] | None:
         """The arrays of ``GrowthData`` that search few-level and categorical
@@ -385,19 +403,21 @@ class CARTGrower:
             task = "a regression" if self.regression else "a classification"
             raise ValueError(f"criterion={params.criterion!r} cannot grow {task} tree.")
         weight = np.ascontiguousarray(weight, dtype=np.float64)
-        n_words = -(-int(self.n_categories.max(initial=0)) // 64)
+        n_words = self._n_words
         n_rows = int(np.count_nonzero(weight > 0.0))
         if n_rows == 0:
             raise ValueError("sample_weight is zero for every row: there is nothing to grow a tree on.")
-        key = (params, n_rows, seed)
-        settings = self._settings_of.get(key)
-        if settings is None:
-            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)
-            if len(self._settings_of) < 64:
-                self._settings_of[key] = settings
         store = self._surrogate_store(params, weight, n_rows, n_words)
         # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
-        settings = settings._replace(present_only=store.n_found.shape[0] > 0)
+        present_only = store.n_found.shape[0] > 0
+        key = (params, n_rows, seed, present_only)
+        settings = self._settings_of.get(key)
+        if settings is None:
+            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)._replace(
+                present_only=present_only
+            )
+            if len(self._settings_of) < 64:
+                self._settings_of[key] = settings
         # Surrogate searches read the presorted segments of every feature: no tables then.
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
@@ -488,8 +508,7 @@ class CARTGrower:
         k = int(params.max_surrogates)
         if not self.finds_surrogates(params, weight):
             return self._no_store  # no node to write: shared by every growth
-        from . import _surrogate
-
+        # The module's switches, read at each growth (the user guide's measurements flip them).
         return empty_store(
             self.X.shape[0], 2 * n_rows + 1, k, n_words, _surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT
         )

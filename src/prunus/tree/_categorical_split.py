@@ -19,7 +19,9 @@ then works on the ``m`` levels present at the node only:
   squares (Fisher, *On grouping for maximum homogeneity*, 1958):
   O(m log m).
 * more classes, up to :data:`MAX_EXHAUSTIVE_LEVELS` present levels: every
-  one of the ``2^(m-1) - 1`` partitions (as rpart does).
+  one of the ``2^(m-1) - 1`` partitions (as rpart does); with integer
+  weights, blocks of partitions that an upper bound of the criterion shows
+  cannot win are skipped (branch and bound, same result).
 * more classes and more levels: a heuristic. For each class k in turn, the
   levels are ordered by their share of class k and the prefix splits of that
   order are scored (``K (m - 1)`` candidates, which contain the exact answer

@@ -1,11 +1,15 @@
 """The memory savings of a cross-validated fit change none of its numbers:
 T_max freed during the folds and grown again after them, the folds' indices
 made as they run, X read in place by the builder, the compiled regression
-fold on complete data whatever ``max_surrogates`` asks.
+fold on complete data whatever ``max_surrogates`` asks, a growth's arrays on
+memory maps of their own, the folds' growths spaced in time.
 
 Each comparison runs the same floating-point operations in the same order,
 so the results must be identical (no tolerance).
 """
+
+import mmap
+import threading
 
 import numpy as np
 import pytest
@@ -15,6 +19,7 @@ from sklearn.datasets import make_classification, make_friedman1
 from prunus import CARTClassifier, CARTRegressor
 from prunus.pruning import selection as sel
 from prunus.tree.cart import CARTGrower, GrowthParams
+from prunus.utils import _memory
 
 
 def _same_fit(a, b):
@@ -175,3 +180,99 @@ def test_lean_growth_keeps_int32_nodes_and_trees_int64():
     assert tree.children_left.dtype == tree.feature.dtype == np.int64
     np.testing.assert_array_equal(tree.children_left, left)
     np.testing.assert_array_equal(tree.feature[left != -1], feature[left != -1])
+
+
+def _mapped(array):
+    """Whether ``array``'s memory is an anonymous map of its own (through its bases)."""
+    while array is not None and not isinstance(array, mmap.mmap):
+        array = getattr(array, "base", None) if isinstance(array, np.ndarray) else getattr(array, "obj", None)
+    return isinstance(array, mmap.mmap)
+
+
+def test_mapped_empty_maps_large_arrays_only():
+    small = _memory.mapped_empty(10, np.int32)
+    large = _memory.mapped_empty((4, _memory.MAPPED_FROM_BYTES // 32 + 1))
+    assert not _mapped(small) and _mapped(large)
+    assert large.shape == (4, _memory.MAPPED_FROM_BYTES // 32 + 1) and large.dtype == np.float64
+    assert large.flags.c_contiguous and large.flags.writeable
+    large[:] = 1.5
+    assert large.sum() == 1.5 * large.size
+
+
+@pytest.mark.parametrize("weights", [False, True])
+def test_growth_on_mapped_arrays_equals_heap_growth(monkeypatch, weights):
+    X, y = make_friedman1(3000, n_features=6, noise=1.0, random_state=3)
+    X[::17, 2] = np.nan
+    w = np.random.default_rng(0).integers(0, 3, 3000).astype(float) if weights else np.ones(3000)
+    grower = CARTGrower(X, y, regression=True)
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None)
+    monkeypatch.setattr(_memory, "MAPPED_FROM_BYTES", 2**62)
+    heap = grower.grow_arrays(params, w)
+    monkeypatch.setattr(_memory, "MAPPED_FROM_BYTES", 0)
+    mapped = grower.grow_arrays(params, w)
+    # The node arrays are views of the maps the growth wrote (moments copied when shorter).
+    assert _mapped(mapped[0]) and _mapped(mapped[3])
+    for u, v in zip(heap[:7], mapped[:7]):
+        assert u.dtype == v.dtype
+        np.testing.assert_array_equal(u, v)
+
+
+def test_growth_spacing_starts_a_growth_half_a_growth_after_the_other(monkeypatch):
+    # Fake thread clocks, advanced by the test: only the clocks decide a start.
+    clocks = {}
+
+    def thread_clock():
+        name = threading.current_thread().name
+        clocks.setdefault(name, 0.0)
+        return lambda: clocks[name]
+
+    monkeypatch.setattr(sel, "_thread_clock", thread_clock)
+    spacing = sel.GrowthSpacing(expected=4.0)
+    assert spacing.lead() == 2.0
+    events = []
+    first_in, release_first = threading.Event(), threading.Event()
+
+    def first():
+        with spacing.growth():
+            events.append("first starts")
+            first_in.set()
+            release_first.wait(10)
+        events.append("first ends")
+
+    def second():
+        first_in.wait(10)
+        with spacing.growth():
+            events.append("second starts")
+
+    a = threading.Thread(target=first, name="a")
+    b = threading.Thread(target=second, name="b")
+    a.start()
+    b.start()
+    first_in.wait(10)
+    b.join(0.3)
+    assert b.is_alive() and events == ["first starts"]  # the first growth's clock reads 0 < 2
+    clocks["a"] = 2.5
+    b.join(10)
+    assert events == ["first starts", "second starts"]
+    release_first.set()
+    a.join(10)
+    # The first growth, timed on its thread's clock, sets the next lead.
+    assert spacing.lead() == 0.5 * 2.5
+
+
+def test_spaced_threads_fit_equals_sequential_fit(monkeypatch):
+    X, y = make_friedman1(1200, n_features=10, noise=1.0, random_state=2)
+    sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
+    monkeypatch.setattr(sel, "_SPACE_FROM_BYTES", 0)
+    monkeypatch.setattr(sel, "cpu_count", lambda: 2)
+    growths = []
+    spaced = sel.GrowthSpacing.growth
+
+    def spy(self):
+        growths.append(1)
+        return spaced(self)
+
+    monkeypatch.setattr(sel.GrowthSpacing, "growth", spy)
+    threads = _regrown(CARTRegressor(selection="cv", cv=5, random_state=0)).fit(X, y)
+    assert len(growths) == 5
+    _same_fit(sequential, threads)

@@ -20,7 +20,9 @@ from prunus.tree._surrogate import flat_surrogates
 from prunus.tree.cart import CARTGrower, GrowthParams, _settings, _workspace_arrays
 
 
-def _both_kernels(X, y, w, params):
+def _both_kernels(X, y, w, params, block=None):
+    """The general kernel's tree (one-pass scans) and the lean kernel's (two-pass
+    scans in blocks of ``block`` rows; default: the whole sample)."""
     grower = CARTGrower(X, y, regression=True)
     d = X.shape[1]
     m = int(np.count_nonzero(w > 0.0))
@@ -30,7 +32,9 @@ def _both_kernels(X, y, w, params):
     grown = []
     for kernel in (grow_depth_first, _regression_grower.grow_squared_error):
         arrays = _workspace_arrays(grower.order, w, grower.n_classes, 0, np.zeros(0, dtype=np.bool_))
-        work = Workspace(*arrays, np.empty((4, m)))
+        lean = kernel is not grow_depth_first
+        scan = np.empty((4, (m if block is None else block) + 1)) if lean else np.empty((0, 0))
+        work = Workspace(*arrays, scan)
         store = grower._surrogate_store(params, w, m, 0)
         nodes = kernel(data, work, settings_, store)
         found = None
@@ -65,9 +69,10 @@ def _assert_same(general, lean):
     shift=st.sampled_from([0.0, 1e9]),
     nan_rate=st.sampled_from([0.0, 0.0, 0.1, 0.4]),
     surrogates=st.sampled_from([0, 1, 5]),
+    block=st.sampled_from([None, 1, 2, 3, 7, 64]),
 )
 def test_lean_kernel_grows_the_general_tree(
-    seed, n, d, tied, weights, min_leaf, min_split, max_depth, min_decrease, shift, nan_rate, surrogates
+    seed, n, d, tied, weights, min_leaf, min_split, max_depth, min_decrease, shift, nan_rate, surrogates, block
 ):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, size=(n, d)).astype(float) if tied else rng.random((n, d))
@@ -88,7 +93,7 @@ def test_lean_kernel_grows_the_general_tree(
     params = GrowthParams(
         "squared_error", max_depth, min_split, min_leaf, min_decrease, None, None, max_surrogates=surrogates
     )
-    _assert_same(*_both_kernels(X, y, w, params))
+    _assert_same(*_both_kernels(X, y, w, params, block))
 
 
 def test_lean_kernel_keeps_the_first_of_mirrored_splits():
@@ -111,13 +116,13 @@ def test_lean_kernel_sends_missing_values_to_the_larger_child():
 
 def _spy(monkeypatch):
     calls = []
-    lean = _regression_grower.grow_squared_error
+    lean = _regression_grower.grow_squared_error_into
 
     def spy(*args):
         calls.append(1)
         return lean(*args)
 
-    monkeypatch.setattr("prunus.tree.cart.grow_squared_error", spy)
+    monkeypatch.setattr("prunus.tree.cart.grow_squared_error_into", spy)
     return calls
 
 

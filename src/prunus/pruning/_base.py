@@ -260,12 +260,14 @@ class BaseCART(BaseEstimator):
         if cv:
             alphas, n_leaves = path.alphas, path.n_leaves
             if regrow:
-                del path
+                # T_max, its path and its rows (a tenth of X's bytes) are made again after the folds.
+                del path, prune_rows, learn
             if n >= sel._TRIM_FROM_ROWS:
                 release_free_memory()  # the growth's workspace (and T_max), before the folds' own
             k = self._select_cv(grower, weight, params, grow_seed, (alphas, n_leaves), rng, progress, loss)
             risk = float(self.cv_results_["mean_risk"][k])
             if regrow:
+                learn = np.arange(n)
                 path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, replay, loss)
                 progress()
         else:

@@ -8,9 +8,12 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -180,9 +183,9 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None):
+def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None, spacing=None):
     try:
-        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
+        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer, spacing)
     finally:
         _trim(grower)
 
@@ -198,14 +201,15 @@ def _trim(grower):
 _TRIM_FROM_ROWS = 10_000
 
 
-def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None):
+def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None, spacing=None):
     """``integer``: :func:`_integer_weights` of ``weight`` when known (the
-    same for every fold: computed once per cross-validation)."""
+    same for every fold: computed once per cross-validation); ``spacing``: see
+    :func:`_regression_fold_loss`."""
     train, test = fold
     if grower.regression and method == "M2" and not grower.n_categories.any():
         grow_weight = np.zeros_like(weight)
         grow_weight[train] = weight[train]
-        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas)
+        return _regression_fold_loss(grower, weight, grow_weight, test, params, grow_seed, betas, spacing)
     if integer is None:
         integer = _integer_weights(weight)
     if not grower.regression and method == "M2" and loss is None and integer:
@@ -226,6 +230,7 @@ def _regression_fold_loss(
     params: GrowthParams,
     grow_seed: int,
     betas: np.ndarray,
+    spacing: GrowthSpacing | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`_fold_loss` of an M2 regression on numeric features, grown on
     ``grow_weight`` (the weights of the fold's training rows, 0 elsewhere):
@@ -234,10 +239,12 @@ def _regression_fold_loss(
     path object: the Python work per fold would outweigh a small fold's
     growth); held-out rows missing a split's feature follow its surrogate
     splits when it has some, as :meth:`Tree.apply` sends them. The same
-    numbers as ``build_path`` then ``_held_out_rows``."""
-    left, right, feature, threshold, missing_left, moments, bits, surrogates = grower.grow_arrays(
-        params, grow_weight, grow_seed
-    )
+    numbers as ``build_path`` then ``_held_out_rows``; ``spacing`` (a
+    :class:`GrowthSpacing`) times the growth's start."""
+    with nullcontext() if spacing is None else spacing.growth():
+        left, right, feature, threshold, missing_left, moments, bits, surrogates = grower.grow_arrays(
+            params, grow_weight, grow_seed
+        )
     # The growth's presorted segments and scan scratch (about 0.6 X) are
     # free now, but sit in the C heap: given back before the pruning.
     _trim(grower)
@@ -274,6 +281,7 @@ def _classification_fold_loss(
     params: GrowthParams,
     grow_seed: int,
     betas: np.ndarray,
+    spacing: GrowthSpacing | None = None,
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """:func:`_fold_loss` of an M2 classification with the 0-1 loss and
     integer weights: the fold's tree is grown, its held-out rows routed (by
@@ -489,17 +497,21 @@ def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, 
     """(wrong, squares, held-out weight) of every fold, in fold order, as
     the folds finish (see :func:`cv_risks`)."""
     seeds = rng.randint(2**31 - 1, size=n_folds)
+    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
+    n_threads = min(cpu_count(), n_folds)
+    spacing = None
+    if local_threads and default_backend and n_threads > 1 and grower.X.nbytes >= _SPACE_FROM_BYTES:
+        spacing = GrowthSpacing(grower.growth_seconds)
     integer = None if grower.regression else _integer_weights(weight)
 
     def one(task):
         fold, seed = task
-        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
+        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer, spacing)
 
-    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
     if local_threads and default_backend:
         # Threads of this process, started for these folds: a pool costs a
         # fraction of a millisecond, joblib's threading backend ~10 ms.
-        return _in_threads(one, zip(folds, seeds), min(cpu_count(), n_folds))
+        return _in_threads(one, zip(folds, seeds), n_threads)
     if n_jobs in (None, 1) and default_backend:
         # One after the other in this thread, as joblib would run them, without
         # its dispatch (which weighs on a small table's folds).
@@ -511,15 +523,91 @@ def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, 
     return Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
 
 
+#: Bytes of X from which the folds' growths in local threads are kept out of
+#: phase (:class:`GrowthSpacing`).
+_SPACE_FROM_BYTES = 2**24
+
+
+class GrowthSpacing:
+    """Keeps the growths of folds that run in threads half a growth apart.
+
+    A fold holds the most memory at the end of its growth: its restricted
+    presorted order and scan scratch, with the nodes it has made (about 1.2
+    X's bytes at 20 features, against about 0.9 at mid-growth and 0.8 while
+    it prunes). Folds of equal size started together end their growths
+    together, and stay so, as their threads take the next folds at the same
+    moments. Here a growth starts only when every growth in flight has run
+    half as long as a growth, so that the peaks of the threads alternate;
+    once apart, they stay so (each thread's fold takes as long), and the
+    wait is about half a growth of one thread, once. Durations are the
+    threads' CPU times where the system gives them (a loaded machine then
+    delays a thread without shifting the phases), else wall times. Only the
+    start of a growth is timed: the folds' results are the same.
+
+    Parameters
+    ----------
+    expected : float, optional
+        Seconds of a growth before one has been timed here (e.g. the
+        grower's last growth, see ``CARTGrower.growth_seconds``); none: the
+        first growths start at once.
+    """
+
+    def __init__(self, expected: float | None = None) -> None:
+        self._expected = expected
+        self._changed = threading.Condition()
+        # Growths in flight: token -> (clock of their thread, its reading at the start).
+        self._started: dict[int, tuple[Callable[[], float], float]] = {}
+        self._next = 0
+
+    def lead(self) -> float:
+        """Seconds a growth in flight must have run before another starts."""
+        return 0.0 if self._expected is None else 0.5 * self._expected
+
+    @contextmanager
+    def growth(self) -> Iterator[None]:
+        """Context of one growth: waits for its start, then times it."""
+        clock = _thread_clock()
+        with self._changed:
+            while True:
+                behind = max((start + self.lead() - other() for other, start in self._started.values()), default=0.0)
+                if behind <= 0.0:
+                    break
+                # A thread's clock runs no faster than the wall's: no later than due.
+                self._changed.wait(behind)
+            token = self._next
+            self._next += 1
+            start = clock()
+            self._started[token] = (clock, start)
+        try:
+            yield
+        finally:
+            with self._changed:
+                del self._started[token]
+                self._expected = clock() - start
+                self._changed.notify_all()
+
+
+def _thread_clock() -> Callable[[], float]:
+    """A reader of the calling thread's CPU time that other threads can call
+    (``time.monotonic`` where the system has no such clock)."""
+    try:
+        clock_id = time.pthread_getcpuclockid(threading.get_ident())
+        time.clock_gettime(clock_id)
+    except (AttributeError, OSError):
+        return time.monotonic
+    return lambda: time.clock_gettime(clock_id)
+
+
 def _in_threads(func: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> Iterator[Any]:
     """``func`` of every item in ``n_threads`` threads, the results in the
-    items' order; at most twice ``n_threads`` items are taken ahead (a
-    lazy fold's indices are made when it is taken)."""
+    items' order; at most ``n_threads + 1`` items are taken ahead (a lazy
+    fold's indices, 8 bytes per training row, are made when it is taken:
+    one in the queue keeps every thread busy)."""
     with ThreadPoolExecutor(max_workers=n_threads) as pool:
         pending: deque = deque()
         for item in items:
             pending.append(pool.submit(func, item))
-            if len(pending) >= 2 * n_threads:
+            if len(pending) > n_threads:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()

@@ -19,7 +19,9 @@ then works on the ``m`` levels present at the node only:
   squares (Fisher, *On grouping for maximum homogeneity*, 1958):
   O(m log m).
 * more classes, up to :data:`MAX_EXHAUSTIVE_LEVELS` present levels: every
-  one of the ``2^(m-1) - 1`` partitions (as rpart does).
+  one of the ``2^(m-1) - 1`` partitions (as rpart does); with integer
+  weights, blocks of partitions that an upper bound of the criterion shows
+  cannot win are skipped (branch and bound, same result).
 * more classes and more levels: a heuristic. For each class k in turn, the
   levels are ordered by their share of class k and the prefix splits of that
   order are scored (``K (m - 1)`` candidates, which contain the exact answer
@@ -273,6 +275,119 @@ def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best,
     return best
 
 
+#: Fewest unassigned levels for which :func:`_scan_bounded` bounds a block of
+#: partitions before enumerating it: a bound costs about one proxy and most
+#: blocks are skipped, so even blocks of two partitions are worth bounding
+#: (measured on factor tables of 3 classes: 1 faster than 2, 3 or 4).
+_MIN_BLOCK_BITS = 1
+
+
+@njit(cache=True, nogil=True)
+def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, tol):
+    """:func:`_scan_exhaustive` for classification with integer weights,
+    skipping blocks of partitions that cannot be offered (branch and bound).
+
+    The partitions are visited in the binary order itself (the ``i``-th
+    lowest present level above the first is bit ``i - 1`` of ``mask``), so
+    ``best`` evolves exactly as in the exhaustive scan. The partitions
+    sharing the bits of ``mask`` from bit ``r`` up form a block: levels with
+    a set bit are left, with a clear one right, the ``r`` lowest are free.
+    By the subadditivity of the proxy (see :func:`_cannot_win`), no
+    candidate of the block scores above ``term(left) + term(right) +
+    sum of the free levels' terms + term(missing rows)``; when that bound,
+    with a margin far above rounding, could not be offered over the current
+    ``best``, no candidate of the block could, and ``best`` does not change
+    across it: the block is skipped. Class weights are integers, so the
+    left side's weights (updated by the levels whose bit changes) are
+    exactly those of summing the subset's levels afresh, and every proxy is
+    the exhaustive scan's.
+    """
+    n_rows, n_missing = sizes
+    m = present.shape[0]
+    n_bits = m - 1
+    n_masks = 1 << n_bits
+    n_classes = stats.shape[1]
+    criterion = settings.criterion
+    min_leaf = settings.min_samples_leaf
+    # Free levels of a block of r free bits are present[1 .. r]: their summed
+    # weights and terms by r, and the weights of every present level.
+    low_stats = np.zeros((m, n_classes))
+    low_term = np.zeros(m)
+    for b in range(n_bits):
+        level = stats[present[b + 1]]
+        low_term[b + 1] = low_term[b] + node_term(level, criterion)
+        for k in range(n_classes):
+            low_stats[b + 1, k] = low_stats[b, k] + level[k]
+    all_stats = low_stats[n_bits] + stats[present[0]]
+    missing_term = node_term(work.missing, criterion)
+    scale = work.total.sum()
+    right = np.empty(n_classes)
+    left = stats[present[0]].copy()
+    left_rows = rows[present[0]]
+    best_mask = -1
+    mask = 0
+    while mask < n_masks:
+        # Blocks starting at mask: r free bits, down from the trailing zeros of mask.
+        r = n_bits
+        if mask > 0:
+            r = 0
+            while not (mask >> r) & 1:
+                r += 1
+        step = 1
+        while r >= _MIN_BLOCK_BITS:
+            for k in range(n_classes):
+                right[k] = all_stats[k] - left[k] - low_stats[r, k]
+            bound = node_term(left, criterion) + node_term(right, criterion) + low_term[r] + missing_term
+            bound += 1e-9 * (abs(bound) + abs(best[0]) + scale)
+            if not better(bound, feature, best[0], best[1], tol):
+                step = 1 << r
+                break
+            r -= 1
+        if step == 1:
+            all_present = mask == n_masks - 1
+            for side in range(2 if n_missing > 0 else 1):
+                if all_present and side == 1:
+                    continue  # every row left: not a split
+                n_left = left_rows + n_missing * side
+                if n_left < min_leaf or n_rows - n_left < min_leaf:
+                    continue
+                if all_present and n_missing == 0:
+                    continue
+                proxy = _proxy(work, settings, left, side == 1)
+                if better(proxy, feature, best[0], best[1], tol):
+                    best = (proxy, feature, np.nan, side == 1)
+                    best_mask = mask
+        following = mask + step
+        if following >= n_masks:
+            break
+        # Move the left side to the next mask: levels whose bit changes.
+        changed = mask ^ following
+        b = 0
+        while changed >> b:
+            if (changed >> b) & 1:
+                code = present[b + 1]
+                if (following >> b) & 1:
+                    for k in range(n_classes):
+                        left[k] += stats[code, k]
+                    left_rows += rows[code]
+                else:
+                    for k in range(n_classes):
+                        left[k] -= stats[code, k]
+                    left_rows -= rows[code]
+            b += 1
+        mask = following
+    if best_mask >= 0:
+        subset = np.empty(m, dtype=np.int64)
+        subset[0] = present[0]
+        n_left = 1
+        for b in range(n_bits):
+            if (best_mask >> b) & 1:
+                subset[n_left] = present[b + 1]
+                n_left += 1
+        _record(work, subset, n_left)
+    return best
+
+
 @njit(cache=True, nogil=True)
 def _cannot_win(work, settings, feature, stats, present, best, tol):
     """Whether no partition of the present levels can be offered over
@@ -340,7 +455,8 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """
     start, end = segment
     stats, counts, n_missing = _level_tables(data, work, settings, feature, rows, segment)
-    return _search_levels(work, settings, feature, stats, counts, (end - start, n_missing), best, tol)
+    sizes = (end - start, n_missing)
+    return _search_levels(work, settings, feature, stats, counts, sizes, best, tol, data.integer_weight)
 
 
 @njit(cache=True, nogil=True)
@@ -356,15 +472,24 @@ def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     counts = work.table_rows[first : first + n_levels + 1]
     work.missing[:] = stats[n_levels]
     return _search_levels(
-        work, settings, feature, stats[:n_levels], counts[:n_levels], (end - start, counts[n_levels]), best, tol
+        work,
+        settings,
+        feature,
+        stats[:n_levels],
+        counts[:n_levels],
+        (end - start, counts[n_levels]),
+        best,
+        tol,
+        data.integer_weight,
     )
 
 
 @njit(cache=True, nogil=True)
-def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
+def _search_levels(work, settings, feature, stats, counts, sizes, best, tol, exact):
     """The search of :func:`scan_categorical` from the node's per-level
     statistics and row counts, its missing rows' statistics in
-    ``work.missing`` and ``sizes = (rows, missing rows)``."""
+    ``work.missing`` and ``sizes = (rows, missing rows)``; ``exact``: every
+    weight is an integer (class weights add up exactly, in any order)."""
     n_missing = sizes[1]
     n_present = 0
     for code in range(counts.shape[0]):
@@ -387,6 +512,8 @@ def _search_levels(work, settings, feature, stats, counts, sizes, best, tol):
     if not regression and _cannot_win(work, settings, feature, stats, present, best, tol):
         return best, True
     if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
+        if exact and not regression:
+            return _scan_bounded(work, settings, feature, stats, counts, present, sizes, best, tol), True
         return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
     key = np.empty(n_present)
     if regression:

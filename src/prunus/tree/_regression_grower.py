@@ -35,6 +35,12 @@ def _is_leaf(stats, n_rows, depth, limits):
 
 
 @njit(cache=True, nogil=True)
+def node_capacity(n_rows):
+    """Most nodes of a tree grown on ``n_rows`` rows: every leaf holds a row."""
+    return max(2 * n_rows - 1, 1)
+
+
+@njit(cache=True, nogil=True)
 def grow_squared_error(data, work, settings, surrogates):
     """Depth-first least-squares growth of ``grow_depth_first`` (same
     arguments; ``surrogates`` empty or with room for every node) when every
@@ -43,6 +49,28 @@ def grow_squared_error(data, work, settings, surrogates):
     missing_go_to_left, moments, bits) with the moments (weight, mean, within
     sum of squares) of every node and empty bits; children and features are
     int32."""
+    # Node ids and features in int32 (the caller sends fewer than 2^30 rows
+    # here): with ~2 n nodes, 12 bytes less per node than int64 is an eighth
+    # of X at 20 features, per growth in flight.
+    capacity = node_capacity(work.index.shape[1])
+    nodes = (
+        np.empty(capacity, dtype=np.int32),
+        np.empty(capacity, dtype=np.int32),
+        np.empty(capacity, dtype=np.int32),
+        np.empty(capacity),
+        np.empty(capacity, dtype=np.bool_),
+        np.empty((capacity, 3)),
+        np.empty((capacity, 0), dtype=np.int64),
+    )
+    return grow_squared_error_into(data, work, settings, surrogates, nodes)
+
+
+@njit(cache=True, nogil=True)
+def grow_squared_error_into(data, work, settings, surrogates, nodes):
+    """:func:`grow_squared_error` into the caller's node arrays ``nodes``
+    (children_left, children_right, feature as int32, threshold, missing
+    side, moments (capacity, 3), bits (capacity, 0) int64, each with room
+    for :func:`node_capacity` nodes); returns their filled prefixes."""
     columns = data.columns
     target = data.target
     weight = data.weight
@@ -57,19 +85,6 @@ def grow_squared_error(data, work, settings, surrogates):
     min_leaf = settings.min_samples_leaf
     min_decrease = settings.min_impurity_decrease
     # Every leaf holds a row: at most 2 n - 1 nodes, each filled when created.
-    # Node ids and features in int32 (the caller sends fewer than 2^30 rows
-    # here): with ~2 n nodes, 12 bytes less per node than int64 is an eighth
-    # of X at 20 features, per growth in flight.
-    capacity = max(2 * n_rows - 1, 1)
-    nodes = (
-        np.empty(capacity, dtype=np.int32),
-        np.empty(capacity, dtype=np.int32),
-        np.empty(capacity, dtype=np.int32),
-        np.empty(capacity),
-        np.empty(capacity, dtype=np.bool_),
-        np.empty((capacity, 3)),
-        np.empty((capacity, 0), dtype=np.int64),
-    )
     _, _, feature, threshold, missing_left, moments, _ = nodes
     # Pending nodes, a stack: (start, end, depth, parent, is_left) and their
     # moments and features not constant, in the slot they occupy.

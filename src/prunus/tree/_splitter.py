@@ -89,7 +89,7 @@ GrowthData = namedtuple(
 # left by the best split found so far when it is on a categorical feature.
 # ``table`` / ``table_rows``: the node's class weights and row counts per
 # cell of the table-searched features (_level_split.fill_tables).
-# ``scan`` (4, n_rows) is a regression's scratch for the two-pass scan of a
+# ``scan`` (4, B + 1), B >= 1, is a regression's scratch for the two-pass scan of a
 # feature (:func:`scan_two_pass`); empty: one pass.
 Workspace = namedtuple(
     "Workspace",
@@ -414,7 +414,7 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
     column = data.columns[feature]
-    if present_end == end and work.scan.shape[1] >= end - start:
+    if present_end == end and work.scan.shape[1] > 1:
         return scan_two_pass(
             column,
             index,
@@ -486,45 +486,61 @@ def scan_with_missing(column, index, target, weight, unit_weight, segment, total
 def scan_two_pass(column, index, target, weight, unit_weight, segment, totals, min_leaf, scan, best, feature, tol):
     """:func:`scan_with_missing` on a feature without missing values at the
     node, ``segment = (start, end)``, in three loops over the scratch ``scan``
-    (4, >= end - start): the values and the running sums (the only reads by
-    row id, free of branches so that the memory reads of many rows overlap),
-    the proxy of every candidate (no loop-carried dependency: the divisions
-    vectorise), then the candidates in order under the tie rule. The running
-    sums, the proxies and the order of the offers are those of the one-pass
-    scan, so the split is the same, bit for bit."""
+    (4, B + 1) per block of B rows: the values and the running sums (the only
+    reads by row id, free of branches so that the memory reads of many rows
+    overlap), the proxy of every candidate (no loop-carried dependency: the
+    divisions vectorise), then the candidates in order under the tie rule.
+    The running sums go on from block to block and a block's scratch holds
+    the next block's first value, so the sums, the proxies and the order of
+    the offers are those of the one-pass scan: the split is the same, bit
+    for bit, whatever B (a growth's scratch stays small and in cache)."""
     start, end = segment
     w_total, mean, s_total = totals
     m = end - start
+    block = scan.shape[1] - 1
     values = scan[0]
     w_sums = scan[1]
     s_sums = scan[2]
     proxies = scan[3]
     w_left = 0.0
     s_left = 0.0
-    for j in range(m):
-        row = index[start + j]
-        w = 1.0 if unit_weight else weight[row]
-        w_left += w
-        s_left += w * (target[row] - mean)
-        values[j] = column[row]
-        w_sums[j] = w_left
-        s_sums[j] = s_left
     # Candidate j splits after the j + 1 first rows: min_leaf rows on each side.
     first = min_leaf - 1
     last = m - min_leaf
-    for j in range(first, last):
-        wl = w_sums[j]
-        sl = s_sums[j]
-        wr = w_total - wl
-        sr = s_total - sl
-        p = squared_error_proxy(wl, sl, wr, sr)
-        ok = (values[j] != values[j + 1]) & (wl > 0.0) & (wr > 0.0)
-        proxies[j] = p if ok else -np.inf
-    for j in range(first, last):
-        p = proxies[j]
-        if p > -np.inf:
-            best = _offer(best, p, feature, values[j], values[j + 1], False, tol)
+    for lo in range(0, m, block):
+        hi = min(lo + block, m)
+        for j in range(lo, hi):
+            row = index[start + j]
+            w = 1.0 if unit_weight else weight[row]
+            w_left += w
+            s_left += w * (target[row] - mean)
+            values[j - lo] = column[row]
+            w_sums[j - lo] = w_left
+            s_sums[j - lo] = s_left
+        if hi < m:
+            values[hi - lo] = column[index[start + hi]]
+        a = max(first, lo)
+        b = min(last, hi)
+        for j in range(a, b):
+            k = j - lo
+            wl = w_sums[k]
+            sl = s_sums[k]
+            wr = w_total - wl
+            sr = s_total - sl
+            p = squared_error_proxy(wl, sl, wr, sr)
+            ok = (values[k] != values[k + 1]) & (wl > 0.0) & (wr > 0.0)
+            proxies[k] = p if ok else -np.inf
+        for j in range(a, b):
+            k = j - lo
+            p = proxies[k]
+            if p > -np.inf:
+                best = _offer(best, p, feature, values[k], values[k + 1], False, tol)
     return best
+
+
+#: Rows per block of :func:`scan_two_pass` (its scratch: 4 x 8 bytes per
+#: row, 512 KiB).
+SCAN_BLOCK = 16384
 
 
 @njit(cache=True, nogil=True)

@@ -8,6 +8,7 @@ growths and no further sort, and X is never copied per fold.
 """
 
 import math
+import time
 from collections import namedtuple
 from numbers import Integral, Real
 from typing import Any, Literal, overload
@@ -17,14 +18,15 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from .._compiled import njit
+from ..utils._memory import mapped_empty
 from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
 from . import _surrogate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
-from ._regression_grower import grow_squared_error
-from ._splitter import GrowthData, Settings, Workspace
+from ._regression_grower import grow_squared_error_into, node_capacity
+from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
@@ -165,7 +167,16 @@ def _workspace_arrays(order, weight, n_classes, n_words, unsorted, n_cells=0):
     m = 0
     for i in range(n):
         m += weight[i] > 0.0
-    index = np.empty((d, m), dtype=np.int32)
+    return _workspace_into(np.empty((d, m), dtype=np.int32), order, weight, n_classes, n_words, unsorted, n_cells)
+
+
+@njit(cache=True, nogil=True)
+def _workspace_into(index, order, weight, n_classes, n_words, unsorted, n_cells):
+    """:func:`_workspace_arrays` with the restricted order written into
+    ``index`` (int32, (n_features, rows of positive weight)), an array of the
+    caller's (e.g. on its own memory map)."""
+    d, n = order.shape
+    m = index.shape[1]
     node_rows = np.empty(m, dtype=np.int32)
     k = 0
     for row in range(n):
@@ -283,6 +294,24 @@ def encode_labels(y: ArrayLike, n_rows: int, n_classes: int | None = None) -> tu
     return codes, max(k, 1)
 
 
+def _lean_nodes(n_rows):
+    """Node arrays for :func:`grow_squared_error_into` growing on ``n_rows``
+    rows, each on its own map when large (see ``mapped_empty``): a tree
+    grown to single-row leaves has about twice as many nodes as rows, so
+    they are a growth's largest arrays with its restricted order; the
+    reserved nodes never made are never resident."""
+    capacity = node_capacity(n_rows)
+    return (
+        mapped_empty(capacity, np.int32),
+        mapped_empty(capacity, np.int32),
+        mapped_empty(capacity, np.int32),
+        mapped_empty(capacity),
+        mapped_empty(capacity, np.bool_),
+        mapped_empty((capacity, 3)),
+        np.empty((capacity, 0), dtype=np.int64),
+    )
+
+
 class CARTGrower:
     """Rows presorted once, for many CART growths on subsets of them.
 
@@ -336,6 +365,8 @@ class CARTGrower:
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
         self.order = _presort(self.X)
+        #: CPU seconds of the last growth (:meth:`grow_arrays`), none before one.
+        self.growth_seconds: float | None = None
         self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
         # The splitter reads a feature's values by row id, ``columns[f, row]``:
         # a view of X by rows (no copy of a C-ordered X; a Fortran-ordered one
@@ -422,9 +453,13 @@ class CARTGrower:
         levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
         unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
         n_cells = 0 if levels is None else int(levels[4][-1])
-        arrays = _workspace_arrays(self.order, weight, self.n_classes, n_words, unsorted, n_cells)
-        # A regression's scan scratch: four floats per row (a fifth of X's bytes at 20 features).
-        scan = np.empty((4, n_rows)) if self.regression else np.empty((0, 0))
+        # The restricted order (half of X's bytes at 20 features) on a map of
+        # its own (see mapped_empty); a regression's scan scratch, four
+        # floats per row of a block of rows.
+        index = mapped_empty((self.order.shape[0], n_rows), np.int32)
+        arrays = _workspace_into(index, self.order, weight, self.n_classes, n_words, unsorted, n_cells)
+        del index
+        scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1)) if self.regression else np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
@@ -438,11 +473,17 @@ class CARTGrower:
                 level_offset=levels[4],
                 integer_weight=integer_weight,
             )
+        start = time.thread_time()
         if self._grows_lean(settings, levels):
-            grow = grow_squared_error
+            nodes = _lean_nodes(n_rows)
+            grown = grow_squared_error_into(data, work, settings, store, nodes)
+            del nodes
         else:
             grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
-        left, right, feature, threshold, missing_left, counts, bits = grow(data, work, settings, store)
+            grown = grow(data, work, settings, store)
+        del work, arrays, scan
+        self.growth_seconds = time.thread_time() - start
+        left, right, feature, threshold, missing_left, counts, bits = grown
         surrogates = None
         if store.n_found.shape[0] > 0:
             surrogates = flat_surrogates(store, left.shape[0], left == -1)

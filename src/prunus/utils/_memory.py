@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import mmap
 import sys
 from collections.abc import Callable
+
+import numpy as np
 
 _trim: Callable[[int], int] | None = None
 _looked_up = False
@@ -35,3 +38,32 @@ def release_free_memory() -> None:
                 _trim = None
     if _trim is not None:
         _trim(0)
+
+
+#: Bytes from which :func:`mapped_empty` maps its own pages (below, a map's
+#: page rounding and system calls would cost more than the heap keeps).
+MAPPED_FROM_BYTES = 1 << 20
+
+
+def mapped_empty(shape: int | tuple[int, ...], dtype: type | np.dtype = np.float64) -> np.ndarray:
+    """An uninitialised C-ordered array that, from :data:`MAPPED_FROM_BYTES`,
+    lives on its own anonymous memory map (``np.empty`` below).
+
+    The large work arrays of a growth (presorted segments, scan scratch, node
+    arrays) are tens of MB. From the C heap they come, with threads, from
+    one heap per thread, whose top glibc gives back only above a trim
+    threshold it raises as large blocks are freed, so that a fit's resident
+    memory kept up to one growth's arrays per thread after they were freed.
+    A map of their own is unmapped as soon as the array and its views are
+    gone, whatever the allocator; pages never written are never resident.
+    """
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    n_bytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    if n_bytes < MAPPED_FROM_BYTES:
+        return np.empty(shape, dtype=dtype)
+    try:
+        buffer = mmap.mmap(-1, n_bytes)
+    except (OSError, ValueError):  # no anonymous maps here: the heap then
+        return np.empty(shape, dtype=dtype)
+    return np.frombuffer(buffer, dtype=dtype).reshape(shape)

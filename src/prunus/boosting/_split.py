@@ -85,37 +85,27 @@ def _assess_dense_next(node, ws, s, start, stop):
     A short batch (fewer than ``2 x classes x lg n`` examples, where the
     searches cost more) keeps the running sums.
     """
-    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
-    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
-    feat = node.feats[s]
-    lo = brange[s, 0]
-    hi = brange[s, 1]
-    C = seen_tot.shape[1]
+    C = ws.seen_tot.shape[1]
     lg = 1
     while (1 << lg) <= stop:
         lg += 1
-    if stop - start >= 2 * C * lg:
-        for i in range(start, stop):
-            b = Xb[feat, idx[i]]
-            hist[s, b, yn[i]] += wn[i]
-            occ[s, b] = 1
-            if b < lo:
-                lo = b
-            if b > hi:
-                hi = b
-        class_sums_at(node, seen_tot, s, stop)
-    else:
-        for i in range(start, stop):
-            b = Xb[feat, idx[i]]
-            c = yn[i]
-            w = wn[i]
-            hist[s, b, c] += w
-            seen_tot[s, c] += w
-            occ[s, b] = 1
-            if b < lo:
-                lo = b
-            if b > hi:
-                hi = b
+    if stop - start < 2 * C * lg:
+        _assess_dense(node, ws, s, start, stop)
+        return
+    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
+    hist, occ, brange = ws.hist, ws.occ, ws.brange
+    feat = node.feats[s]
+    lo = brange[s, 0]
+    hi = brange[s, 1]
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        hist[s, b, yn[i]] += wn[i]
+        occ[s, b] = 1
+        if b < lo:
+            lo = b
+        if b > hi:
+            hi = b
+    class_sums_at(node, ws.seen_tot, s, stop)
     brange[s, 0] = lo
     brange[s, 1] = hi
 

@@ -90,18 +90,21 @@ def test_search_with_the_bound_equals_the_search_without(
     # Offer a best just around the best partition: where skipping is at stake.
     offered = (max(proxies) + shift * max(1.0, abs(max(proxies))), 2 if lower_feature else 0, 0.5, False)
     results = []
-    for search in ("bounded", "plain"):
+    # Unit weights: the search may also take its integer-weight (branch and bound) path.
+    for search in ("bounded, real weights", "bounded, integer weights", "plain"):
         work.best_bits[:] = 12345
         sizes = (n_rows, n_missing)
-        if search == "bounded":
-            best, searched = _search_levels(work, settings_, 1, stats, counts, sizes, offered, tol)
+        if search.startswith("bounded"):
+            exact = search.endswith("integer weights")
+            best, searched = _search_levels(work, settings_, 1, stats, counts, sizes, offered, tol, exact)
         elif n_classes > 2 or min_leaf > 1:
             best = _scan_exhaustive(work, settings_, 1, stats, counts, present, sizes, offered, tol)
         else:  # two classes: the levels ordered by their share of class 1
             share = stats[present, 1] / stats[present].sum(axis=1)
             best = _scan_order(work, settings_, 1, stats, counts, _sorted_by(present, share), sizes, offered, tol)
         results.append((best, work.best_bits.copy()))
-    np.testing.assert_equal(results[0], results[1])  # (proxy, feature, threshold NaN, side), bits
+    for result in results[:2]:
+        np.testing.assert_equal(result, results[2])  # (proxy, feature, threshold NaN, side), bits
 
 
 @settings(max_examples=150, deadline=None)

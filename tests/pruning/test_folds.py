@@ -6,7 +6,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from prunus.pruning._folds import shuffled_folds
+from prunus.pruning._folds import fold_of_rows, folds_of
+
+
+def _shuffled_folds(n, k, seed, y=None):
+    """The estimators' folds of an integer ``cv`` (see ``BaseCART._folds``)."""
+    return folds_of(fold_of_rows(n, k, seed, y), k)
 
 
 def _assert_same_pairs(ours, theirs):
@@ -23,7 +28,7 @@ def _assert_same_pairs(ours, theirs):
 def test_kfold_pairs(n, k, seed):
     k = min(k, n)
     X = np.zeros((n, 1))
-    _assert_same_pairs(shuffled_folds(n, k, seed), KFold(k, shuffle=True, random_state=seed).split(X))
+    _assert_same_pairs(_shuffled_folds(n, k, seed), KFold(k, shuffle=True, random_state=seed).split(X))
 
 
 @settings(max_examples=150, deadline=None)
@@ -41,4 +46,4 @@ def test_stratified_pairs(data, n_classes, k, seed):
     y = y[np.random.default_rng(data.draw(st.integers(0, 1000))).permutation(y.shape[0])]
     X = np.zeros((y.shape[0], 1))
     expected = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y)
-    _assert_same_pairs(shuffled_folds(y.shape[0], k, seed, y), expected)
+    _assert_same_pairs(_shuffled_folds(y.shape[0], k, seed, y), expected)

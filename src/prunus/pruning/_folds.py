@@ -72,18 +72,11 @@ def _fold_of_rows(n_samples, n_splits, rng, y):
     return folds
 
 
-def shuffled_folds(
-    n_samples: int, n_splits: int, seed: int, y: np.ndarray | None = None
-) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """(train, test) row indices of every fold, each sorted, one fold at a
-    time: the pairs of ``KFold`` (``y`` None) or ``StratifiedKFold`` with
-    ``shuffle=True, random_state=seed`` (see :func:`fold_of_rows`)."""
-    yield from folds_of(fold_of_rows(n_samples, n_splits, seed, y), n_splits)
-
-
 def folds_of(folds: np.ndarray, n_splits: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """(train, test) row indices of every fold, each sorted, one fold at a
-    time, from the test fold of every row (:func:`fold_of_rows`)."""
+    time, from the test fold of every row (:func:`fold_of_rows`): with
+    ``fold_of_rows(n_samples, n_splits, seed, y)``, the pairs of ``KFold``
+    (``y`` None) or ``StratifiedKFold`` with ``shuffle=True, random_state=seed``."""
     for i in range(n_splits):
         test = folds == i
         yield np.flatnonzero(~test), np.flatnonzero(test)

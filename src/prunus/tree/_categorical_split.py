@@ -110,7 +110,7 @@ def _level_tables(data, work, settings, feature, rows, segment):
     return stats, counts, n_missing
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _proxy(work, settings, left, add_missing):
     """Proxy of the split whose left side holds the statistics ``left`` (and
     the missing rows when ``add_missing``); for the squared error ``left`` is
@@ -126,7 +126,7 @@ def _proxy(work, settings, left, add_missing):
     return squared_error_proxy(w_left, s_left, w_right, work.total[2] - s_left)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _record(work, levels, n_left):
     """``work.best_bits`` = the subset ``levels[:n_left]``."""
     work.best_bits[:] = 0
@@ -161,7 +161,10 @@ def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     j = 1 .. m - 1, and all m left (missing right) when values are missing."""
     n_rows, n_missing = sizes
     m = order.shape[0]
-    left = np.zeros(stats.shape[1])
+    # The left side's statistics in the workspace's scratch (free during a
+    # level search): no allocation per call.
+    left = work.left[: stats.shape[1]]
+    left[:] = 0.0
     left_rows = 0
     min_leaf = settings.min_samples_leaf
     best_prefix = 0
@@ -193,6 +196,29 @@ def _sorted_by(present, key):
     """``present`` (ascending codes) sorted by ``key`` (one value per present
     level), ties by code: a stable sort of codes already ascending."""
     return present[np.argsort(key, kind="mergesort")]
+
+
+#: Most present levels ordered by :func:`_sort_by_key` (quadratic) rather
+#: than a merge sort.
+_INSERTION_SORT_LEVELS = 32
+
+
+@njit(cache=True, nogil=True)
+def _sort_by_key(present, key):
+    """:func:`_sorted_by` in place, ``key`` with it: insertion sort, stable
+    (a level moves only past larger keys), so the order is the same; with a
+    node's few present levels it costs less than a merge sort's buffers."""
+    for i in range(1, present.shape[0]):
+        code = present[i]
+        value = key[i]
+        j = i - 1
+        while j >= 0 and key[j] > value:
+            present[j + 1] = present[j]
+            key[j + 1] = key[j]
+            j -= 1
+        present[j + 1] = code
+        key[j + 1] = value
+    return present
 
 
 @njit(cache=True, nogil=True)
@@ -388,7 +414,64 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     return best
 
 
-@njit(cache=True, nogil=True)
+#: Most present levels for which :func:`_scan_few` enumerates the
+#: partitions directly: below it the bounds of :func:`_scan_bounded` cost
+#: more than the few partitions they would skip.
+_FEW_LEVELS = 4
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scan_few(work, settings, feature, stats, rows, present, sizes, best, tol):
+    """:func:`_scan_bounded` for a few present levels (at most
+    :data:`_FEW_LEVELS`): every partition in the binary order, the left
+    side summed afresh in the workspace's scratch, no bound and no
+    allocation. Class weights are integers (as for :func:`_scan_bounded`),
+    so the sums, hence the proxies, are those of the bounded scan, offered
+    in the same order: the same candidate wins (the bounded scan skips only
+    candidates that cannot be offered)."""
+    n_rows, n_missing = sizes
+    m = present.shape[0]
+    n_bits = m - 1
+    n_masks = 1 << n_bits
+    n_classes = stats.shape[1]
+    min_leaf = settings.min_samples_leaf
+    left = work.left[:n_classes]
+    best_mask = -1
+    for mask in range(n_masks):
+        all_present = mask == n_masks - 1
+        if all_present and n_missing == 0:
+            continue
+        first = present[0]
+        left_rows = rows[first]
+        for k in range(n_classes):
+            left[k] = stats[first, k]
+        for b in range(n_bits):
+            if (mask >> b) & 1:
+                code = present[b + 1]
+                left_rows += rows[code]
+                for k in range(n_classes):
+                    left[k] += stats[code, k]
+        for side in range(2 if n_missing > 0 else 1):
+            if all_present and side == 1:
+                continue  # every row left: not a split
+            n_left = left_rows + n_missing * side
+            if n_left < min_leaf or n_rows - n_left < min_leaf:
+                continue
+            proxy = _proxy(work, settings, left, side == 1)
+            if better(proxy, feature, best[0], best[1], tol):
+                best = (proxy, feature, np.nan, side == 1)
+                best_mask = mask
+    if best_mask >= 0:
+        bits = work.best_bits
+        bits[:] = 0
+        for j in range(m):
+            if j == 0 or (best_mask >> (j - 1)) & 1:
+                code = present[j]
+                bits[code >> 6] |= np.int64(1) << (code & 63)
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
 def _cannot_win(work, settings, feature, stats, present, best, tol):
     """Whether no partition of the present levels can be offered over
     ``best``, so that the exhaustive search may be skipped without changing
@@ -459,7 +542,7 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     return _search_levels(work, settings, feature, stats, counts, sizes, best, tol, data.integer_weight)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     """:func:`scan_categorical` from the node's tables (``work.table``, see
     :func:`~._level_split.fill_tables`), for a feature with a slot in them."""
@@ -513,6 +596,8 @@ def _search_levels(work, settings, feature, stats, counts, sizes, best, tol, exa
         return best, True
     if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
         if exact and not regression:
+            if n_present <= _FEW_LEVELS:
+                return _scan_few(work, settings, feature, stats, counts, present, sizes, best, tol), True
             return _scan_bounded(work, settings, feature, stats, counts, present, sizes, best, tol), True
         return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
     key = np.empty(n_present)
@@ -523,7 +608,8 @@ def _search_levels(work, settings, feature, stats, counts, sizes, best, tol, exa
     if n_classes <= 2:
         for j in range(n_present):
             key[j] = _share(stats, present[j], n_classes - 1)
-        return _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol), True
+        order = _sort_by_key(present, key) if n_present <= _INSERTION_SORT_LEVELS else _sorted_by(present, key)
+        return _scan_order(work, settings, feature, stats, counts, order, sizes, best, tol), True
     for k in range(n_classes):
         for j in range(n_present):
             key[j] = _share(stats, present[j], k)

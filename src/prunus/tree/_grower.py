@@ -134,7 +134,7 @@ def _prefix(nodes, n_nodes):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _is_leaf(settings, counts, n_rows, depth):
     """Stopping rules that need no split search: pure (one class, or for the
     squared error every y equal: a zero sum of squares), at ``max_depth``,
@@ -163,7 +163,7 @@ def _keeps_presorted(settings, n_rows, n_features):
     return settings.max_features * settings.sort_cost * math.log2(max(n_rows, 2)) >= n_features
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _evaluate(data, work, settings, segment, counts, features, root_weight):
     """Best admissible split of a node ``segment = (start, end, depth,
     presorted, tables_ready)`` (``tables_ready``: ``work.table`` already
@@ -237,7 +237,7 @@ def _grown_vector(a, capacity):
     return out
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _route(data, work, settings, segment, split, counts, bits, surrogates, node, candidates):
     """Flag the side of the node's rows (:func:`route_rows`); with surrogate
     tables (``surrogates``, a :data:`._surrogate.SurrogateStore` with room
@@ -266,7 +266,7 @@ def _route(data, work, settings, segment, split, counts, bits, surrogates, node,
     return n_left, m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _children_tables(data, work, segment, slot, pending):
     """Tables of the two children of the node ``segment = (start, middle,
     end)`` (its rows partitioned, its own tables in ``work.table``) into the

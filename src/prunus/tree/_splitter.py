@@ -749,7 +749,7 @@ def _learned_side(data, work, settings, split, segment, tol):
     return left_side > right_side + tol
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _scan_presorted(data, work, settings, feature, segment, best, tol):
     """The candidates of a presorted ``feature`` at ``segment = (start,
     present_end, end)`` (its missing rows at ``[present_end, end)``),
@@ -910,7 +910,7 @@ def partition(data, work, segment, features, child_features):
     return n_kept_left, n_kept_right
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def partition_rows(work, segment):
     """Stable partition of ``node_rows[start:end]`` into the rows flagged
     left by :func:`route_rows`, then the others; ``segment = (start, end, n_left)``."""

@@ -1,8 +1,9 @@
 """The branch-and-bound search over the partitions of a categorical feature's
-levels (more than two classes, integer weights) against the plain exhaustive
-search: the same split (proxy to the last bit, missing side, left levels)
-from any incoming best candidate, and the best of every partition found by a
-plain-Python enumeration."""
+levels (more than two classes, integer weights), and the direct enumeration
+of a few levels, against the plain exhaustive search: the same split (proxy
+to the last bit, missing side, left levels) from any incoming best
+candidate, and the best of every partition found by a plain-Python
+enumeration."""
 
 import itertools
 import math
@@ -12,11 +13,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prunus.tree._categorical_split import _scan_bounded, _scan_exhaustive
+from prunus.tree._categorical_split import _FEW_LEVELS, _scan_bounded, _scan_exhaustive, _scan_few
 from prunus.tree._criterion import CLASSIFICATION_CRITERIA
 
 # The fields of the growth records these kernels read.
-Work = namedtuple("Work", "missing total best_bits")
+Work = namedtuple("Work", "left missing total best_bits")
 Settings = namedtuple("Settings", "criterion min_samples_leaf")
 
 NO_BEST = (-np.inf, -1, np.nan, False)
@@ -57,7 +58,7 @@ def level_tables(draw):
 
 def _scan(kernel, table, best, feature=3):
     stats, rows, present, missing, n_missing, total, criterion, min_leaf = table
-    work = Work(missing.copy(), total.copy(), np.zeros(1, dtype=np.int64))
+    work = Work(np.full(total.shape[0], np.nan), missing.copy(), total.copy(), np.zeros(1, dtype=np.int64))
     sizes = (int(rows.sum()) + n_missing, n_missing)
     tol = 1e-12 * total.sum()
     found = kernel(work, Settings(criterion, min_leaf), feature, stats, rows, present, sizes, best, tol)
@@ -108,18 +109,44 @@ def test_bounded_search_is_the_exhaustive_search(table, incoming, incoming_featu
     """Same candidate, same proxy bits, same left levels, whatever the
     incoming best (none, below the feature's best, equal to it from a lower
     or higher feature, above it)."""
+    _assert_same_as_exhaustive(_scan_bounded, table, incoming, incoming_feature)
+
+
+def _assert_same_as_exhaustive(kernel, table, incoming, incoming_feature):
     exhaustive, bits = _scan(_scan_exhaustive, table, NO_BEST)
     best = NO_BEST
     if incoming != "none" and exhaustive[1] >= 0:
         factor = {"below": 0.97, "at": 1.0, "above": 1.03}[incoming]
         best = (exhaustive[0] * factor if exhaustive[0] > 0 else exhaustive[0], incoming_feature, 0.5, False)
     expected, expected_bits = _scan(_scan_exhaustive, table, best)
-    found, found_bits = _scan(_scan_bounded, table, best)
+    found, found_bits = _scan(kernel, table, best)
     assert found[1] == expected[1]
     assert found[3] == expected[3]
     assert (found[0] == expected[0]) or (np.isinf(found[0]) and np.isinf(expected[0]))
     if expected[1] == 3:
         np.testing.assert_array_equal(found_bits, expected_bits)
+
+
+@st.composite
+def few_level_tables(draw):
+    """:func:`level_tables` restricted to the present levels the direct enumeration takes."""
+    stats, rows, present, missing, n_missing, total, criterion, min_leaf = draw(level_tables())
+    keep = present[: draw(st.integers(2, _FEW_LEVELS))]
+    dropped = np.setdiff1d(present, keep)
+    stats, rows = stats.copy(), rows.copy()
+    stats[dropped] = 0.0
+    rows[dropped] = 0
+    total = stats.sum(axis=0) + missing
+    return stats, rows, keep, missing, n_missing, total, criterion, min_leaf
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(few_level_tables(), st.sampled_from(["none", "below", "at", "above"]), st.sampled_from([1, 3, 5]))
+def test_few_level_search_is_the_exhaustive_search(table, incoming, incoming_feature):
+    """The direct enumeration of 2-4 present levels: the exhaustive search's
+    candidate, proxy bits and left levels, whatever the incoming best."""
+    _assert_same_as_exhaustive(_scan_few, table, incoming, incoming_feature)
+    _assert_same_as_exhaustive(_scan_bounded, table, incoming, incoming_feature)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

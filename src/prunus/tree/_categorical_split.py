@@ -135,6 +135,18 @@ def _record(work, levels, n_left):
         work.best_bits[code >> 6] |= np.int64(1) << (code & 63)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _record_mask(work, present, mask):
+    """``work.best_bits`` = the lowest present level and those whose bit
+    is set in ``mask`` (bit ``i`` for ``present[i + 1]``)."""
+    bits = work.best_bits
+    bits[:] = 0
+    for j in range(present.shape[0]):
+        if j == 0 or (mask >> (j - 1)) & 1:
+            code = present[j]
+            bits[code >> 6] |= np.int64(1) << (code & 63)
+
+
 @njit(cache=True, nogil=True)
 def _offer_subset(work, settings, feature, candidate, best, tol):
     """Score the subset ``levels[:n_left]`` (``candidate = (levels, n_left,
@@ -337,18 +349,27 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     min_leaf = settings.min_samples_leaf
     # Free levels of a block of r free bits are present[1 .. r]: their summed
     # weights and terms by r, and the weights of every present level.
-    low_stats = np.zeros((m, n_classes))
-    low_term = np.zeros(m)
+    # One scratch array (a search runs once per feature and node): the
+    # prefix sums by r, every present level's weights, the right side; the
+    # left side in the workspace's scratch.
+    scratch = np.empty((m + 2) * n_classes + m)
+    low_stats = scratch[: m * n_classes].reshape((m, n_classes))
+    all_stats = scratch[m * n_classes : (m + 1) * n_classes]
+    right = scratch[(m + 1) * n_classes : (m + 2) * n_classes]
+    low_term = scratch[(m + 2) * n_classes :]
+    low_stats[0] = 0.0
+    low_term[0] = 0.0
     for b in range(n_bits):
         level = stats[present[b + 1]]
         low_term[b + 1] = low_term[b] + node_term(level, criterion)
         for k in range(n_classes):
             low_stats[b + 1, k] = low_stats[b, k] + level[k]
-    all_stats = low_stats[n_bits] + stats[present[0]]
+    for k in range(n_classes):
+        all_stats[k] = low_stats[n_bits, k] + stats[present[0], k]
     missing_term = node_term(work.missing, criterion)
     scale = work.total.sum()
-    right = np.empty(n_classes)
-    left = stats[present[0]].copy()
+    left = work.left[:n_classes]
+    left[:] = stats[present[0]]
     left_rows = rows[present[0]]
     best_mask = -1
     mask = 0
@@ -403,14 +424,7 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
             b += 1
         mask = following
     if best_mask >= 0:
-        subset = np.empty(m, dtype=np.int64)
-        subset[0] = present[0]
-        n_left = 1
-        for b in range(n_bits):
-            if (best_mask >> b) & 1:
-                subset[n_left] = present[b + 1]
-                n_left += 1
-        _record(work, subset, n_left)
+        _record_mask(work, present, best_mask)
     return best
 
 
@@ -462,12 +476,7 @@ def _scan_few(work, settings, feature, stats, rows, present, sizes, best, tol):
                 best = (proxy, feature, np.nan, side == 1)
                 best_mask = mask
     if best_mask >= 0:
-        bits = work.best_bits
-        bits[:] = 0
-        for j in range(m):
-            if j == 0 or (best_mask >> (j - 1)) & 1:
-                code = present[j]
-                bits[code >> 6] |= np.int64(1) << (code & 63)
+        _record_mask(work, present, best_mask)
     return best
 
 

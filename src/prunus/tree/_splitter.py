@@ -782,7 +782,9 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     start, present_end, end = segment
     total = work.total
     saved_total = total.copy()
-    saved_bits = work.best_bits.copy()
+    # Only a categorical search writes the levels of its best candidate.
+    categorical = is_categorical(data, feature)
+    saved_bits = work.best_bits.copy() if categorical else work.best_bits[:0]
     index = work.index[feature]
     criterion = settings.criterion
     if criterion == SQUARED_ERROR:
@@ -803,12 +805,14 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     found = _scan_presorted(data, work, settings, feature, (start, present_end, present_end), _NONE, tol)
     total[:] = saved_total
     if found[1] == NO_FEATURE:
-        work.best_bits[:] = saved_bits
+        if categorical:
+            work.best_bits[:] = saved_bits
         return best
     proxy = found[0] - present_term + node_term(saved_total, criterion)
     if _better(proxy, feature, best[0], best[1], tol):
         return proxy, feature, found[2], False
-    work.best_bits[:] = saved_bits
+    if categorical:
+        work.best_bits[:] = saved_bits
     return best
 
 

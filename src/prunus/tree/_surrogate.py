@@ -292,10 +292,13 @@ def categorical_candidate(column, weight, rows, side, n_levels, bits, known):
     """Best categorical surrogate of one feature over ``rows``: writes the
     levels sent left to ``bits`` and those with a side to ``known`` (int64
     words). Returns (found, agreement weight)."""
-    lwt = np.zeros(n_levels)
-    rwt = np.zeros(n_levels)
-    lcnt = np.zeros(n_levels, dtype=np.int64)
-    rcnt = np.zeros(n_levels, dtype=np.int64)
+    # One allocation per candidate feature and node (weights and counts of
+    # rows per level and side); counts below 2^53 are exact as floats.
+    table = np.zeros((4, n_levels))
+    lwt = table[0]
+    rwt = table[1]
+    lcnt = table[2]
+    rcnt = table[3]
     for i in range(rows.shape[0]):
         r = rows[i]
         v = column[r]
@@ -369,8 +372,9 @@ def segment_surrogates(columns, n_categories, weight, rows, side, primary, store
         return w_left, w_right
     majority = max(w_left, w_right) / total
     n_words = store.bits.shape[2]
-    bits = np.zeros(n_words, dtype=np.int64)
-    known = np.zeros(n_words, dtype=np.int64)
+    level_sets = np.zeros((2, n_words), dtype=np.int64)
+    bits = level_sets[0]
+    known = level_sets[1]
     for position in range(candidates.shape[0]):
         g = candidates[position]
         if g == primary:
@@ -472,7 +476,11 @@ def split_with_surrogates(
             any_missing = True
         else:
             side[r] = 1 if goes_left[r] else -1
-    candidates = np.sort(candidates)
+    ascending = True
+    for i in range(1, candidates.shape[0]):
+        ascending = ascending and candidates[i - 1] < candidates[i]
+    if not ascending:  # features drawn per node (max_features) come shuffled
+        candidates = np.sort(candidates)
     if sorted_segments:
         segments = work.index[:, start:end]
     else:

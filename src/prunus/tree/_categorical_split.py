@@ -576,7 +576,7 @@ def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _search_levels(work, settings, feature, stats, counts, sizes, best, tol, exact):
     """The search of :func:`scan_categorical` from the node's per-level
     statistics and row counts, its missing rows' statistics in

@@ -199,7 +199,7 @@ def _sides(left, missing, total, criterion, with_missing):
     return sum_la, sum_ra, sum_lb, sum_rb
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def scan_levels(data, work, settings, feature, segment, best, tol):
     """Best threshold of the few-level ``feature`` at the node ``segment =
     (start, end)``, from the node's tables (``work.table``, see

@@ -493,14 +493,11 @@ class CARTGrower:
         """Whether :func:`~._regression_grower.grow_squared_error` grows this
         tree: depth-first least squares on numeric features, every feature
         and threshold searched, no level tables (the general kernel's tree,
-        with none of its per-node branches). Not where surrogates are found:
-        its scan gives missing values the learned side, where a surrogate
-        growth scores a feature on the rows where it is present (rpart).
-        Nor from 2^30 rows (its node ids are int32)."""
+        with none of its per-node branches), with or without surrogates. Not
+        from 2^30 rows (its node ids are int32)."""
         return (
             self.regression
             and self.X.shape[0] < _LEAN_ROWS_BELOW
-            and not settings.present_only
             and settings.max_leaf_nodes < 0
             and settings.max_features >= self.n_features
             and not settings.random_thresholds

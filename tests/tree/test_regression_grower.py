@@ -160,13 +160,14 @@ def test_lean_kernel_sends_missing_values_to_the_larger_child():
 
 def _spy(monkeypatch):
     calls = []
-    lean = _regression_grower.grow_squared_error_into
+    for name in ("grow_squared_error", "grow_squared_error_into"):
+        lean = getattr(_regression_grower, name)
 
-    def spy(*args):
-        calls.append(1)
-        return lean(*args)
+        def spy(*args, lean=lean):
+            calls.append(1)
+            return lean(*args)
 
-    monkeypatch.setattr("prunus.tree.cart.grow_squared_error_into", spy)
+        monkeypatch.setattr(f"prunus.tree.cart.{name}", spy)
     return calls
 
 

@@ -158,6 +158,19 @@ def test_lean_kernel_sends_missing_values_to_the_larger_child():
     _assert_same(general, lean)
 
 
+def test_lean_kernel_sends_missing_values_right_on_a_tie_of_their_sides():
+    # Scored on its present rows, x <= 0.5 splits y = 0 0 | 2 2; the two rows
+    # missing x (y = 1, the node's mean) fit exactly as well on either side
+    # and no surrogate nor majority sends them: ties go right.
+    X = np.array([[0.0], [0.0], [1.0], [1.0], [np.nan], [np.nan]])
+    y = np.array([0.0, 0.0, 2.0, 2.0, 1.0, 1.0])
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None, max_surrogates=5)
+    general, lean = _both_kernels(X, y, np.ones(6), params)
+    assert lean[2][0] == 0 and lean[3][0] == 0.5 and not lean[4][0]
+    np.testing.assert_array_equal(lean[5][1:, 0], [2.0, 4.0])  # weights of the children
+    _assert_same(general, lean)
+
+
 def _spy(monkeypatch):
     calls = []
     for name in ("grow_squared_error", "grow_squared_error_into"):

@@ -178,7 +178,9 @@ class Tree:
         self.n_categories = n_cat
         self.is_categorical = is_categorical
         self.category_bits = _canonical_category_bits(bits, n_cat, self.feature, is_categorical)
-        self.surrogates = None if surrogates is None else _canonical_surrogates(surrogates, n_cat)
+        if surrogates is not None:
+            surrogates = _canonical_surrogates(surrogates, n_cat)
+        self.surrogates = surrogates
         self.parent, self.depth = depth_and_parent(left, right)
 
     @classmethod

@@ -530,16 +530,9 @@ class CARTGrower:
             y at each node (as :meth:`Tree.node_moments`).
         """
         left, right, feature, threshold, missing_left, counts, bits, surrogates = self.grow_arrays(params, weight, seed)
-        tree = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            self.n_features,
-            missing_go_to_left=missing_left,
-            n_categories=self.n_categories,
-            category_bits=bits.view(np.uint64),
-            surrogates=surrogates,
+        # The builders' arrays are valid trees: made canonical, not checked again.
+        tree = Tree._of_valid_nodes(
+            left, right, feature, threshold, self.n_features, missing_left, self.n_categories, bits, surrogates
         )
         return tree, counts
 

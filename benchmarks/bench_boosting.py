@@ -97,7 +97,12 @@ CONFIGS = {
     "adaptive(gap, auto)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
     "adaptive(Alg. 1)": dict(split_search="adaptive", min_batch=1, adaptive_init=0.5),  # literal Algorithm 1
     "adaptive(lower-first)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.5,
     ),
 }
 
@@ -242,28 +247,63 @@ FRONTIER = {
     "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
     "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
     "LF(.9,1,.5)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.5,
     ),
     "LF(.9,1,.9)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.9
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.9,
     ),
     "LF(.9,auto,.9)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch="auto", adaptive_init=0.9
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch="auto",
+        adaptive_init=0.9,
     ),
     "LF(.9,1,.7)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.7
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.7,
     ),
     "LF(.9,1,.1)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.1
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.1,
     ),
     **{
         f"LF({t:g},1,.5)": dict(
-            split_search="adaptive", adaptive_rule="lower_first", adaptive_target=t, min_batch=1, adaptive_init=0.5
+            split_search="adaptive",
+            adaptive_rule="lower_first",
+            adaptive_extrapolate=False,
+            adaptive_target=t,
+            min_batch=1,
+            adaptive_init=0.5,
         )
         for t in (0.0, 0.1, 0.25, 0.5, 0.75)
     },
     "LF(0,1,0)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=1e-9
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=0.0,
+        min_batch=1,
+        adaptive_init=1e-9,
     ),
 }
 

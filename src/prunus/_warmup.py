@@ -147,6 +147,20 @@ def _surrogates(d: SimpleNamespace) -> None:
     grow_cart(d.Xnan, d.yr, criterion="squared_error", max_surrogates=5)
 
 
+def _lean_mapped(d: SimpleNamespace) -> None:
+    """Least-squares growths of large tables, into node arrays on maps of their own (forced here on a few rows)."""
+    from .tree import grow_cart
+    from .utils import _memory
+
+    saved = _memory.MAPPED_FROM_BYTES
+    _memory.MAPPED_FROM_BYTES = 0
+    try:
+        grow_cart(d.Xnan, d.yr, criterion="squared_error")
+        grow_cart(d.Xnan, d.yr, criterion="squared_error", max_surrogates=5)
+    finally:
+        _memory.MAPPED_FROM_BYTES = saved
+
+
 def _regression(d: SimpleNamespace) -> None:
     """Least-squares regression trees: growth, node moments, the squared-error pruning path."""
     from .pruning import squared_error_path
@@ -264,6 +278,7 @@ TREE_PATHS: list[Path] = [
     ("grow_cart categorical features, their routing and path", _categorical_tree),
     ("regression trees (squared_error) and their path", _regression),
     ("surrogate splits: growth, routing, add_surrogates", _surrogates),
+    ("least-squares growth into mapped node arrays (large tables)", _lean_mapped),
     ("grow_cart categorical", _grow("grow_cart", "Xcat", categorical_features=[3, 4])),
     ("grow_cart categorical best-first, entropy", _grow("grow_cart", "Xcat", categorical_features=[3, 4], max_leaf_nodes=6, criterion="entropy")),
     ("grow_cart few-level numeric features split from per-node tables", _grow("grow_cart", "Xcat", categorical_features=None, sample_weight="w")),

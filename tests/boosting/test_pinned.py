@@ -38,16 +38,45 @@ SEARCHES = {
         split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9
     ),
     "lower_first(auto, 0.9)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch="auto", adaptive_init=0.9
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_target=0.9,
+        min_batch="auto",
+        adaptive_init=0.9,
+        adaptive_extrapolate=False,
     ),
     "lower_first(0.9)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.5
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.5,
+        adaptive_extrapolate=False,
     ),
     "lower_first(0.9, init 0.9)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.9, min_batch=1, adaptive_init=0.9
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.9,
+        adaptive_extrapolate=False,
     ),
     "lower_first(0)": dict(
-        split_search="adaptive", adaptive_rule="lower_first", adaptive_target=0.0, min_batch=1, adaptive_init=0.5
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_target=0.0,
+        min_batch=1,
+        adaptive_init=0.5,
+        adaptive_extrapolate=False,
+    ),
+    # batches sized by the rate at which each feature's lower bound rises (the estimator's default)
+    "lower_first(0.9, init 0.9, extrapolated)": dict(
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_target=0.9,
+        min_batch=1,
+        adaptive_init=0.9,
+        adaptive_extrapolate=True,
     ),
 }
 SETTINGS = {
@@ -146,7 +175,7 @@ def test_pinned_searches_share_trees(pinned):
         np.testing.assert_allclose(rec["estimator_weights"], reference["estimator_weights"], rtol=WEIGHT_RTOL)
 
 
-DEFAULT_SEARCH = "lower_first(0.9, init 0.9)"
+DEFAULT_SEARCH = "lower_first(0.9, init 0.9, extrapolated)"
 
 
 def test_default_search_is_pinned_and_assesses_less_than_quick_boost(pinned):

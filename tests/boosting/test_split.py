@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from prunus.boosting import fit_binning
 from prunus.boosting._bounds import threshold_bounds
 from prunus.boosting._records import CRITERIA, new_workspace, search_settings
-from prunus.boosting._split import _warm_row, split_node
+from prunus.boosting._split import RATE_FLOOR, _extrapolated_gap, _warm_row, split_node
 from prunus.boosting._weight_order import weight_order_bound
 
 from .conftest import brute_force_stump
@@ -19,6 +19,7 @@ SEARCHES = {
     "quick": dict(split_search="quick"),
     "adaptive": dict(split_search="adaptive"),
     "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first"),
+    "lower_first_extrapolated": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_extrapolate=True),
 }
 
 
@@ -277,3 +278,27 @@ def test_a_reused_workspace_searches_like_a_fresh_one(seed, n, k, n_classes, str
         for i in order[:m]:
             running[y[i]] += w[i]
         np.testing.assert_array_equal(ws.seen_tot[s], running)
+
+
+@given(
+    m=st.lists(st.integers(0, 40), min_size=2, max_size=2, unique=True),
+    rise=st.floats(-1.0, 2.0),
+    gap=st.floats(0.0, 3.0),
+    first=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_extrapolated_gap_divides_by_the_last_batch_rate(m, rise, gap, first):
+    # the batch of the extrapolated lower-first rule: the gap over the bound's rise per unit of weight in the
+    # feature's last batch, clamped to [RATE_FLOOR, 1]; the bare gap before its second interval update
+    Zp = np.concatenate([[0.0], np.cumsum(np.linspace(1.0, 0.1, 40))])
+    m0, m1 = sorted(m)
+    ws = new_workspace(1, 4, 2)
+    dz = Zp[m1] - Zp[m0]
+    ws.upd[0] = [m1, 0.25 + rise * dz, -1.0 if first else m0, 0.25]
+    got = _extrapolated_gap(Zp, ws, 0, gap)
+    if first or not dz > 0.0:
+        assert got == gap
+    else:
+        rate = min(max(rise, RATE_FLOOR), 1.0)
+        np.testing.assert_allclose(got, gap / rate, rtol=1e-12)
+        assert gap <= got <= gap / RATE_FLOOR + 1e-12

@@ -187,7 +187,7 @@ def test_fold_loss_with_surrogates_asked_equals_path_objects(seed, n, d, nan_whe
     betas = np.sort(rng.random(5) * float(np.var(y) + 1.0))
     path, _ = sel.build_path(grower, train, w, "M2", params, 0, None)
     expected = path._held_out_rows(grower.X, grower.y, w, test, betas)
-    got = sel._fold_loss(grower, w, (train, test), "M2", params, 0, 0, betas)
+    got = sel._fold_loss(sel.FoldJob(grower, w, "M2", params, 0), (train, test), 0, betas)
     for a, b in zip(expected, got):
         np.testing.assert_array_equal(a, b)
 

@@ -104,7 +104,7 @@ def test_complete_data_folds_take_the_compiled_path(monkeypatch, max_surrogates)
     calls = []
     compiled = sel._regression_fold_loss
     monkeypatch.setattr(sel, "_regression_fold_loss", lambda *a: calls.append(1) or compiled(*a))
-    got = sel._fold_loss(grower, w, fold, "M2", params, 0, 0, betas)
+    got = sel._fold_loss(sel.FoldJob(grower, w, "M2", params, 0), fold, 0, betas)
     assert calls == [1]
     for u, v in zip(expected, got):
         np.testing.assert_array_equal(u, v)
@@ -119,7 +119,7 @@ def test_fold_threads_keep_order_and_take_few_folds_ahead():
             yield i
 
     out = []
-    for result in sel._in_threads(lambda i: i * i, items(), 2):
+    for result in sel.ThreadedMap(lambda i: i * i, items(), 2):
         out.append(result)
         # Lazy folds: their indices are made when taken, a few ahead of the results.
         assert len(taken) <= len(out) + 4
@@ -264,7 +264,7 @@ def test_spaced_threads_fit_equals_sequential_fit(monkeypatch):
     X, y = make_friedman1(1200, n_features=10, noise=1.0, random_state=2)
     sequential = CARTRegressor(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
     monkeypatch.setattr(sel, "_SPACE_FROM_BYTES", 0)
-    monkeypatch.setattr(sel, "cpu_count", lambda: 2)
+    monkeypatch.setattr(sel, "usable_cpus", lambda: 2)
     growths = []
     spaced = sel.GrowthSpacing.growth
 

@@ -29,6 +29,8 @@ def _both_kernels(X, y, w, params, block=None):
     settings_ = _settings(params, m, d, grower.n_classes, 0)
     unit = bool(np.all((w == 0.0) | (w == 1.0)))
     data = GrowthData(grower._columns, grower._codes, w, unit, grower._target, grower.n_categories)
+    # As CARTGrower.grow_arrays: with surrogates, features are scored on their present rows.
+    settings_ = settings_._replace(present_only=grower.finds_surrogates(params, w))
     grown = []
     for kernel in (grow_depth_first, _regression_grower.grow_squared_error):
         arrays = _workspace_arrays(grower.order, w, grower.n_classes, 0, np.zeros(0, dtype=np.bool_))
@@ -96,6 +98,48 @@ def test_lean_kernel_grows_the_general_tree(
     _assert_same(*_both_kernels(X, y, w, params, block))
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(2, 120),
+    d=st.integers(1, 4),
+    tied=st.booleans(),
+    weights=st.sampled_from(["unit", "integer", "zeros", "dyadic"]),
+    min_leaf=st.integers(1, 4),
+    max_depth=st.sampled_from([None, 2, 4]),
+    min_decrease=st.sampled_from([0.0, 0.0, 0.05]),
+    nan_rate=st.sampled_from([0.05, 0.2, 0.4, 0.7]),
+    surrogates=st.sampled_from([1, 2, 5]),
+)
+def test_lean_kernel_grows_the_general_tree_scored_on_present_rows(
+    seed, n, d, tied, weights, min_leaf, max_depth, min_decrease, nan_rate, surrogates
+):
+    # Every growth here finds surrogates, so every feature with a missing
+    # value at a node is scored on its present rows and the split's missing
+    # side is the one its missing rows score better on (rpart).
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(n, d)).astype(float) if tied else rng.random((n, d))
+    y = X[:, 0] - 2.0 * X[:, -1] + rng.normal(0, 1.0, n)
+    if tied:
+        y = np.round(y)
+    X[rng.random((n, d)) < nan_rate] = np.nan
+    X[0, 0] = np.nan  # a row with a missing value, of positive weight below
+    if weights == "unit":
+        w = np.ones(n)
+    elif weights == "integer":
+        w = rng.integers(1, 4, n).astype(float)
+    elif weights == "zeros":
+        w = rng.integers(0, 3, n).astype(float)
+    else:
+        w = rng.integers(1, 8, n) / 4.0
+    w[0] = max(w[0], 1.0)
+    w[-1] = max(w[-1], 1.0)
+    params = GrowthParams("squared_error", max_depth, 2, min_leaf, min_decrease, None, None, max_surrogates=surrogates)
+    general, lean = _both_kernels(X, y, w, params)
+    assert general[-1] is not None  # surrogates were searched
+    _assert_same(general, lean)
+
+
 def test_lean_kernel_keeps_the_first_of_mirrored_splits():
     # x = 0..3, y = 0 1 1 0: the thresholds 0.5 and 2.5 have equal gains; the first is kept.
     X = np.repeat(np.arange(4.0), 3)[:, None]
@@ -114,15 +158,29 @@ def test_lean_kernel_sends_missing_values_to_the_larger_child():
     _assert_same(general, lean)
 
 
+def test_lean_kernel_sends_missing_values_right_on_a_tie_of_their_sides():
+    # Scored on its present rows, x <= 0.5 splits y = 0 0 | 2 2; the two rows
+    # missing x (y = 1, the node's mean) fit exactly as well on either side
+    # and no surrogate nor majority sends them: ties go right.
+    X = np.array([[0.0], [0.0], [1.0], [1.0], [np.nan], [np.nan]])
+    y = np.array([0.0, 0.0, 2.0, 2.0, 1.0, 1.0])
+    params = GrowthParams("squared_error", None, 2, 1, 0.0, None, None, max_surrogates=5)
+    general, lean = _both_kernels(X, y, np.ones(6), params)
+    assert lean[2][0] == 0 and lean[3][0] == 0.5 and not lean[4][0]
+    np.testing.assert_array_equal(lean[5][1:, 0], [2.0, 4.0])  # weights of the children
+    _assert_same(general, lean)
+
+
 def _spy(monkeypatch):
     calls = []
-    lean = _regression_grower.grow_squared_error_into
+    for name in ("grow_squared_error", "grow_squared_error_into"):
+        lean = getattr(_regression_grower, name)
 
-    def spy(*args):
-        calls.append(1)
-        return lean(*args)
+        def spy(*args, lean=lean):
+            calls.append(1)
+            return lean(*args)
 
-    monkeypatch.setattr("prunus.tree.cart.grow_squared_error_into", spy)
+        monkeypatch.setattr(f"prunus.tree.cart.{name}", spy)
     return calls
 
 
@@ -132,7 +190,7 @@ def _spy(monkeypatch):
         ("plain", True),
         ("weights", True),
         ("nan", True),
-        ("surrogates", False),  # a surrogate growth scores on present rows: the general kernel
+        ("surrogates", True),
         ("categorical", False),
         ("max_features", False),
         ("random", False),

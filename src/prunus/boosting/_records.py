@@ -46,7 +46,17 @@ GRID = 2.0**-32
 
 Settings = namedtuple(
     "Settings",
-    ["strategy", "criterion", "n_classes", "quick_init", "quick_batches", "adaptive_init", "min_batch", "target_mix"],
+    [
+        "strategy",
+        "criterion",
+        "n_classes",
+        "quick_init",
+        "quick_batches",
+        "adaptive_init",
+        "min_batch",
+        "target_mix",
+        "extrapolate",
+    ],
 )
 Settings.__doc__ = """Scalars of one split search, the same for every node of a fit.
 
@@ -67,6 +77,10 @@ min_batch : int
 target_mix : float
     Lower-bound-first only: where a batch aims between the next-smallest
     lower bound (0) and the smallest upper bound (1).
+extrapolate : bool
+    Lower-bound-first with the error criterion only: divide a batch's
+    weight by the rate at which the feature's lower bound rose per unit of
+    assessed weight in its last batch (``_split._extrapolated_gap``).
 """
 
 Node = namedtuple(
@@ -169,6 +183,7 @@ def search_settings(
     adaptive_init=0.5,
     min_batch=1,
     adaptive_target=0.0,
+    adaptive_extrapolate=False,
 ):
     """``Settings`` from the estimator's parameter names (``min_batch="auto"`` for AUTO_BATCH).
 
@@ -196,6 +211,7 @@ def search_settings(
         float(adaptive_init),
         mb,
         float(adaptive_target),
+        bool(adaptive_extrapolate),
     )
 
 

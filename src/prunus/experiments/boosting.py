@@ -133,7 +133,7 @@ LITERAL = dict(adaptive_rule="gap", min_batch=1, adaptive_init=0.5)
 LOWER_FIRST = {
     k: v
     for k, v in ExactBoostClassifier().get_params().items()
-    if k in ("adaptive_rule", "adaptive_target", "min_batch", "adaptive_init")
+    if k in ("adaptive_rule", "adaptive_target", "min_batch", "adaptive_init", "adaptive_extrapolate")
 }
 
 

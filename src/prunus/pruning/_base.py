@@ -252,20 +252,31 @@ class BaseCART(BaseEstimator):
         cv = self.selection in ("cv", "cv-1se")
         # A large fit's folds run without T_max, grown again after them (see _REGROW_FROM_BYTES).
         regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
+        early = cv and self.method == "M2" and not regrow
         # The state that draws M1's halves, replayed by the second growth.
         replay = copy.deepcopy(rng) if regrow else rng
-        path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
-        progress()
-        risk = 0.0
+        # M2 draws nothing for T_max: the folds are drawn first (the same
+        # draws in the same order) and may start growing beside it.
+        run = self._start_folds(grower, weight, params, grow_seed, rng, loss, start=True) if early else None
+        try:
+            path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, rng, loss)
+            progress()
+            risk = 0.0
+            if cv:
+                alphas, n_leaves = path.alphas, path.n_leaves
+                if regrow:
+                    # T_max, its path and its rows (a tenth of X's bytes) are made again after the folds.
+                    del path, prune_rows, learn
+                if n >= sel._TRIM_FROM_ROWS:
+                    release_free_memory()  # the growth's workspace (and T_max), before the folds' own
+                if run is None:
+                    run = self._start_folds(grower, weight, params, grow_seed, rng, loss)
+                k = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)
+                risk = float(self.cv_results_["mean_risk"][k])
+        finally:
+            if run is not None:
+                run.close()
         if cv:
-            alphas, n_leaves = path.alphas, path.n_leaves
-            if regrow:
-                # T_max, its path and its rows (a tenth of X's bytes) are made again after the folds.
-                del path, prune_rows, learn
-            if n >= sel._TRIM_FROM_ROWS:
-                release_free_memory()  # the growth's workspace (and T_max), before the folds' own
-            k = self._select_cv(grower, weight, params, grow_seed, (alphas, n_leaves), rng, progress, loss)
-            risk = float(self.cv_results_["mean_risk"][k])
             if regrow:
                 learn = np.arange(n)
                 path, prune_rows = sel.build_path(grower, learn, weight, self.method, params, grow_seed, replay, loss)
@@ -316,34 +327,27 @@ class BaseCART(BaseEstimator):
         """Keep what ``predict`` reads for the nodes ``index`` of T_max kept in T_k-hat."""
         raise NotImplementedError
 
-    def _select_cv(self, grower, weight, params, grow_seed, sequence, rng, progress, loss=None):
-        """k-hat by cross-validation; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
-        alphas, n_leaves = sequence
+    def _start_folds(self, grower, weight, params, grow_seed, rng, loss, start=False):
+        """The folds of the cross-validation, drawn from ``rng``, as a
+        :class:`~.selection.FoldRun` (with ``start``, threads of this
+        process start growing them at once)."""
         folds, n_folds = self._folds(grower.X, grower.y, grower.n_classes, rng, lazy=True)
+        n_jobs = self._n_jobs(grower)
+        # The default's threads: started in this process for the folds, unless joblib is configured.
+        local_threads = self.n_jobs is None and n_jobs == -1
+        return sel.FoldRun(
+            grower, weight, folds, self.method, params, grow_seed, rng, n_jobs, loss, n_folds, local_threads, start
+        )
+
+    def _select_cv(self, grower, sequence, run, progress, loss=None):
+        """k-hat by cross-validation on the folds ``run``; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
+        alphas, n_leaves = sequence
         betas = sel.cv_temperatures(alphas, sel.root_temperature(grower))
         if loss is not None:
             # A fold's root collapses below its R(root), at most the largest loss.
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
-        n_jobs = self._n_jobs(grower)
-        # The default's threads: started in this process for the folds, unless joblib is configured.
-        local_threads = self.n_jobs is None and n_jobs == -1
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
-        mean, std, se = sel.cv_risk_summary(
-            grower,
-            weight,
-            folds,
-            self.method,
-            params,
-            grow_seed,
-            betas,
-            rng,
-            n_jobs,
-            progress,
-            loss,
-            per_row,
-            n_folds,
-            local_threads=local_threads,
-        )
+        mean, std, se = sel.fold_risk_summary(run, betas, progress, per_row)
         self.cv_results_ = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
         return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
 

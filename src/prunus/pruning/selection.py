@@ -12,16 +12,17 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
-from joblib import Parallel, cpu_count, delayed
+from joblib import Parallel, delayed
 from joblib.parallel import LokyBackend, get_active_backend
 
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._surrogate import apply_surrogate_kernel, routing_record
+from ..utils._cpus import usable_cpus
 from ..utils._memory import release_free_memory
 from ..utils._random import seeded_random_state
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
@@ -183,11 +184,51 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
     return tree._node_counts_rows(grower.X, grower.y, weight, rows, grower.n_classes)
 
 
-def _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None, spacing=None):
+class FoldJob(NamedTuple):
+    """What every fold of one cross-validation shares.
+
+    Attributes
+    ----------
+    grower : CARTGrower
+        The whole sample, presorted once.
+    weight : ndarray of float64, shape (n_samples,)
+        Sample weights of every row.
+    method : {"M1", "M2"}
+    params : GrowthParams
+    grow_seed : int
+        Seed of the builder's feature draws.
+    loss : ndarray or None
+        Loss matrix (see :func:`build_path`).
+    integer : bool or None
+        :func:`_integer_weights` of ``weight`` when known (the same for
+        every fold: computed once per cross-validation).
+    spacing : GrowthSpacing or None
+        Times the start of the folds' growths (see :func:`_regression_fold_loss`).
+    """
+
+    grower: CARTGrower
+    weight: np.ndarray
+    method: str
+    params: GrowthParams
+    grow_seed: int
+    loss: np.ndarray | None = None
+    integer: bool | None = None
+    spacing: GrowthSpacing | None = None
+
+
+def _resolved(betas):
+    """The temperatures, waiting for them if they are a future."""
+    return betas.result() if isinstance(betas, Future) else betas
+
+
+def _fold_loss(job: FoldJob, fold, seed: int, betas) -> tuple[np.ndarray, np.ndarray, float]:
+    """(wrong, squares, held-out weight) of one fold (``fold`` = (train,
+    test) rows, ``seed`` its M1 draws) at the temperatures ``betas`` (an
+    array, or a future read once the fold's tree is grown)."""
     try:
-        return _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer, spacing)
+        return _one_fold_loss(job, fold, seed, betas)
     finally:
-        _trim(grower)
+        _trim(job.grower)
 
 
 def _trim(grower):
@@ -201,10 +242,9 @@ def _trim(grower):
 _TRIM_FROM_ROWS = 10_000
 
 
-def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss=None, integer=None, spacing=None):
-    """``integer``: :func:`_integer_weights` of ``weight`` when known (the
-    same for every fold: computed once per cross-validation); ``spacing``: see
-    :func:`_regression_fold_loss`."""
+def _one_fold_loss(job, fold, seed, betas):
+    """:func:`_fold_loss` without the heap trim."""
+    grower, weight, method, params, grow_seed, loss, integer, spacing = job
     train, test = fold
     if grower.regression and method == "M2" and not grower.n_categories.any():
         grow_weight = np.zeros_like(weight)
@@ -219,7 +259,7 @@ def _one_fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas,
             path, _ = build_path(grower, train, weight, method, params, grow_seed, rng, loss, sizes=False)
     else:
         path, _ = build_path(grower, train, weight, method, params, grow_seed, None, loss, sizes=False)
-    return path._held_out_rows(grower.X, grower.y, weight, test, betas)
+    return path._held_out_rows(grower.X, grower.y, weight, test, _resolved(betas))
 
 
 def _regression_fold_loss(
@@ -262,7 +302,7 @@ def _regression_fold_loss(
     # whose temporaries are about as large.
     del feature, threshold, missing_left, bits, surrogates
     parent = node_parents(left, right)
-    betas = np.asarray(betas, dtype=np.float64)
+    betas = np.asarray(_resolved(betas), dtype=np.float64)
     sums = leaf_squared_errors((left, right, moments), parent, leaves, test, grower.y, weight, betas)
     return sums[0], sums[1], float(weight[test].sum())
 
@@ -313,9 +353,9 @@ def _classification_fold_loss(
         leaves = apply_categorical_kernel(grower.X, rows, *routing, categories)
     else:
         leaves = apply_rows_kernel(grower.X, rows, *routing)
-    wrong, held_out = fold_misclassified(
-        (left, right, counts), parent, leaves, grower.y[rows], weight[rows], np.asarray(betas, dtype=np.float64)
-    )
+    held_y, held_w = grower.y[rows], weight[rows]
+    betas = np.asarray(_resolved(betas), dtype=np.float64)
+    wrong, held_out = fold_misclassified((left, right, counts), parent, leaves, held_y, held_w, betas)
     return wrong, wrong, float(held_out)
 
 
@@ -369,12 +409,14 @@ def cv_risks(
     weight : ndarray, shape (n_folds,)
         Held-out weight of each fold.
     """
-    if n_folds is None:
-        folds = list(folds)
-        n_folds = len(folds)
-    results = _fold_results(
-        grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads
-    )
+    with FoldRun(grower, weight, folds, method, params, grow_seed, rng, n_jobs, loss, n_folds, local_threads) as run:
+        return _collect_risks(run, betas, progress, squares)
+
+
+def _collect_risks(run, betas, progress=None, squares=None):
+    """:func:`cv_risks` of the started folds ``run`` (a :class:`FoldRun`)."""
+    n_folds = run.n_folds
+    results = run.results(betas)
     # A large regression's path has about as many temperatures as rows: the
     # folds' rows of losses are written in place as they come, and the
     # squares, only ever summed over folds, are summed in fold order (as
@@ -435,32 +477,22 @@ def cv_risk_summary(
     -------
     mean, std, se : ndarray, shape (len(betas),)
     """
-    if n_folds is None:
-        folds = list(folds)
-        n_folds = len(folds)
-    n_samples = grower.X.shape[0]
+    with FoldRun(grower, weight, folds, method, params, grow_seed, rng, n_jobs, loss, n_folds, local_threads) as run:
+        return fold_risk_summary(run, betas, progress, per_row)
+
+
+def fold_risk_summary(
+    run: FoldRun, betas: np.ndarray, progress: Callable[[], Any] | None = None, per_row: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`cv_risk_summary` of the folds ``run`` (a :class:`FoldRun`,
+    started before the temperatures ``betas`` were known)."""
+    n_folds = run.n_folds
+    n_samples = run.job.grower.X.shape[0]
     if n_folds * len(betas) * 8 < _STREAM_FROM_BYTES:
         squares: list[np.ndarray] = []
-        wrong, held = cv_risks(
-            grower,
-            weight,
-            folds,
-            method,
-            params,
-            grow_seed,
-            betas,
-            rng,
-            n_jobs,
-            progress,
-            loss,
-            squares,
-            n_folds,
-            local_threads,
-        )
+        wrong, held = _collect_risks(run, betas, progress, squares)
         return cv_summary(wrong, held, n_samples, squares[0] if per_row else None)
-    results = _fold_results(
-        grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads
-    )
+    results: Iterator[Any] = run.results(betas)
     wrong_sum = square_sum = running_mean = deviations = None
     held_weights: list[float] = []
     for i, (fold_wrong, fold_squares, fold_weight) in enumerate(results):
@@ -493,34 +525,92 @@ def cv_risk_summary(
     return mean, std, _standard_error(mean, total, n_samples, square_sum)
 
 
-def _fold_results(grower, weight, folds, method, params, grow_seed, betas, rng, n_jobs, loss, n_folds, local_threads):
-    """(wrong, squares, held-out weight) of every fold, in fold order, as
-    the folds finish (see :func:`cv_risks`)."""
-    seeds = rng.randint(2**31 - 1, size=n_folds)
-    default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
-    n_threads = min(cpu_count(), n_folds)
-    spacing = None
-    if local_threads and default_backend and n_threads > 1 and grower.X.nbytes >= _SPACE_FROM_BYTES:
-        spacing = GrowthSpacing(grower.growth_seconds)
-    integer = None if grower.regression else _integer_weights(weight)
+class FoldRun:
+    """The folds of one cross-validation, from their start to their results.
 
-    def one(task):
+    Made with the folds (``folds``, ``n_folds``) and the fit's generator
+    ``rng``, from which every fold's seed is drawn at once; the other
+    arguments are those of :func:`cv_risks`. With ``start``, folds that run
+    in threads of this process (``local_threads`` and joblib's defaults)
+    start growing at once, each one waiting for the temperatures only to
+    evaluate its pruned trees, so that T_max and its path, which give the
+    temperatures, are made beside the first folds. Otherwise the folds run
+    as :meth:`results` reads them. A context manager: leaving it stops the
+    folds not yet started and waits for the others.
+    """
+
+    def __init__(
+        self,
+        grower: CARTGrower,
+        weight: np.ndarray,
+        folds: Iterable[tuple[np.ndarray, np.ndarray]],
+        method: str,
+        params: GrowthParams,
+        grow_seed: int,
+        rng: np.random.RandomState,
+        n_jobs: int | None = None,
+        loss: np.ndarray | None = None,
+        n_folds: int | None = None,
+        local_threads: bool = False,
+        start: bool = False,
+    ) -> None:
+        if n_folds is None:
+            folds = list(folds)
+            n_folds = len(folds)
+        self.n_folds = n_folds
+        self._n_jobs = n_jobs
+        seeds = rng.randint(2**31 - 1, size=n_folds)
+        self._tasks = zip(folds, seeds)
+        default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
+        self._threads = local_threads and default_backend
+        self._sequential = not self._threads and n_jobs in (None, 1) and default_backend
+        n_threads = min(usable_cpus(), n_folds) if self._threads else 1
+        spacing = None
+        if self._threads and n_threads > 1 and grower.X.nbytes >= _SPACE_FROM_BYTES:
+            spacing = GrowthSpacing(grower.growth_seconds)
+        integer = None if grower.regression else _integer_weights(weight)
+        self.job = FoldJob(grower, weight, method, params, grow_seed, loss, integer, spacing)
+        self._betas: Future[np.ndarray] = Future()
+        self._pool: ThreadedMap | None = None
+        # Growths started early only where they do not shape memory (GrowthSpacing).
+        if start and self._threads and spacing is None:
+            self._pool = ThreadedMap(self._one, self._tasks, n_threads)
+        self._n_threads = n_threads
+
+    def _one(self, task):
         fold, seed = task
-        return _fold_loss(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer, spacing)
+        return _fold_loss(self.job, fold, seed, self._betas)
 
-    if local_threads and default_backend:
-        # Threads of this process, started for these folds: a pool costs a
-        # fraction of a millisecond, joblib's threading backend ~10 ms.
-        return _in_threads(one, zip(folds, seeds), n_threads)
-    if n_jobs in (None, 1) and default_backend:
-        # One after the other in this thread, as joblib would run them, without
-        # its dispatch (which weighs on a small table's folds).
-        return map(one, zip(folds, seeds))
-    tasks = (
-        delayed(_fold_loss)(grower, weight, fold, method, params, grow_seed, seed, betas, loss, integer)
-        for fold, seed in zip(folds, seeds)
-    )
-    return Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
+    def results(self, betas: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray, float]]:
+        """(wrong, squares, held-out weight) of every fold at the
+        temperatures ``betas``, in fold order, as the folds finish."""
+        self._betas.set_result(betas)
+        if self._threads:
+            # Threads of this process: a pool costs a fraction of a
+            # millisecond, joblib's threading backend ~10 ms.
+            if self._pool is None:
+                self._pool = ThreadedMap(self._one, self._tasks, self._n_threads)
+            return iter(self._pool)
+        if self._sequential:
+            # One after the other in this thread, as joblib would run them, without
+            # its dispatch (which weighs on a small table's folds).
+            return map(self._one, self._tasks)
+        tasks = (delayed(_fold_loss)(self.job, fold, seed, betas) for fold, seed in self._tasks)
+        return Parallel(n_jobs=self._n_jobs, prefer="threads", return_as="generator")(tasks)
+
+    def close(self) -> None:
+        """Stop the folds not started (a fold waiting for temperatures
+        that never came raises) and wait for those running."""
+        if not self._betas.done():
+            self._betas.set_exception(RuntimeError("the cross-validation stopped before its temperatures were known"))
+        if self._pool is not None:
+            self._pool.close()
+
+    def __enter__(self) -> FoldRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 #: Bytes of X from which the folds' growths in local threads are kept out of
@@ -598,19 +688,50 @@ def _thread_clock() -> Callable[[], float]:
     return lambda: time.clock_gettime(clock_id)
 
 
-def _in_threads(func: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> Iterator[Any]:
-    """``func`` of every item in ``n_threads`` threads, the results in the
-    items' order; at most ``n_threads + 1`` items are taken ahead (a lazy
-    fold's indices, 8 bytes per training row, are made when it is taken:
-    one in the queue keeps every thread busy)."""
-    with ThreadPoolExecutor(max_workers=n_threads) as pool:
-        pending: deque = deque()
-        for item in items:
-            pending.append(pool.submit(func, item))
-            if len(pending) > n_threads:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
+class ThreadedMap:
+    """``func`` of every item in ``n_threads`` threads, started when made;
+    iterating gives the results in the items' order. At most ``n_threads +
+    1`` items are taken ahead of the results read (a lazy fold's indices, 8
+    bytes per training row, are made when it is taken: one in the queue
+    keeps every thread busy)."""
+
+    def __init__(self, func: Callable[[Any], Any], items: Iterable[Any], n_threads: int) -> None:
+        self._func = func
+        self._items = iter(items)
+        self._n_threads = n_threads
+        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(max_workers=n_threads)
+        self._pending: deque = deque()
+        self._fill()
+
+    def _fill(self) -> None:
+        assert self._pool is not None
+        while len(self._pending) <= self._n_threads:
+            item = next(self._items, _DONE)
+            if item is _DONE:
+                return
+            self._pending.append(self._pool.submit(self._func, item))
+
+    def __iter__(self) -> Iterator[Any]:
+        try:
+            while self._pending:
+                result = self._pending.popleft().result()
+                self._fill()
+                yield result
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Cancel the items not started and wait for the running ones."""
+        if self._pool is None:
+            return
+        for future in self._pending:
+            future.cancel()
+        self._pending.clear()
+        self._pool.shutdown(wait=True)
+        self._pool = None
+
+
+_DONE = object()
 
 
 def _default_joblib_backend() -> bool:

@@ -7,13 +7,14 @@ for classification, categorical features, level tables and feature draws) is
 most of the time of a growth. :func:`grow_squared_error` grows the tree
 :func:`~prunus.tree._grower.grow_depth_first` grows when none of those is in
 play: squared error, every feature numeric and searched at every node with
-every threshold, no bound on the number of leaves (missing values and
-surrogate splits are handled). The operations on the numbers are those of the
-general kernels, in the same order (the scans and the moments are the very
-helpers of ``_splitter`` that the general kernels call, ``scan_two_pass``,
-``scan_with_missing`` and ``row_moments``; the routing is that of ``route_rows``,
-the surrogates are ``_surrogate.split_with_surrogates``), so the tree is the
-same, bit for bit.
+every threshold, no bound on the number of leaves (missing values, their
+learned sides and surrogate splits are handled, with rpart's scoring of a
+feature on the rows where it is present when surrogates are grown). The
+operations on the numbers are those of the general kernels, in the same
+order (the scans and the moments are the very helpers of ``_splitter`` that
+the general kernels call, ``scan_two_pass``, ``scan_with_missing`` and
+``row_moments``; the routing is that of ``route_rows``, the surrogates are
+``_surrogate.split_with_surrogates``), so the tree is the same, bit for bit.
 """
 
 import math
@@ -21,8 +22,17 @@ import math
 import numpy as np
 
 from .._compiled import njit
+from ._criterion import better
 from ._grower import _EPSILON, _grown_rows, _grown_vector, _new_node, _prefix, _push_children
-from ._splitter import NO_FEATURE, _stable_partition, row_moments, scan_two_pass, scan_with_missing
+from ._splitter import (
+    _NONE,
+    NO_FEATURE,
+    _stable_partition,
+    regression_proxy,
+    row_moments,
+    scan_two_pass,
+    scan_with_missing,
+)
 from ._surrogate import split_with_surrogates
 
 
@@ -32,6 +42,96 @@ def _is_leaf(stats, n_rows, depth, limits):
     min_samples_split, min_samples_leaf)``."""
     max_depth, min_split, min_leaf = limits
     return stats[2] <= 0.0 or (max_depth >= 0 and depth >= max_depth) or n_rows < min_split or n_rows < 2 * min_leaf
+
+
+@njit(cache=True, nogil=True, inline="always")
+def scan_present_rows(column, order, target, weight, unit_weight, segment, totals, min_leaf, scan, best, feature, tol):
+    """``_splitter._scan_present_rows`` for the squared error on plain arrays:
+    the candidates of a feature with missing values at the node (``segment =
+    (start, present_end, end)``, the missing rows last) split its present
+    rows, ``min_leaf`` on each side, and are scored by the decrease of the
+    squared error of those rows alone (rpart). The best of them enters the
+    node's search with the proxy ``decrease`` (the squared error's node term
+    is 0), its missing side right. ``totals = (weight, mean, sum of
+    deviations)`` of the node."""
+    start, present_end, end = segment
+    w_total, mean, s_total = totals
+    w_missing = 0.0
+    s_missing = 0.0
+    for i in range(present_end, end):
+        row = order[i]
+        w = weight[row]
+        w_missing += w
+        s_missing += w * (target[row] - mean)
+    w_present = w_total - w_missing
+    s_present = s_total - s_missing
+    if w_present <= 0.0:
+        return best
+    # Their own impurity is the full proxy less S_P^2 / W_P.
+    present_term = s_present * s_present / w_present
+    found = scan_two_pass(
+        column,
+        order,
+        target,
+        weight,
+        unit_weight,
+        (start, present_end),
+        (w_present, mean, s_present),
+        min_leaf,
+        scan,
+        _NONE,
+        feature,
+        tol,
+    )
+    if found[1] == NO_FEATURE:
+        return best
+    proxy = found[0] - present_term
+    if better(proxy, feature, best[0], best[1], tol):
+        return proxy, feature, found[2], False
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _route_present_scored(column, order, target, weight, segment, threshold, totals, tol, goes_left):
+    """Flag the sides of the rows ``order[start:end]`` (sorted by ``column``,
+    the missing values last) under a split scored on present rows: the
+    present rows by ``threshold``, the missing ones by the side that scores
+    better for them, the present rows staying put (``_splitter._learned_side``,
+    ties right; its sums are run in the same order here, in the routing's one
+    pass). Returns (rows sent left, whether a value is missing, side of the
+    missing values: False when none is)."""
+    start, end = segment
+    mean = totals[1]
+    w_left = s_left = w_missing = s_missing = 0.0
+    n_left = 0
+    n_missing = 0
+    for i in range(start, end):
+        row = order[i]
+        v = column[row]
+        if math.isnan(v):
+            n_missing += 1
+            w = weight[row]
+            w_missing += w
+            s_missing += w * (target[row] - mean)
+            goes_left[row] = False
+        else:
+            go = v <= threshold
+            if go:
+                w = weight[row]
+                w_left += w
+                s_left += w * (target[row] - mean)
+            goes_left[row] = go
+            n_left += go
+    if n_missing == 0:
+        return n_left, False, False
+    right_side = regression_proxy(totals, w_left, s_left)
+    left_side = regression_proxy(totals, w_left + w_missing, s_left + s_missing)
+    learned_left = left_side > right_side + tol
+    if learned_left:
+        for i in range(end - n_missing, end):
+            goes_left[order[i]] = True
+        n_left += n_missing
+    return n_left, True, learned_left
 
 
 @njit(cache=True, nogil=True)
@@ -98,6 +198,8 @@ def grow_squared_error_into(data, work, settings, surrogates, nodes):
     child_features = np.empty((2, n_features), dtype=np.int64)
     n_child = np.zeros(2, dtype=np.int64)
     with_surrogates = surrogates.n_found.shape[0] > 0
+    # Features scored on their present rows (rpart), with surrogate splits.
+    present_only = settings.present_only
     no_bits = np.zeros(0, dtype=np.int64)  # numeric splits: no levels
 
     # The root: moments from the sums of y about its first-pass mean (node_statistics).
@@ -159,7 +261,22 @@ def grow_squared_error_into(data, work, settings, surrogates, nodes):
                 continue  # constant or all missing here: dropped for the descendants too
             features[n_kept] = f
             n_kept += 1
-            if present_end == end:
+            if present_only and present_end < end:
+                best = scan_present_rows(
+                    column,
+                    order,
+                    target,
+                    weight,
+                    unit_weight,
+                    (start, present_end, end),
+                    totals,
+                    min_leaf,
+                    scan,
+                    best,
+                    f,
+                    tol,
+                )
+            elif present_end == end:
                 best = scan_two_pass(
                     column, order, target, weight, unit_weight, (start, end), totals, min_leaf, scan, best, f, tol
                 )
@@ -189,14 +306,19 @@ def grow_squared_error_into(data, work, settings, surrogates, nodes):
         order = index[f]
         n_left = 0
         seen_missing = False
-        for i in range(start, end):
-            row = order[i]
-            v = column[row]
-            is_missing = math.isnan(v)
-            seen_missing = seen_missing or is_missing
-            go = v <= t or (is_missing and learned_left)
-            goes_left[row] = go
-            n_left += go
+        if present_only:
+            n_left, seen_missing, learned_left = _route_present_scored(
+                column, order, target, weight, (start, end), t, totals, tol, goes_left
+            )
+        else:
+            for i in range(start, end):
+                row = order[i]
+                v = column[row]
+                is_missing = math.isnan(v)
+                seen_missing = seen_missing or is_missing
+                go = v <= t or (is_missing and learned_left)
+                goes_left[row] = go
+                n_left += go
         row_moments(target, weight, order, (start, end), goes_left, True, mean, child_moments)
         if not seen_missing:
             learned_left = n_left > m - n_left

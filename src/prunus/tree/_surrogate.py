@@ -447,6 +447,16 @@ def surrogate_side(value, n_levels, threshold, left_below, bits, known):
     return 1 if below == left_below else -1
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _ascending(values):
+    """Whether ``values`` ascend (strictly): the growths keep their lists of
+    features in order, so a split rarely needs to sort them."""
+    for i in range(1, values.shape[0]):
+        if values[i] <= values[i - 1]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def split_with_surrogates(
     data, work, settings, segment, split, bits, store, node, child_counts, node_counts, candidates, sorted_segments
@@ -476,10 +486,7 @@ def split_with_surrogates(
             any_missing = True
         else:
             side[r] = 1 if goes_left[r] else -1
-    ascending = True
-    for i in range(1, candidates.shape[0]):
-        ascending = ascending and candidates[i - 1] < candidates[i]
-    if not ascending:  # features drawn per node (max_features) come shuffled
+    if not _ascending(candidates):
         candidates = np.sort(candidates)
     if sorted_segments:
         segments = work.index[:, start:end]

@@ -159,18 +159,73 @@ class Tree:
             checked_threshold = np.where(is_categorical, 0.0, threshold)
         _check_structure(left, right, feature, checked_threshold, n_features)
         feature = np.where(is_leaf, -2, feature)
-        threshold = np.where(is_leaf, -2.0, np.where(is_categorical, np.nan, threshold))
+        bits = _check_category_bits(category_bits, n_cat, feature, is_categorical)
+        surrogates = _check_surrogates(surrogates, feature, is_leaf, n_cat)
+        self._set_nodes(left, right, feature, threshold, missing, n_features, n_cat, is_categorical, bits, surrogates)
+
+    def _set_nodes(self, left, right, feature, threshold, missing, n_features, n_cat, is_categorical, bits, surrogates):
+        """Store checked node arrays in their canonical form: placeholders at
+        the leaves (feature -2, threshold -2.0, no missing side), NaN
+        thresholds at categorical splits, the bits of other splits and of
+        levels beyond a feature's count cleared (also in the surrogates)."""
+        is_leaf = left == TREE_LEAF
         self.children_left = left
         self.children_right = right
-        self.feature = feature
-        self.threshold = threshold
+        self.feature = np.where(is_leaf, -2, feature)
+        self.threshold = np.where(is_leaf, -2.0, np.where(is_categorical, np.nan, threshold))
         self.missing_go_to_left = missing & ~is_leaf
         self.n_features = n_features
         self.n_categories = n_cat
         self.is_categorical = is_categorical
-        self.category_bits = _check_category_bits(category_bits, n_cat, feature, is_categorical)
-        self.surrogates = _check_surrogates(surrogates, feature, is_leaf, n_cat)
+        self.category_bits = _canonical_category_bits(bits, n_cat, self.feature, is_categorical)
+        if surrogates is not None:
+            surrogates = _canonical_surrogates(surrogates, n_cat)
+        self.surrogates = surrogates
         self.parent, self.depth = depth_and_parent(left, right)
+
+    @classmethod
+    def _of_valid_nodes(
+        cls, left, right, feature, threshold, n_features, missing, n_categories, category_bits, surrogates=None
+    ) -> Tree:
+        """The tree of node arrays that are known to be valid (a grower's
+        output, the nodes a checked mask keeps of a tree), without the
+        constructor's checks, which cost more than a small table's tree
+        takes to grow; made canonical as the constructor makes them, so the
+        tree is the constructor's, array for array.
+
+        ``left``, ``right`` (int64) and the other arrays are taken over, not
+        copied: the caller gives them up. ``category_bits`` is an integer
+        array of shape (n_nodes, n_words), ``surrogates`` a
+        :class:`SurrogateSplits` or None.
+        """
+        tree = cls.__new__(cls)
+        left = np.ascontiguousarray(left, dtype=np.int64)
+        right = np.ascontiguousarray(right, dtype=np.int64)
+        feature = np.asarray(feature, dtype=np.int64)
+        threshold = np.asarray(threshold, dtype=np.float64)
+        missing = np.asarray(missing, dtype=np.bool_)
+        n_cat = np.array(n_categories, dtype=np.int64)
+        is_leaf = left == TREE_LEAF
+        if n_cat.any():
+            is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, n_features - 1)] > 0)
+        else:
+            is_categorical = np.zeros(left.shape, dtype=np.bool_)
+        bits = np.array(np.asarray(category_bits).astype(np.uint64, copy=False), dtype=np.uint64, order="C")
+        if surrogates is not None:
+            surrogates = SurrogateSplits(
+                surrogates.offsets,
+                surrogates.feature,
+                np.array(surrogates.threshold, dtype=np.float64),
+                surrogates.left_below,
+                np.array(surrogates.category_bits, dtype=np.uint64),
+                np.array(surrogates.known_bits, dtype=np.uint64),
+                surrogates.agreement,
+                surrogates.adj,
+            )
+        tree._set_nodes(
+            left, right, feature, threshold, missing, int(n_features), n_cat, is_categorical, bits, surrogates
+        )
+        return tree
 
     def __getstate__(self):
         # Pickles carry a format version (see ``_persistence``).
@@ -547,16 +602,17 @@ class Tree:
         new_id[index] = np.arange(index.shape[0])
         new_left = np.where(left[index] >= 0, new_id[np.maximum(left[index], 0)], TREE_LEAF)
         new_right = np.where(right[index] >= 0, new_id[np.maximum(right[index], 0)], TREE_LEAF)
-        tree = Tree(
+        # The nodes of a valid tree that a checked mask keeps: valid (no checks again).
+        tree = Tree._of_valid_nodes(
             new_left,
             new_right,
             self.feature[index],
             self.threshold[index],
             self.n_features,
-            missing_go_to_left=self.missing_go_to_left[index],
-            n_categories=self.n_categories,
-            category_bits=self.category_bits[index],
-            surrogates=_kept_surrogates(self.surrogates, index, new_left == TREE_LEAF),
+            self.missing_go_to_left[index],
+            self.n_categories,
+            self.category_bits[index],
+            _kept_surrogates(self.surrogates, index, new_left == TREE_LEAF),
         )
         return (tree, index) if return_index else tree
 
@@ -854,6 +910,12 @@ def _check_category_bits(category_bits, n_cat, feature, is_categorical):
     need = int(n_cat[feature[is_categorical]].max()) if is_categorical.any() else 0
     if bits.shape[1] * 64 < need:
         raise ValueError(f"category_bits has {bits.shape[1]} words per node; {need} levels need {-(-need // 64)}.")
+    return bits
+
+
+def _canonical_category_bits(bits, n_cat, feature, is_categorical):
+    """``bits`` (uint64, (n_nodes, n_words), the caller's to change) with
+    the rows of numeric splits and the bits of levels >= L cleared."""
     bits[~is_categorical] = 0
     if bits.shape[1]:
         level = np.arange(bits.shape[1] * 64)
@@ -896,7 +958,6 @@ def _check_surrogates(surrogates, feature, is_leaf, n_cat):
     categorical = n_cat[feat] > 0 if n else np.zeros(0, dtype=np.bool_)
     if np.any(~categorical & ~np.isfinite(threshold)):
         raise ValueError("surrogates.threshold must be finite at numeric surrogates.")
-    threshold[categorical] = np.nan
     words = []
     for name in ("category_bits", "known_bits"):
         bits = np.asarray(getattr(s, name))
@@ -906,9 +967,19 @@ def _check_surrogates(surrogates, feature, is_leaf, n_cat):
         need = int(n_cat[feat[categorical]].max()) if categorical.any() else 0
         if bits.shape[1] * 64 < need:
             raise ValueError(f"surrogates.{name} has {bits.shape[1]} words; {need} levels need {-(-need // 64)}.")
-        bits[~categorical] = 0
         words.append(bits)
     return SurrogateSplits(offsets, feat, threshold, left_below, words[0], words[1], agreement, adj)
+
+
+def _canonical_surrogates(s, n_cat):
+    """Checked surrogate tables ``s`` (threshold float64, bits uint64: the
+    caller's to change) with NaN thresholds and cleared bits where the
+    surrogate is not categorical."""
+    categorical = n_cat[s.feature] > 0 if s.feature.shape[0] else np.zeros(0, dtype=np.bool_)
+    s.threshold[categorical] = np.nan
+    s.category_bits[~categorical] = 0
+    s.known_bits[~categorical] = 0
+    return s
 
 
 def _kept_surrogates(surrogates, index, is_leaf):

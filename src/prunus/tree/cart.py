@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from sklearn.utils import check_random_state
 
 from .._compiled import njit
+from ..utils import _memory
 from ..utils._memory import mapped_empty
 from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
 from . import _surrogate
@@ -25,7 +26,7 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
-from ._regression_grower import grow_squared_error_into, node_capacity
+from ._regression_grower import grow_squared_error, grow_squared_error_into, node_capacity
 from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
@@ -312,6 +313,17 @@ def _lean_nodes(n_rows):
     )
 
 
+def _grow_lean(data, work, settings, store, n_rows):
+    """The lean least-squares growth on ``n_rows`` rows: into node arrays on
+    maps of their own (:func:`_lean_nodes`) when the largest of them (the
+    moments, 24 bytes a node) would be mapped; else into arrays the kernel
+    allocates (on a table of a few dozen rows, allocating the seven arrays
+    in Python cost a third of the growth)."""
+    if node_capacity(n_rows) * 24 < _memory.MAPPED_FROM_BYTES:
+        return grow_squared_error(data, work, settings, store)
+    return grow_squared_error_into(data, work, settings, store, _lean_nodes(n_rows))
+
+
 class CARTGrower:
     """Rows presorted once, for many CART growths on subsets of them.
 
@@ -475,9 +487,7 @@ class CARTGrower:
             )
         start = time.thread_time()
         if self._grows_lean(settings, levels):
-            nodes = _lean_nodes(n_rows)
-            grown = grow_squared_error_into(data, work, settings, store, nodes)
-            del nodes
+            grown = _grow_lean(data, work, settings, store, n_rows)
         else:
             grow = grow_depth_first if settings.max_leaf_nodes < 0 else grow_best_first
             grown = grow(data, work, settings, store)
@@ -493,14 +503,11 @@ class CARTGrower:
         """Whether :func:`~._regression_grower.grow_squared_error` grows this
         tree: depth-first least squares on numeric features, every feature
         and threshold searched, no level tables (the general kernel's tree,
-        with none of its per-node branches). Not where surrogates are found:
-        its scan gives missing values the learned side, where a surrogate
-        growth scores a feature on the rows where it is present (rpart).
-        Nor from 2^30 rows (its node ids are int32)."""
+        with none of its per-node branches), with or without surrogates. Not
+        from 2^30 rows (its node ids are int32)."""
         return (
             self.regression
             and self.X.shape[0] < _LEAN_ROWS_BELOW
-            and not settings.present_only
             and settings.max_leaf_nodes < 0
             and settings.max_features >= self.n_features
             and not settings.random_thresholds
@@ -530,16 +537,9 @@ class CARTGrower:
             y at each node (as :meth:`Tree.node_moments`).
         """
         left, right, feature, threshold, missing_left, counts, bits, surrogates = self.grow_arrays(params, weight, seed)
-        tree = Tree(
-            left,
-            right,
-            feature,
-            threshold,
-            self.n_features,
-            missing_go_to_left=missing_left,
-            n_categories=self.n_categories,
-            category_bits=bits.view(np.uint64),
-            surrogates=surrogates,
+        # The builders' arrays are valid trees: made canonical, not checked again.
+        tree = Tree._of_valid_nodes(
+            left, right, feature, threshold, self.n_features, missing_left, self.n_categories, bits, surrogates
         )
         return tree, counts
 

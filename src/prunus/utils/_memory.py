@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import math
 import mmap
 import sys
 from collections.abc import Callable
@@ -59,7 +60,8 @@ def mapped_empty(shape: int | tuple[int, ...], dtype: type | np.dtype = np.float
     """
     dtype = np.dtype(dtype)
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    n_bytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    # Python integers: exact at any size, and a fraction of numpy's prod's cost.
+    n_bytes = math.prod(int(k) for k in shape) * dtype.itemsize
     if n_bytes < MAPPED_FROM_BYTES:
         return np.empty(shape, dtype=dtype)
     try:

@@ -330,6 +330,8 @@ class DaskCARTClassifier(_DaskApplyMixin, _DaskClassifierMixin, CARTClassifier):
         Impurity used to grow T_max.
     max_depth : int or None, default=None
         Depth limit of T_max.
+    min_samples_split : int or float, default=2
+        Fewest rows a node of T_max needs to be split.
     min_samples_leaf : int or float, default=1
         Leaf size limit of T_max.
     method : {"M2", "M1"}, default="M2"
@@ -423,6 +425,8 @@ class DaskCARTRegressor(_DaskApplyMixin, _DaskMixin, CARTRegressor):
         Constant of "penalty", in units of y squared.
     max_depth : int or None, default=None
         Depth limit of T_max.
+    min_samples_split : int or float, default=2
+        Fewest rows a node of T_max needs to be split.
     min_samples_leaf : int or float, default=1
         Leaf size limit of T_max.
     n_jobs : int or None, default=None

@@ -40,6 +40,10 @@ SELECTIONS = ("holdout", "cv", "cv-1se", "slope", "penalty", "alpha")
 #: Constraints of the parameters both estimators take (``criterion`` is each one's own).
 SHARED_CONSTRAINTS = {
     "max_depth": [Interval(Integral, 1, None, closed="left"), None],
+    "min_samples_split": [
+        Interval(Integral, 2, None, closed="left"),
+        Interval(RealNotInt, 0.0, 1.0, closed="right"),
+    ],
     "min_samples_leaf": [
         Interval(Integral, 1, None, closed="left"),
         Interval(RealNotInt, 0.0, 1.0, closed="neither"),
@@ -89,6 +93,7 @@ class BaseCART(BaseEstimator):
         alpha: float | None = None,
         penalty_c: float | None = None,
         max_depth: int | None = None,
+        min_samples_split: int | float = 2,
         min_samples_leaf: int | float = 1,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -101,6 +106,7 @@ class BaseCART(BaseEstimator):
         # Growth of T_max
         self.criterion = criterion
         self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
         self.min_samples_leaf = min_samples_leaf
         # Pruning and selection
         self.selection = selection
@@ -234,7 +240,7 @@ class BaseCART(BaseEstimator):
             GrowthParams(
                 self.criterion,
                 self.max_depth,
-                2,
+                self.min_samples_split,
                 self.min_samples_leaf,
                 0.0,
                 None,

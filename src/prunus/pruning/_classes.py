@@ -97,6 +97,9 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         missing values in X, NaN, are routed as ``missing`` says).
     max_depth : int or None, default=None
         Depth limit of T_max (None: no limit).
+    min_samples_split : int or float, default=2
+        Fewest rows a node of T_max needs to be split (rpart's ``minsplit``;
+        a float is that share of the rows grown on, as in scikit-learn).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves are pure).
     method : {"M2", "M1"}, default="M2"
@@ -296,6 +299,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         self,
         criterion: str = "gini",
         max_depth: int | None = None,
+        min_samples_split: int | float = 2,
         min_samples_leaf: int | float = 1,
         method: str = "M2",
         selection: str = "holdout",
@@ -323,6 +327,7 @@ class CARTClassifier(ClassifierMixin, BaseCART):
             alpha=alpha,
             penalty_c=penalty_c,
             max_depth=max_depth,
+            min_samples_split=min_samples_split,
             min_samples_leaf=min_samples_leaf,
             n_jobs=n_jobs,
             verbose=verbose,

@@ -55,6 +55,9 @@ class CARTRegressor(RegressorMixin, BaseCART):
         values in X, NaN, are routed to the better side per split).
     max_depth : int or None, default=None
         Depth limit of T_max (None: grown until its leaves are pure or single rows).
+    min_samples_split : int or float, default=2
+        Fewest rows a node of T_max needs to be split (rpart's ``minsplit``;
+        a float is that share of the rows grown on, as in scikit-learn).
     min_samples_leaf : int or float, default=1
         Growing limits of T_max (by default its leaves hold one value of y).
     method : {"M2", "M1"}, default="M2"

@@ -271,6 +271,7 @@ def fit_cart_sampled(est: Any, sample: LabelledSample) -> Any:
             random_state=grow_seed,
             criterion=est.criterion,
             max_depth=est.max_depth,
+            min_samples_split=est.min_samples_split,
             min_samples_leaf=est.min_samples_leaf,
             categorical_features=getattr(est, "is_categorical_", None),
             max_surrogates=sel.surrogates_asked(est),

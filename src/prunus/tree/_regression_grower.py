@@ -28,6 +28,7 @@ from ._splitter import (
     _NONE,
     NO_FEATURE,
     _stable_partition,
+    missing_sums,
     regression_proxy,
     row_moments,
     scan_two_pass,
@@ -56,13 +57,7 @@ def scan_present_rows(column, order, target, weight, unit_weight, segment, total
     deviations)`` of the node."""
     start, present_end, end = segment
     w_total, mean, s_total = totals
-    w_missing = 0.0
-    s_missing = 0.0
-    for i in range(present_end, end):
-        row = order[i]
-        w = weight[row]
-        w_missing += w
-        s_missing += w * (target[row] - mean)
+    w_missing, s_missing = missing_sums(order, target, weight, mean, segment)
     w_present = w_total - w_missing
     s_present = s_total - s_missing
     if w_present <= 0.0:

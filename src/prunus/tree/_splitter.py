@@ -434,6 +434,22 @@ def _scan_squared_error(data, work, settings, feature, segment, best, tol):
     )
 
 
+@njit(cache=True, nogil=True, inline="always")
+def missing_sums(index, target, weight, mean, segment):
+    """(weight, weighted sum of deviations from ``mean``) of the rows
+    ``index[present_end:end]`` of ``segment = (start, present_end, end)``:
+    the rows missing the feature, last in its sorted segment."""
+    _, present_end, end = segment
+    w_missing = 0.0
+    s_missing = 0.0
+    for i in range(present_end, end):
+        row = index[i]
+        w = weight[row]
+        w_missing += w
+        s_missing += w * (target[row] - mean)
+    return w_missing, s_missing
+
+
 @njit(cache=True, nogil=True)
 def scan_with_missing(column, index, target, weight, unit_weight, segment, totals, min_leaf, best, feature, tol):
     """:func:`_scan_squared_error` on plain arrays: the rows ``index[start:
@@ -445,13 +461,7 @@ def scan_with_missing(column, index, target, weight, unit_weight, segment, total
     missing_go_to_left)`` and the feature's best candidate."""
     start, present_end, end = segment
     mean = totals[1]
-    w_missing = 0.0
-    s_missing = 0.0
-    for i in range(present_end, end):
-        row = index[i]
-        w = weight[row]
-        w_missing += w
-        s_missing += w * (target[row] - mean)
+    w_missing, s_missing = missing_sums(index, target, weight, mean, segment)
     n_rows = end - start
     n_missing = end - present_end
     n_sides = 2 if n_missing > 0 else 1

@@ -116,23 +116,56 @@ def _proxy(work, settings, left, add_missing):
     the missing rows when ``add_missing``); for the squared error ``left`` is
     (weight, sum of deviations) and ``work.total`` (weight, mean, sum of
     deviations) of the node."""
-    if settings.criterion != SQUARED_ERROR:
-        return split_proxy(left, work.missing, add_missing, work.total, settings.criterion)
-    w_left = left[0] + work.missing[0] if add_missing else left[0]
-    s_left = left[1] + work.missing[1] if add_missing else left[1]
-    w_right = work.total[0] - w_left
-    if w_left <= 0.0 or w_right <= 0.0:
-        return -np.inf
-    return squared_error_proxy(w_left, s_left, w_right, work.total[2] - s_left)
+    return _side_proxy((left, work.missing, work.total), settings.criterion, add_missing)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _record(work, levels, n_left):
-    """``work.best_bits`` = the subset ``levels[:n_left]``."""
-    work.best_bits[:] = 0
+def _side_proxy(sides, criterion, add_missing):
+    """:func:`_proxy` on plain arrays, ``sides = (left, missing, total)``."""
+    left, missing, total = sides
+    if criterion != SQUARED_ERROR:
+        return split_proxy(left, missing, add_missing, total, criterion)
+    w_left = left[0] + missing[0] if add_missing else left[0]
+    s_left = left[1] + missing[1] if add_missing else left[1]
+    w_right = total[0] - w_left
+    if w_left <= 0.0 or w_right <= 0.0:
+        return -np.inf
+    return squared_error_proxy(w_left, s_left, w_right, total[2] - s_left)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _offer_sides(sides, rules, feature, candidate, best, tol):
+    """Offer the subset whose left side holds the statistics ``sides[0]``
+    with the missing rows right, then left, under the tie rule (the offer of
+    every subset search); ``sides = (left, missing, total)``, ``rules =
+    (criterion, min_samples_leaf)``, ``candidate = (rows left, every present
+    level left, (rows, missing rows))``: every present level left is a
+    split only with the missing rows right. Returns ``(best, whether it
+    changed)``."""
+    criterion, min_leaf = rules
+    left_rows, all_present, sizes = candidate
+    n_rows, n_missing = sizes
+    improved = False
+    for side in range(2 if n_missing > 0 else 1):
+        if all_present and (side == 1 or n_missing == 0):
+            continue  # every row left: not a split
+        rows_left = left_rows + n_missing * side
+        if rows_left < min_leaf or n_rows - rows_left < min_leaf:
+            continue
+        proxy = _side_proxy(sides, criterion, side == 1)
+        if better(proxy, feature, best[0], best[1], tol):
+            best = (proxy, feature, np.nan, side == 1)
+            improved = True
+    return best, improved
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _record(bits, levels, n_left):
+    """``bits`` (``work.best_bits``) = the subset ``levels[:n_left]``."""
+    bits[:] = 0
     for j in range(n_left):
         code = levels[j]
-        work.best_bits[code >> 6] |= np.int64(1) << (code & 63)
+        bits[code >> 6] |= np.int64(1) << (code & 63)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -153,53 +186,53 @@ def _offer_subset(work, settings, feature, candidate, best, tol):
     left statistics, rows left, node segment sizes)``) with the missing rows
     right, then left; keep it in ``best`` / ``work.best_bits`` if better."""
     levels, n_left, left, left_rows, n_rows, n_missing, all_present = candidate
-    min_leaf = settings.min_samples_leaf
-    for side in range(2 if n_missing > 0 else 1):
-        if all_present and side == 1:
-            continue  # every row left: not a split
-        rows_left = left_rows + n_missing * side
-        if rows_left < min_leaf or n_rows - rows_left < min_leaf:
-            continue
-        proxy = _proxy(work, settings, left, side == 1)
-        if better(proxy, feature, best[0], best[1], tol):
-            best = (proxy, feature, np.nan, side == 1)
-            _record(work, levels, n_left)
+    best, improved = _offer_sides(
+        (left, work.missing, work.total),
+        (settings.criterion, settings.min_samples_leaf),
+        feature,
+        (left_rows, all_present, (n_rows, n_missing)),
+        best,
+        tol,
+    )
+    if improved:
+        _record(work.best_bits, levels, n_left)
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     """Prefix splits of the levels in ``order``: the first j levels left, for
-    j = 1 .. m - 1, and all m left (missing right) when values are missing."""
-    n_rows, n_missing = sizes
-    m = order.shape[0]
+    j = 1 .. m - 1, and all m left (missing right) when values are missing
+    (:func:`_scan_prefixes` on the workspace's arrays)."""
     # The left side's statistics in the workspace's scratch (free during a
     # level search): no allocation per call.
-    left = work.left[: stats.shape[1]]
+    scratch = (work.left[: stats.shape[1]], work.missing, work.total, work.best_bits)
+    rules = (settings.criterion, settings.min_samples_leaf)
+    return _scan_prefixes(scratch, rules, feature, (stats, rows, order), sizes, best, tol)
+
+
+@njit(cache=True, nogil=True)
+def _scan_prefixes(scratch, rules, feature, levels, sizes, best, tol):
+    """:func:`_scan_order` on plain arrays (a call passes no record):
+    ``scratch = (left, missing, total, best_bits)``, ``rules = (criterion,
+    min_samples_leaf)``, ``levels = (per-level statistics, per-level rows,
+    order)``."""
+    left, missing, total, best_bits = scratch
+    stats, rows, order = levels
+    m = order.shape[0]
     left[:] = 0.0
     left_rows = 0
-    min_leaf = settings.min_samples_leaf
     best_prefix = 0
     for j in range(m):
         code = order[j]
         left += stats[code]
         left_rows += rows[code]
-        if j == m - 1 and n_missing == 0:
-            break
-        # The prefix with the missing rows right, then left (not when every row would be left).
-        for side in range(2 if n_missing > 0 else 1):
-            if j == m - 1 and side == 1:
-                continue
-            rows_left = left_rows + n_missing * side
-            if rows_left < min_leaf or n_rows - rows_left < min_leaf:
-                continue
-            proxy = _proxy(work, settings, left, side == 1)
-            if better(proxy, feature, best[0], best[1], tol):
-                best = (proxy, feature, np.nan, side == 1)
-                best_prefix = j + 1
+        best, improved = _offer_sides((left, missing, total), rules, feature, (left_rows, j == m - 1, sizes), best, tol)
+        if improved:
+            best_prefix = j + 1
     # The subset is written once, for the last (hence best) prefix kept.
     if best_prefix > 0:
-        _record(work, order, best_prefix)
+        _record(best_bits, order, best_prefix)
     return best
 
 
@@ -233,7 +266,7 @@ def _sort_by_key(present, key):
     return present
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _share(stats, code, column):
     """Share of column ``column`` in the level's statistics (its mean for the squared error)."""
     total = stats[code].sum()
@@ -309,7 +342,7 @@ def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best,
             if (best_mask >> b) & 1:
                 subset[n_left] = present[b + 1]
                 n_left += 1
-        _record(work, subset, n_left)
+        _record(work.best_bits, subset, n_left)
     return best
 
 
@@ -340,7 +373,6 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     exactly those of summing the subset's levels afresh, and every proxy is
     the exhaustive scan's.
     """
-    n_rows, n_missing = sizes
     m = present.shape[0]
     n_bits = m - 1
     n_masks = 1 << n_bits
@@ -371,6 +403,8 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     left = work.left[:n_classes]
     left[:] = stats[present[0]]
     left_rows = rows[present[0]]
+    sides = (left, work.missing, work.total)
+    rules = (criterion, min_leaf)
     best_mask = -1
     mask = 0
     while mask < n_masks:
@@ -391,19 +425,9 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
                 break
             r -= 1
         if step == 1:
-            all_present = mask == n_masks - 1
-            for side in range(2 if n_missing > 0 else 1):
-                if all_present and side == 1:
-                    continue  # every row left: not a split
-                n_left = left_rows + n_missing * side
-                if n_left < min_leaf or n_rows - n_left < min_leaf:
-                    continue
-                if all_present and n_missing == 0:
-                    continue
-                proxy = _proxy(work, settings, left, side == 1)
-                if better(proxy, feature, best[0], best[1], tol):
-                    best = (proxy, feature, np.nan, side == 1)
-                    best_mask = mask
+            best, improved = _offer_sides(sides, rules, feature, (left_rows, mask == n_masks - 1, sizes), best, tol)
+            if improved:
+                best_mask = mask
         following = mask + step
         if following >= n_masks:
             break
@@ -443,13 +467,14 @@ def _scan_few(work, settings, feature, stats, rows, present, sizes, best, tol):
     so the sums, hence the proxies, are those of the bounded scan, offered
     in the same order: the same candidate wins (the bounded scan skips only
     candidates that cannot be offered)."""
-    n_rows, n_missing = sizes
+    n_missing = sizes[1]
     m = present.shape[0]
     n_bits = m - 1
     n_masks = 1 << n_bits
     n_classes = stats.shape[1]
-    min_leaf = settings.min_samples_leaf
     left = work.left[:n_classes]
+    sides = (left, work.missing, work.total)
+    rules = (settings.criterion, settings.min_samples_leaf)
     best_mask = -1
     for mask in range(n_masks):
         all_present = mask == n_masks - 1
@@ -465,16 +490,9 @@ def _scan_few(work, settings, feature, stats, rows, present, sizes, best, tol):
                 left_rows += rows[code]
                 for k in range(n_classes):
                     left[k] += stats[code, k]
-        for side in range(2 if n_missing > 0 else 1):
-            if all_present and side == 1:
-                continue  # every row left: not a split
-            n_left = left_rows + n_missing * side
-            if n_left < min_leaf or n_rows - n_left < min_leaf:
-                continue
-            proxy = _proxy(work, settings, left, side == 1)
-            if better(proxy, feature, best[0], best[1], tol):
-                best = (proxy, feature, np.nan, side == 1)
-                best_mask = mask
+        best, improved = _offer_sides(sides, rules, feature, (left_rows, all_present, sizes), best, tol)
+        if improved:
+            best_mask = mask
     if best_mask >= 0:
         _record_mask(work, present, best_mask)
     return best

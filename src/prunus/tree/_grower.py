@@ -373,12 +373,14 @@ def grow_depth_first(data, work, settings, surrogates):
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
         children_tables = False
-        if _is_leaf(settings, child_counts[0], n_left, depth + 1) and _is_leaf(
-            settings, child_counts[1], end - start - n_left, depth + 1
-        ):
+        left_read = not _is_leaf(settings, child_counts[0], n_left, depth + 1)
+        right_read = not _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
+        if not (left_read or right_read):
             pass
         elif children_presorted:
-            n_child_features = partition(data, work, (start, end, n_left), features[:n_kept], child_features)
+            n_child_features = partition(
+                data, work, (start, end, n_left), features[:n_kept], child_features, (left_read, right_read)
+            )
         else:
             # Below here segments are sorted when searched: only the rows move.
             partition_rows(work, (start, end, n_left))

@@ -844,11 +844,15 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     """
     start, end = segment
     feature, threshold, missing_left = split
-    # A table-searched feature's rows are the node's (its own order is not kept).
-    index = work.index[feature] if level_slot(data, feature) == PRESORTED else work.node_rows
+    regression = settings.criterion == SQUARED_ERROR
+    # A table-searched feature's rows are the node's (its own order is not
+    # kept). Class weights that are integers add up exactly in any order:
+    # the node's rows, ascending, are then read rather than the feature's
+    # order, so that the reads by row id go forward through memory.
+    exact = not regression and (data.unit_weight or data.integer_weight)
+    index = work.index[feature] if level_slot(data, feature) == PRESORTED and not exact else work.node_rows
     column = data.columns[feature]
     goes_left = work.goes_left
-    regression = settings.criterion == SQUARED_ERROR
     categorical = is_categorical(data, feature)
     present = np.zeros(data.n_categories[feature] if categorical else 0, dtype=np.bool_)
     child_counts[:] = 0.0
@@ -879,7 +883,7 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
 
 
 @njit(cache=True, nogil=True)
-def partition(data, work, segment, features, child_features):
+def partition(data, work, segment, features, child_features, sides=(True, True)):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
     sorted (the other features are constant below this node and never read
@@ -887,13 +891,18 @@ def partition(data, work, segment, features, child_features):
     no order: it is passed on to both children, whose searches drop it where
     it is constant.
 
-    ``segment = (start, end, n_left)``. Writes to ``child_features[0]`` /
-    ``child_features[1]`` the features not constant (nor entirely missing)
-    in the left / right child, read off the ends of its sorted segment: a
-    feature constant in a child stays constant below it, so its segment is
-    not partitioned there again. Returns how many each child keeps.
+    ``segment = (start, end, n_left)``; ``sides = (left, right)`` says which
+    children read their segments: a child that is a leaf never does, so
+    only the other child's rows are moved into place (the node's rows
+    ``node_rows`` are partitioned whole: they count the children's tables).
+    Writes to ``child_features[0]`` / ``child_features[1]`` the features not
+    constant (nor entirely missing) in the left / right child, read off the
+    ends of its sorted segment: a feature constant in a child stays constant
+    below it, so its segment is not partitioned there again (none for a
+    child that is not read). Returns how many each child keeps.
     """
     start, end, n_left = segment
+    left_read, right_read = sides
     middle = start + n_left
     partition_rows(work, segment)
     goes_left = work.goes_left
@@ -906,22 +915,48 @@ def partition(data, work, segment, features, child_features):
             # Searched from tables of the node's rows, which tell whether it is constant there.
             child_features[0, n_kept_left] = f
             child_features[1, n_kept_right] = f
-            n_kept_left += 1
-            n_kept_right += 1
+            n_kept_left += left_read
+            n_kept_right += right_read
             continue
         index = work.index[f]
-        _stable_partition(index, start, end, goes_left, index_buffer)
+        if left_read and right_read:
+            _stable_partition(index, start, end, goes_left, index_buffer)
+        else:
+            _gather_side(index, start, end, goes_left, left_read)
         # Missing values sort last: a segment is entirely missing when its first value is.
         column = data.columns[f]
-        first, last = column[index[start]], column[index[middle - 1]]
-        if not (first == last or math.isnan(first)):
-            child_features[0, n_kept_left] = f
-            n_kept_left += 1
-        first, last = column[index[middle]], column[index[end - 1]]
-        if not (first == last or math.isnan(first)):
-            child_features[1, n_kept_right] = f
-            n_kept_right += 1
+        if left_read:
+            first, last = column[index[start]], column[index[middle - 1]]
+            if not (first == last or math.isnan(first)):
+                child_features[0, n_kept_left] = f
+                n_kept_left += 1
+        if right_read:
+            first, last = column[index[middle]], column[index[end - 1]]
+            if not (first == last or math.isnan(first)):
+                child_features[1, n_kept_right] = f
+                n_kept_right += 1
     return n_kept_left, n_kept_right
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather_side(rows, start, end, goes_left, left):
+    """Move the rows of ``rows[start:end]`` flagged in ``goes_left`` (when
+    ``left``; else the others) to where a stable partition puts them, in
+    their order, in place: left rows forward to the front (the write cursor
+    never passes the read one), right rows backward to the back. The other
+    side's places are left as they come."""
+    if left:
+        write = start
+        for i in range(start, end):
+            row = rows[i]
+            rows[write] = row
+            write += goes_left[row]
+    else:
+        write = end - 1
+        for i in range(end - 1, start - 1, -1):
+            row = rows[i]
+            rows[write] = row
+            write -= 1 - goes_left[row]
 
 
 @njit(cache=True, nogil=True, inline="always")

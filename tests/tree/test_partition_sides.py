@@ -117,7 +117,9 @@ def test_routing_in_row_order_is_routing_in_feature_order(seed, n_rows, n_values
         work = _workspace(index.copy(), node_rows.copy(), np.zeros(n_all, dtype=np.bool_), n_classes)
         child_counts = np.full((2, n_classes), np.nan)
         bits = np.zeros(1, dtype=np.int64)
-        n_left, side = route_rows(data, work, cfg, (start, end), (1, threshold, missing_left), child_counts, node_counts, bits)
+        n_left, side = route_rows(
+            data, work, cfg, (start, end), (1, threshold, missing_left), child_counts, node_counts, bits
+        )
         found.append((n_left, side, child_counts, work.goes_left.copy()))
     (n_a, side_a, counts_a, flags_a), (n_b, side_b, counts_b, flags_b) = found
     assert (n_a, side_a) == (n_b, side_b)

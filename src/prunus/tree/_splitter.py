@@ -24,6 +24,7 @@ import numpy as np
 from .._compiled import njit
 from ._categorical_split import is_categorical, scan_categorical, scan_categorical_table, set_absent_levels
 from ._criterion import (
+    GINI,
     MISCLASSIFICATION,
     SQUARED_ERROR,
     candidate_proxy,
@@ -261,7 +262,16 @@ def _offer(best, proxy, feature, below, above, missing_left, tol):
 @njit(cache=True, nogil=True)
 def _scan_present(data, work, settings, feature, start, end, best, tol):
     """Gini or entropy on a feature with no missing value at the node:
-    running sums of ``term`` per side, O(1) per row."""
+    running sums of ``term`` per side, O(1) per row.
+
+    With Gini and integer weights (every weight, hence every side's, at
+    least 1; a node's total below 2^26) a candidate is first tested without division
+    (:func:`_gini_below`): one that certainly scores below what ``better``
+    could accept is not scored. Only candidates that cannot be offered are
+    passed over, so the split is the same, bit for bit; the two divisions
+    of a proxy are most of a row's cost, and past the first candidates of
+    a node few rows come near the best.
+    """
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     index = work.index[feature]
@@ -279,6 +289,8 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
         sum_right += term(total[k], criterion)
     sum_left = 0.0
     weight_left = 0.0
+    # Squares of integer class weights below 2^26 are exact: every running sum is the exact, non-negative one.
+    filtered = criterion == GINI and (unit_weight or data.integer_weight) and weight_total < 2.0**26
     first = start + min_leaf - 1  # the first candidate leaves min_leaf rows left
     last = end - min_leaf  # and the last one min_leaf rows right
     v = column[index[start]]
@@ -293,10 +305,36 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
         weight_left += w
         v_next = column[index[i + 1]]
         if i >= first and v != v_next:
-            proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_total - weight_left, criterion)
-            best = _offer(best, proxy, feature, v, v_next, False, tol)
+            weight_right = weight_total - weight_left
+            if not (filtered and _gini_below((sum_left, weight_left, sum_right, weight_right), best[0] - tol)):
+                proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion)
+                best = _offer(best, proxy, feature, v, v_next, False, tol)
         v = v_next
     return best
+
+
+#: Relative margin of :func:`_gini_below`: far above the few roundings of its products.
+_BELOW_MARGIN = 1.0 - 1e-9
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gini_below(sums, floor):
+    """Whether the Gini proxy ``sum_left / weight_left + sum_right /
+    weight_right`` of ``sums = (sum_left, weight_left, sum_right,
+    weight_right)``, as :func:`~._criterion.proxy_from_sums` rounds it, is
+    certainly below ``floor`` (the least proxy ``better`` accepts: the best's
+    less the tolerance), tested without division: ``sum_left weight_right
+    + sum_right weight_left < floor weight_left weight_right``, less a
+    relative margin of 1e-9.
+
+    Every number is non-negative and the weights are at least 1 (integer
+    weights: no underflow), so each side is within a few units of rounding
+    of its exact value, and so is the rounded proxy of the exact quotient:
+    below the margin, the rounded proxy is below ``floor``. A ``floor`` of
+    at most 0 (or -inf, no best yet) is never above a proxy: False.
+    """
+    sum_left, weight_left, sum_right, weight_right = sums
+    return sum_left * weight_right + sum_right * weight_left < (floor * _BELOW_MARGIN) * (weight_left * weight_right)
 
 
 @njit(cache=True, nogil=True)

@@ -199,40 +199,29 @@ def _offer_subset(work, settings, feature, candidate, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     """Prefix splits of the levels in ``order``: the first j levels left, for
-    j = 1 .. m - 1, and all m left (missing right) when values are missing
-    (:func:`_scan_prefixes` on the workspace's arrays)."""
+    j = 1 .. m - 1, and all m left (missing right) when values are missing."""
+    m = order.shape[0]
     # The left side's statistics in the workspace's scratch (free during a
     # level search): no allocation per call.
-    scratch = (work.left[: stats.shape[1]], work.missing, work.total, work.best_bits)
-    rules = (settings.criterion, settings.min_samples_leaf)
-    return _scan_prefixes(scratch, rules, feature, (stats, rows, order), sizes, best, tol)
-
-
-@njit(cache=True, nogil=True)
-def _scan_prefixes(scratch, rules, feature, levels, sizes, best, tol):
-    """:func:`_scan_order` on plain arrays (a call passes no record):
-    ``scratch = (left, missing, total, best_bits)``, ``rules = (criterion,
-    min_samples_leaf)``, ``levels = (per-level statistics, per-level rows,
-    order)``."""
-    left, missing, total, best_bits = scratch
-    stats, rows, order = levels
-    m = order.shape[0]
+    left = work.left[: stats.shape[1]]
     left[:] = 0.0
+    sides = (left, work.missing, work.total)
+    rules = (settings.criterion, settings.min_samples_leaf)
     left_rows = 0
     best_prefix = 0
     for j in range(m):
         code = order[j]
         left += stats[code]
         left_rows += rows[code]
-        best, improved = _offer_sides((left, missing, total), rules, feature, (left_rows, j == m - 1, sizes), best, tol)
+        best, improved = _offer_sides(sides, rules, feature, (left_rows, j == m - 1, sizes), best, tol)
         if improved:
             best_prefix = j + 1
     # The subset is written once, for the last (hence best) prefix kept.
     if best_prefix > 0:
-        _record(best_bits, order, best_prefix)
+        _record(work.best_bits, order, best_prefix)
     return best
 
 
@@ -266,7 +255,7 @@ def _sort_by_key(present, key):
     return present
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def _share(stats, code, column):
     """Share of column ``column`` in the level's statistics (its mean for the squared error)."""
     total = stats[code].sum()

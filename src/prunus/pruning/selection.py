@@ -186,20 +186,13 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 
 class FoldJob(NamedTuple):
-    """What every fold of one cross-validation shares.
+    """What every fold of one cross-validation shares: the arguments of
+    :func:`build_path` that are the same for each fold (``grower``,
+    ``weight``, ``method``, ``params``, ``grow_seed``, ``loss``: see there),
+    and two of its own.
 
     Attributes
     ----------
-    grower : CARTGrower
-        The whole sample, presorted once.
-    weight : ndarray of float64, shape (n_samples,)
-        Sample weights of every row.
-    method : {"M1", "M2"}
-    params : GrowthParams
-    grow_seed : int
-        Seed of the builder's feature draws.
-    loss : ndarray or None
-        Loss matrix (see :func:`build_path`).
     integer : bool or None
         :func:`_integer_weights` of ``weight`` when known (the same for
         every fold: computed once per cross-validation).

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from prunus import CARTClassifier, CARTRegressor
-from prunus.pruning import _sampled
+from prunus.pruning import _fold_batch, _sampled
 from prunus.tree import grow_cart
 from prunus.tree.cart import CARTGrower
 
@@ -47,19 +47,23 @@ def test_t_max_is_the_builders_tree_with_that_limit(estimator, min_split):
 def test_every_growth_of_a_cross_validated_fit_gets_the_limit(estimator, monkeypatch):
     X, y = _data(1, regression=estimator is CARTRegressor)
     seen = []
-    growth_settings = CARTGrower.growth_settings
+    grow_arrays = CARTGrower.grow_arrays
+    batch = _fold_batch.classification_fold_risks
 
-    # Every growth's kernel settings, whether it runs alone (grow_arrays) or
-    # with the other folds in one compiled call (the small classification's folds).
-    def spy(self, params, *args, **kwargs):
-        settings = growth_settings(self, params, *args, **kwargs)
-        seen.append((params.min_samples_split, settings.min_samples_split))
-        return settings
+    def spy(self, params, weight, seed=0):
+        seen.append(self.growth_settings(params, int(np.count_nonzero(weight)), seed).min_samples_split)
+        return grow_arrays(self, params, weight, seed)
 
-    monkeypatch.setattr(CARTGrower, "growth_settings", spy)
+    # A small classification's folds grow together in one compiled call: each with its own settings.
+    def spy_batch(sample, growth, folds, temperatures):
+        seen.extend(growth.min_samples_split.tolist())
+        return batch(sample, growth, folds, temperatures)
+
+    monkeypatch.setattr(CARTGrower, "grow_arrays", spy)
+    monkeypatch.setattr(_fold_batch, "classification_fold_risks", spy_batch)
     estimator(selection="cv", cv=4, min_samples_split=11, missing="learned", random_state=0, n_jobs=1).fit(X, y)
     assert len(seen) == 5  # T_max and four folds
-    assert seen == [(11, 11)] * 5
+    assert seen == [11] * 5
 
 
 def test_the_sampled_m1_growth_gets_the_limit(monkeypatch):

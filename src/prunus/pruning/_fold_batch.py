@@ -94,18 +94,29 @@ def fold_batch(
     list of (ndarray, ndarray, float) or None
     """
     grower, weight = job.grower, job.weight
+    n_folds = len(folds)
+    if n_folds == 0:
+        return None
     trains = [np.asarray(train, dtype=np.int64) for train, _ in folds]
     tests = [np.asarray(test, dtype=np.int64) for _, test in folds]
-    n_rows = np.empty(len(folds), dtype=np.int64)
-    positive = weight > 0.0
-    for k, train in enumerate(trains):
-        # The rows a fold grows on, counted as its growth counts them (rows of positive weight, each once).
-        if train.ndim != 1 or (train.shape[0] > 1 and not np.all(train[1:] > train[:-1])):
-            return None
-        n_rows[k] = np.count_nonzero(positive[train])
-    if len(folds) == 0 or not np.all(n_rows > 0):
+    if any(train.ndim != 1 or train.shape[0] == 0 for train in trains):
         return None
-    settings = [grower.growth_settings(job.params, int(m), job.grow_seed) for m in n_rows]
+    train_offsets = np.zeros(n_folds + 1, dtype=np.int64)
+    np.cumsum([train.shape[0] for train in trains], out=train_offsets[1:])
+    train = np.concatenate(trains)
+    # Each fold's training rows ascending (each row once), so that the rows
+    # it grows on are counted here as its growth counts them: those of
+    # positive weight. The steps between folds may go down.
+    ascending = train[1:] > train[:-1]
+    ascending[train_offsets[1:-1] - 1] = True
+    if not ascending.all():
+        return None
+    n_rows = np.add.reduceat((weight > 0.0)[train], train_offsets[:-1])
+    if not np.all(n_rows > 0):
+        return None
+    # Folds differ in size by a row at most: a few distinct settings.
+    of_size = {m: grower.growth_settings(job.params, m, job.grow_seed) for m in set(n_rows.tolist())}
+    settings = [of_size[m] for m in n_rows.tolist()]
     growth = FoldGrowth(
         grower.shared_growth(settings[0]),
         settings[0],
@@ -114,15 +125,12 @@ def fold_batch(
         int(job.params.max_surrogates),
     )
     sample = FoldSample(grower.X, grower.y, weight, grower.order)
-    rows = FoldRows(
-        np.concatenate(trains),
-        np.concatenate(([0], np.cumsum([t.shape[0] for t in trains]))).astype(np.int64),
-        np.concatenate(tests),
-        np.concatenate(([0], np.cumsum([t.shape[0] for t in tests]))).astype(np.int64),
-    )
+    test_offsets = np.zeros(n_folds + 1, dtype=np.int64)
+    np.cumsum([test.shape[0] for test in tests], out=test_offsets[1:])
+    rows = FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
     betas = np.asarray(betas, dtype=np.float64)
     wrong, held = classification_fold_risks(sample, growth, rows, betas)
-    return [(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))]
+    return [(wrong[k], wrong[k], float(held[k])) for k in range(n_folds)]
 
 
 @njit(cache=True, nogil=True)

@@ -414,6 +414,8 @@ class CARTGrower:
         # (params, rows, seed), and the store of a growth without surrogates.
         self._settings_of: dict[tuple, Settings] = {}
         self._no_store = empty_store()
+        # shared_growth's records per what their level tables depend on.
+        self._shared_of: dict[tuple, SharedGrowth] = {}
         # int64 words of a level bitset of the largest categorical feature.
         self._n_words = -(-int(self.n_categories.max(initial=0)) // 64)
 
@@ -503,16 +505,22 @@ class CARTGrower:
         -------
         SharedGrowth
         """
-        levels = self._level_tables(settings)
-        unsorted, n_cells = _table_features(levels)
-        unit = np.ones(self.X.shape[0])  # a placeholder: each growth puts in its own weights
-        plain = self._growth_data(unit, True, False, None)
-        tables = plain if levels is None else self._growth_data(unit, True, True, levels)
-        # The surrogate module's switches, read at each growth as _surrogate_store reads them.
+        # The surrogate module's switches, read at each call as _surrogate_store reads them at each growth.
         switches = np.array([_surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT])
-        return SharedGrowth(
-            plain, tables, unsorted, n_cells, self._n_words, switches, self._no_store, self._rows_with_missing
-        )
+        # What _level_tables reads (the module's MAX_TABLE_LEVELS too: tests and measurements flip it).
+        key = (settings.max_features, settings.random_thresholds, MAX_TABLE_LEVELS)
+        shared = self._shared_of.get(key)
+        if shared is None:
+            levels = self._level_tables(settings)
+            unsorted, n_cells = _table_features(levels)
+            unit = np.ones(self.X.shape[0])  # a placeholder: each growth puts in its own weights
+            plain = self._growth_data(unit, True, False, None)
+            tables = plain if levels is None else self._growth_data(unit, True, True, levels)
+            shared = SharedGrowth(
+                plain, tables, unsorted, n_cells, self._n_words, switches, self._no_store, self._rows_with_missing
+            )
+            self._shared_of[key] = shared
+        return shared._replace(store_flags=switches)
 
     def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Any, ...]:
         """The node arrays of :meth:`grow` before they become a :class:`Tree`:

@@ -60,6 +60,7 @@ def _assert_same(batch, reference):
     nan_rate=st.sampled_from([0.0, 0.05, 0.3]),
     max_surrogates=st.sampled_from([0, 2, 5]),
     max_depth=st.sampled_from([None, 1, 3]),
+    max_features=st.sampled_from([None, None, 1, "sqrt"]),
     min_samples_leaf=st.sampled_from([1, 3, 0.1]),
     min_samples_split=st.sampled_from([2, 7, 0.3]),
     weights=st.sampled_from(["unit", "integer"]),
@@ -75,6 +76,7 @@ def test_batched_folds_equal_folds_one_by_one(
     nan_rate,
     max_surrogates,
     max_depth,
+    max_features,
     min_samples_leaf,
     min_samples_split,
     weights,
@@ -88,7 +90,7 @@ def test_batched_folds_equal_folds_one_by_one(
     w[0] = max(w[0], 1.0)
     grower = CARTGrower(X, y, n_classes, n_categories=n_cat)
     params = GrowthParams(
-        "gini", max_depth, min_samples_split, min_samples_leaf, 0.0, None, None, max_surrogates=max_surrogates
+        "gini", max_depth, min_samples_split, min_samples_leaf, 0.0, max_features, None, max_surrogates=max_surrogates
     )
     job = sel.FoldJob(grower, w, "M2", params, int(rng.integers(0, 1000)), None, True)
     assert _fold_batch.batchable(job)

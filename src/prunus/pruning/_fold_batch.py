@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
@@ -29,9 +29,6 @@ from ..tree._splitter import GrowthData, Settings, Workspace
 from ..tree._surrogate import SurrogateStore, _gather_surrogates, apply_surrogate_kernel
 from ..tree.cart import _workspace_into
 from ._path_kernels import fold_misclassified, node_parents
-
-if TYPE_CHECKING:
-    from .selection import FoldJob
 
 #: Rows from which the folds keep one call each (a fold's growth then
 #: outweighs its Python many times, and a large fold's memory is given back
@@ -55,7 +52,7 @@ FoldGrowth = namedtuple("FoldGrowth", "shared settings min_samples_split min_sam
 FoldRows = namedtuple("FoldRows", "train train_offsets test test_offsets")
 
 
-def batchable(job: FoldJob) -> bool:
+def batchable(job: Any) -> bool:
     """Whether the folds of ``job`` (a ``selection.FoldJob``) can run in one
     :func:`fold_batch`: a classification by M2 with the 0-1 loss and integer
     weights (``selection._classification_fold_loss``), grown depth first,
@@ -73,7 +70,7 @@ def batchable(job: FoldJob) -> bool:
 
 
 def fold_batch(
-    job: FoldJob, folds: Sequence[tuple[np.ndarray, np.ndarray]], betas: np.ndarray
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]], betas: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray, float]] | None:
     """(wrong, squares, held-out weight) of every fold, as
     ``selection._fold_loss`` gives them one fold at a time, from one
@@ -83,8 +80,9 @@ def fold_batch(
 
     Parameters
     ----------
-    job : FoldJob
-        What every fold shares (:func:`batchable`).
+    job : selection.FoldJob
+        What every fold shares (:func:`batchable`; typed loosely here, as
+        the selection module imports this one).
     folds : sequence of (train, test) row indices
     betas : ndarray of float64
         The temperatures at which each fold's pruned trees are evaluated.

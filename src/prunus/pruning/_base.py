@@ -277,8 +277,9 @@ class BaseCART(BaseEstimator):
                 max_surrogates=sel.surrogates_asked(self, rule),
             )
         )
-        self.cv_results_ = None
-        self.test_risk_ = None
+        # The CV table is returned, not stored (the fit stores the chosen
+        # rule's); the hold-out selection sets ``test_risk_`` (see _select_from_counts).
+        cv_results = None
         learn = np.arange(n)
         if self.selection == "holdout":
             perm = rng.permutation(n)
@@ -306,8 +307,8 @@ class BaseCART(BaseEstimator):
                     release_free_memory()  # the growth's workspace (and T_max), before the folds' own
                 if run is None:
                     run = self._start_folds(grower, weight, params, grow_seed, rng, loss)
-                k = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)
-                risk = float(self.cv_results_["mean_risk"][k])
+                k, cv_results = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)
+                risk = float(cv_results["mean_risk"][k])
         finally:
             if run is not None:
                 run.close()
@@ -323,7 +324,8 @@ class BaseCART(BaseEstimator):
             k = self._select_from_counts(path, prune_rows.shape[0], test_counts)
             if self.selection == "holdout":
                 risk = float(self.test_risk_[k])
-        return RuleFit(risk, rule, path, k, prune_rows, self.cv_results_, self.test_risk_)
+        test_risk = self.test_risk_ if self.selection == "holdout" else None
+        return RuleFit(risk, rule, path, k, prune_rows, cv_results, test_risk)
 
     def _fit_sampled(self, sample):
         """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a
@@ -375,7 +377,8 @@ class BaseCART(BaseEstimator):
         )
 
     def _select_cv(self, grower, sequence, run, progress, loss=None):
-        """k-hat by cross-validation on the folds ``run``; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
+        """(k-hat, the table of ``cv_results_``) by cross-validation on the
+        folds ``run``; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
         alphas, n_leaves = sequence
         betas = sel.cv_temperatures(alphas, sel.root_temperature(grower))
         if loss is not None:
@@ -383,8 +386,8 @@ class BaseCART(BaseEstimator):
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
         mean, std, se = sel.fold_risk_summary(run, betas, progress, per_row)
-        self.cv_results_ = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
-        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+        table = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
+        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se"), table
 
     def _n_jobs(self, grower):
         """``n_jobs``, or for ``None`` with ``_auto_threads`` one thread per core

@@ -198,6 +198,10 @@ def _as_table(X):
 
 
 def _numeric(col, name):
+    values = _plain_numeric_values(col)
+    if values is not None:
+        values[np.isnan(values)] = np.nan
+        return values
     try:
         if _is_category(col):
             col = np.asarray(col, dtype=object)
@@ -210,6 +214,18 @@ def _numeric(col, name):
     # "invalid value" floating-point warnings in every later sum.
     values[np.isnan(values)] = np.nan
     return values
+
+
+def _plain_numeric_values(col):
+    """A pandas column of a :func:`_plain_numeric` dtype as a new float64
+    array (NA as NaN), by its own conversion (half the cost of numpy's on a
+    nullable column); None for anything else."""
+    if not (_plain_numeric(getattr(col, "dtype", None)) and hasattr(col, "to_numpy")):
+        return None
+    try:
+        return np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan, copy=True), dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
 
 
 def _integer_codes(values, name):

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sklearn.model_selection import KFold
 
 from prunus import CARTClassifier
 from prunus.pruning import _fold_batch
@@ -59,6 +60,7 @@ def _assert_same(batch, reference):
     n_levels=st.integers(2, 70),
     nan_rate=st.sampled_from([0.0, 0.05, 0.3]),
     max_surrogates=st.sampled_from([0, 2, 5]),
+    criterion=st.sampled_from(["gini", "gini", "entropy", "misclassification"]),
     max_depth=st.sampled_from([None, 1, 3]),
     max_features=st.sampled_from([None, None, 1, "sqrt"]),
     min_samples_leaf=st.sampled_from([1, 3, 0.1]),
@@ -75,6 +77,7 @@ def test_batched_folds_equal_folds_one_by_one(
     n_levels,
     nan_rate,
     max_surrogates,
+    criterion,
     max_depth,
     max_features,
     min_samples_leaf,
@@ -90,7 +93,14 @@ def test_batched_folds_equal_folds_one_by_one(
     w[0] = max(w[0], 1.0)
     grower = CARTGrower(X, y, n_classes, n_categories=n_cat)
     params = GrowthParams(
-        "gini", max_depth, min_samples_split, min_samples_leaf, 0.0, max_features, None, max_surrogates=max_surrogates
+        criterion,
+        max_depth,
+        min_samples_split,
+        min_samples_leaf,
+        0.0,
+        max_features,
+        None,
+        max_surrogates=max_surrogates,
     )
     job = sel.FoldJob(grower, w, "M2", params, int(rng.integers(0, 1000)), None, True)
     assert _fold_batch.batchable(job)
@@ -147,11 +157,14 @@ def test_folds_outside_the_batch_run_one_by_one():
 
 @pytest.mark.parametrize("missing", ["auto", "surrogate", "learned"])
 @pytest.mark.parametrize("selection", ["cv", "cv-1se"])
-def test_fit_with_batched_folds_equals_fit_without(monkeypatch, missing, selection):
+@pytest.mark.parametrize("cv", [7, "splitter"])
+def test_fit_with_batched_folds_equals_fit_without(monkeypatch, missing, selection, cv):
     rng = np.random.default_rng(8)
     X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
     w = rng.integers(1, 3, 70).astype(float)
-    kwargs = dict(selection=selection, cv=7, random_state=2, missing=missing, n_jobs=1)
+    if cv == "splitter":
+        cv = KFold(5, shuffle=True, random_state=3)
+    kwargs = dict(selection=selection, cv=cv, random_state=2, missing=missing, n_jobs=1)
     kwargs["categorical_features"] = np.flatnonzero(n_cat)
     batched = CARTClassifier(**kwargs).fit(X, y, sample_weight=w)
     monkeypatch.setattr(sel, "batchable", lambda job: False)

@@ -553,7 +553,7 @@ def _lower_first_choice(node, ws):
         if ub[s] < umin:
             umin = ub[s]
     if mk[j] < n:
-        return j, second, umin, nxt if second < np.inf else -1
+        return j, second, umin, nxt
     for s in range(j):
         if mk[s] < n and lb[s] <= lb[j] + tol:
             return s, lb[j] + tol, umin, -1

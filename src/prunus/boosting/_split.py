@@ -23,7 +23,6 @@ import numpy as np
 
 from .._compiled import njit
 from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
-from ._prefetch import prefetch_row, prefetching
 from ._records import (
     ADAPTIVE_GAP,
     ADAPTIVE_LOWER_FIRST,
@@ -320,11 +319,7 @@ def _initial_pass(node, ws, m0):
 
     The common start of Quick Boost and both Adaptive-Pruning rules.
     """
-    S = node.feats.shape[0]
-    ahead = prefetching(node, ws)
-    for s in range(S):
-        if ahead and s + 1 < S:
-            prefetch_row(node, ws, s + 1, True)
+    for s in range(node.feats.shape[0]):
         _refine(node, ws, s, m0)
 
 
@@ -366,11 +361,7 @@ def _gap_scale(node):
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
     n = node.idx.shape[0]
-    S = node.feats.shape[0]
-    ahead = prefetching(node, ws)
-    for s in range(S):
-        if ahead and s + 1 < S:
-            prefetch_row(node, ws, s + 1, True)
+    for s in range(node.feats.shape[0]):
         _open_row(node, ws, s)
         _assess_next(node, ws, s, 0, n)
         ws.mk[s] = n
@@ -525,12 +516,8 @@ def _lower_first_choice(node, ws):
     its exact error is at most every other lower bound; only a lower slot
     whose bound is within ``tol`` of it could still tie (ties go to the
     lowest feature index), and it is assessed until it exceeds ``E_j + tol``.
-    Returns ``(j, target, U_min, runner_up)``, ``U_min`` the smallest upper
-    bound, ``j = -1`` when the search is over, and ``runner_up`` a slot
-    other than ``j`` whose lower bound is ``target`` when ``j`` is not fully
-    assessed (-1 otherwise or when every other bound is infinite): the
-    feature that most likely comes next, since ``j``'s batch is sized to
-    lift its bound past ``target`` (a hint for prefetching only).
+    Returns ``(j, target, U_min)``, ``U_min`` the smallest upper bound, and
+    ``j = -1`` when the search is over.
     """
     lb, ub, mk = ws.lb, ws.ub, ws.mk
     S = node.feats.shape[0]
@@ -539,25 +526,22 @@ def _lower_first_choice(node, ws):
     # one pass: smallest and second-smallest lower bound, smallest upper bound
     j = 0
     second = np.inf
-    nxt = -1
     umin = ub[0]
     for s in range(1, S):
         v = lb[s]
         if v < lb[j]:
             second = lb[j]
-            nxt = j
             j = s
         elif v < second:
             second = v
-            nxt = s
         if ub[s] < umin:
             umin = ub[s]
     if mk[j] < n:
-        return j, second, umin, nxt
+        return j, second, umin
     for s in range(j):
         if mk[s] < n and lb[s] <= lb[j] + tol:
-            return s, lb[j] + tol, umin, -1
-    return -1, 0.0, umin, -1
+            return s, lb[j] + tol, umin
+    return -1, 0.0, umin
 
 
 # Smallest rise of a lower bound per unit of assessed weight that ``_extrapolated_gap`` sizes a batch for.
@@ -635,10 +619,7 @@ def _tournament_update(lb, ub, tl, tu, s, S):
 
 @_njit_without_refcounts
 def _tournament_choice(node, ws, tl, tu):
-    """``_lower_first_choice`` read from the tournament tree: the same ``(j, target, U_min)``.
-
-    The runner-up may be another slot of the same lower bound than the scan's.
-    """
+    """``_lower_first_choice`` read from the tournament tree: the same ``(j, target, U_min)``."""
     lb, mk = ws.lb, ws.mk
     S = node.feats.shape[0]
     n = node.idx.shape[0]
@@ -646,20 +627,18 @@ def _tournament_choice(node, ws, tl, tu):
     j = tl[1]
     # second-smallest lower bound: the best of every sibling on j's path to the root
     second = np.inf
-    nxt = -1
     i = P + j
     while i > 1:
         w = tl[i ^ 1]
         if w < S and lb[w] < second:
             second = lb[w]
-            nxt = w
         i //= 2
     if mk[j] < n:
-        return j, second, tu[1], nxt
+        return j, second, tu[1]
     for s in range(j):
         if mk[s] < n and lb[s] <= lb[j] + node.tol:
-            return s, lb[j] + node.tol, tu[1], -1
-    return -1, 0.0, tu[1], -1
+            return s, lb[j] + node.tol, tu[1]
+    return -1, 0.0, tu[1]
 
 
 @_njit_without_refcounts
@@ -668,22 +647,17 @@ def _lower_first_loop(node, cfg, ws, tl, tu):
     lb, ub = ws.lb, ws.ub
     S = node.feats.shape[0]
     tree = tl.shape[0] > 0
-    ahead = prefetching(node, ws)
     gscale = _gap_scale(node)
     _initial_pass(node, ws, _first_index(Zp, cfg.adaptive_init * Zp[Zp.shape[0] - 1]))
     if tree:
         _tournament_build(lb, ub, tl, tu, S)
     while True:
         if tree:
-            j, target, umin, nxt = _tournament_choice(node, ws, tl, tu)
+            j, target, umin = _tournament_choice(node, ws, tl, tu)
         else:
-            j, target, umin, nxt = _lower_first_choice(node, ws)
+            j, target, umin = _lower_first_choice(node, ws)
         if j < 0:
             break
-        # The next feature is most often the runner-up (j's batch is sized to pass its bound): start
-        # loading its histogram now, so that its lines arrive while j is assessed and rescanned.
-        if ahead and nxt >= 0 and ws.mk[nxt] < node.idx.shape[0]:
-            prefetch_row(node, ws, nxt, False)
         # Aim between the bound j provably needs (target_mix = 0: no
         # assessment beyond LB_wo, but many small batches) and the
         # smallest upper bound (1: Algorithm 1's gap, fewest batches).

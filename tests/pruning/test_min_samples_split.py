@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from prunus import CARTClassifier, CARTRegressor
-from prunus.pruning import _sampled
+from prunus.pruning import _fold_batch, _sampled
 from prunus.tree import grow_cart
 from prunus.tree.cart import CARTGrower
 
@@ -48,12 +48,19 @@ def test_every_growth_of_a_cross_validated_fit_gets_the_limit(estimator, monkeyp
     X, y = _data(1, regression=estimator is CARTRegressor)
     seen = []
     grow_arrays = CARTGrower.grow_arrays
+    batch = _fold_batch.classification_fold_risks
 
-    def spy(self, params, *args, **kwargs):
-        seen.append(params.min_samples_split)
-        return grow_arrays(self, params, *args, **kwargs)
+    def spy(self, params, weight, seed=0):
+        seen.append(self.growth_settings(params, int(np.count_nonzero(weight)), seed).min_samples_split)
+        return grow_arrays(self, params, weight, seed)
+
+    # A small classification's folds grow together in one compiled call: each with its own settings.
+    def spy_batch(sample, growth, folds, temperatures):
+        seen.extend(growth.min_samples_split.tolist())
+        return batch(sample, growth, folds, temperatures)
 
     monkeypatch.setattr(CARTGrower, "grow_arrays", spy)
+    monkeypatch.setattr(_fold_batch, "classification_fold_risks", spy_batch)
     estimator(selection="cv", cv=4, min_samples_split=11, missing="learned", random_state=0, n_jobs=1).fit(X, y)
     assert len(seen) == 5  # T_max and four folds
     assert seen == [11] * 5

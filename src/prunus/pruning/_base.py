@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import numbers
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -61,6 +61,37 @@ SHARED_CONSTRAINTS = {
     "max_surrogates": [Interval(Integral, 0, None, closed="left")],
     "grow_size": [Interval(Integral, 2, None, closed="left"), None],
 }
+
+
+class RuleFit(NamedTuple):
+    """One fit of :meth:`BaseCART._grow_and_select` with one routing rule.
+
+    Attributes
+    ----------
+    risk : float
+        Estimated risk of the selected subtree T_k (CV or hold-out; 0 for
+        the other selections, which estimate none).
+    rule : {"surrogate", "learned"}
+        The routing rule of missing values.
+    path : CostComplexityPath
+        The pruning path of T_max.
+    k : int
+        Index of the selected subtree in ``path``.
+    prune_rows : ndarray of int
+        Rows of the pruning sample.
+    cv_results : dict or None
+        The cross-validation's table (``cv_results_``).
+    test_risk : ndarray or None
+        The hold-out risk of every subtree (``test_risk_``).
+    """
+
+    risk: float
+    rule: str
+    path: Any
+    k: int
+    prune_rows: np.ndarray
+    cv_results: dict[str, np.ndarray] | None
+    test_risk: np.ndarray | None
 
 
 class BaseCART(BaseEstimator):
@@ -183,15 +214,15 @@ class BaseCART(BaseEstimator):
         finally:
             del self._fold_memo
         assert best is not None
-        _, rule, path, k, prune_rows, self.cv_results_, self.test_risk_ = best
-        self.missing_ = rule
-        self.pruning_indices_ = prune_rows
-        return self._store_selection(path, k)
+        self.cv_results_, self.test_risk_ = best.cv_results, best.test_risk
+        self.missing_ = best.rule
+        self.pruning_indices_ = best.prune_rows
+        return self._store_selection(best.path, best.k)
 
     def _fit_rules(self, grower, weight, loss, rules, grow_seed, rng, n_growths):
-        """The result of :meth:`_grow_and_select` of the rule of lowest
-        estimated risk among ``rules`` (the first one on a tie), each fitted
-        from the state ``rng`` has now."""
+        """The :class:`RuleFit` of the rule of lowest estimated risk among
+        ``rules`` (the first one on a tie), each fitted from the state
+        ``rng`` has now."""
         with progress_bar(self.verbose, n_growths, desc="CART growths", unit="tree") as bar:
             best = None
             # Every rule from the same state: the same hold-out rows, folds and halves.
@@ -210,7 +241,7 @@ class BaseCART(BaseEstimator):
                 else:
                     state = copy.deepcopy(rng)
                 fitted = self._grow_and_select(grower, weight, loss, rule, grow_seed, state, bar.update)
-                if best is None or fitted[0] < best[0]:
+                if best is None or fitted.risk < best.risk:
                     best = fitted
         return best
 
@@ -231,9 +262,7 @@ class BaseCART(BaseEstimator):
 
         Returns
         -------
-        (risk, rule, path, k, prune_rows, cv_results, test_risk), where risk
-        is the estimated risk of the selected subtree T_k (CV or hold-out;
-        0 for the other selections, which estimate none).
+        RuleFit
         """
         n = grower.X.shape[0]
         params = check_growth_params(
@@ -248,8 +277,9 @@ class BaseCART(BaseEstimator):
                 max_surrogates=sel.surrogates_asked(self, rule),
             )
         )
-        self.cv_results_ = None
-        self.test_risk_ = None
+        # The CV table is returned, not stored (the fit stores the chosen
+        # rule's); the hold-out selection sets ``test_risk_`` (see _select_from_counts).
+        cv_results = None
         learn = np.arange(n)
         if self.selection == "holdout":
             perm = rng.permutation(n)
@@ -277,8 +307,8 @@ class BaseCART(BaseEstimator):
                     release_free_memory()  # the growth's workspace (and T_max), before the folds' own
                 if run is None:
                     run = self._start_folds(grower, weight, params, grow_seed, rng, loss)
-                k = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)
-                risk = float(self.cv_results_["mean_risk"][k])
+                k, cv_results = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)
+                risk = float(cv_results["mean_risk"][k])
         finally:
             if run is not None:
                 run.close()
@@ -294,7 +324,8 @@ class BaseCART(BaseEstimator):
             k = self._select_from_counts(path, prune_rows.shape[0], test_counts)
             if self.selection == "holdout":
                 risk = float(self.test_risk_[k])
-        return risk, rule, path, k, prune_rows, self.cv_results_, self.test_risk_
+        test_risk = self.test_risk_ if self.selection == "holdout" else None
+        return RuleFit(risk, rule, path, k, prune_rows, cv_results, test_risk)
 
     def _fit_sampled(self, sample):
         """M1 with T_max grown on ``grow_size`` rows of ``sample`` (a
@@ -346,7 +377,8 @@ class BaseCART(BaseEstimator):
         )
 
     def _select_cv(self, grower, sequence, run, progress, loss=None):
-        """k-hat by cross-validation on the folds ``run``; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
+        """(k-hat, the table of ``cv_results_``) by cross-validation on the
+        folds ``run``; ``sequence`` = (alphas, n_leaves) of the path of T_max."""
         alphas, n_leaves = sequence
         betas = sel.cv_temperatures(alphas, sel.root_temperature(grower))
         if loss is not None:
@@ -354,8 +386,8 @@ class BaseCART(BaseEstimator):
             betas[-1] = sel.ROOT_TEMPERATURE * max(1.0, float(loss.max()))
         per_row = grower.regression or loss is not None  # rpart's per-row SE; else the binomial one
         mean, std, se = sel.fold_risk_summary(run, betas, progress, per_row)
-        self.cv_results_ = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
-        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se")
+        table = dict(alpha=betas, n_leaves=n_leaves.copy(), mean_risk=mean, std_risk=std, se_risk=se)
+        return sel.select_cv(mean, se, one_se=self.selection == "cv-1se"), table
 
     def _n_jobs(self, grower):
         """``n_jobs``, or for ``None`` with ``_auto_threads`` one thread per core

@@ -63,7 +63,9 @@ def _fold_of_rows(n_samples, n_splits, rng, y):
     encoded = class_perm[inverse.ravel()]
     n_classes = first.shape[0]
     ordered = np.sort(encoded)
-    allocation = np.asarray([np.bincount(ordered[i::n_splits], minlength=n_classes) for i in range(n_splits)])
+    # allocation[i, k]: rows of class k among ordered[i::n_splits], counted in one pass.
+    cell = (np.arange(n_samples) % n_splits) * n_classes + ordered
+    allocation = np.bincount(cell, minlength=n_splits * n_classes).reshape(n_splits, n_classes)
     folds = np.empty(n_samples, dtype=np.intp)
     for k in range(n_classes):
         for_class = np.arange(n_splits).repeat(allocation[:, k])

@@ -535,8 +535,11 @@ def _weakest_links(tree, node_risk, weight):
 
 
 def _fill_sizes(path, node_risk, weight):
-    path.n_leaves = np.rint(path.sum_over_leaves(np.ones(path.tree.n_nodes))).astype(np.int64)
-    path.risks = path.sum_over_leaves(node_risk) / weight
+    # Leaves and risks in one pass over the nodes: each column is summed
+    # alone, in the same order as two passes would (see interval_sums).
+    sums = path.sum_over_leaves(np.column_stack((np.ones(path.tree.n_nodes), node_risk)))
+    path.n_leaves = np.rint(sums[:, 0]).astype(np.int64)
+    path.risks = sums[:, 1] / weight
     return path
 
 

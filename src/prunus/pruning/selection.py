@@ -25,6 +25,7 @@ from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._cpus import usable_cpus
 from ..utils._memory import release_free_memory
 from ..utils._random import seeded_random_state
+from ._fold_batch import batchable, fold_batch
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
     CostComplexityPath,
@@ -185,20 +186,13 @@ def node_statistics(grower: CARTGrower, tree: Tree, weight: np.ndarray, rows: np
 
 
 class FoldJob(NamedTuple):
-    """What every fold of one cross-validation shares.
+    """What every fold of one cross-validation shares: the arguments of
+    :func:`build_path` that are the same for each fold (``grower``,
+    ``weight``, ``method``, ``params``, ``grow_seed``, ``loss``: see there),
+    and two of its own.
 
     Attributes
     ----------
-    grower : CARTGrower
-        The whole sample, presorted once.
-    weight : ndarray of float64, shape (n_samples,)
-        Sample weights of every row.
-    method : {"M1", "M2"}
-    params : GrowthParams
-    grow_seed : int
-        Seed of the builder's feature draws.
-    loss : ndarray or None
-        Loss matrix (see :func:`build_path`).
     integer : bool or None
         :func:`_integer_weights` of ``weight`` when known (the same for
         every fold: computed once per cross-validation).
@@ -560,7 +554,7 @@ class FoldRun:
         self.n_folds = n_folds
         self._n_jobs = n_jobs
         seeds = rng.randint(2**31 - 1, size=n_folds)
-        self._tasks = zip(folds, seeds)
+        self._tasks: Iterator[tuple[tuple[np.ndarray, np.ndarray], Any]] = zip(folds, seeds)
         default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
         self._threads = local_threads and default_backend
         self._sequential = not self._threads and n_jobs in (None, 1) and default_backend
@@ -570,6 +564,8 @@ class FoldRun:
             spacing = GrowthSpacing(grower.growth_seconds)
         integer = None if grower.regression else _integer_weights(weight)
         self.job = FoldJob(grower, weight, method, params, grow_seed, loss, integer, spacing)
+        # Folds one after the other of a small classification: one compiled call for all (see _fold_batch).
+        self._batch = self._sequential and batchable(self.job)
         self._betas: Future[np.ndarray] = Future()
         self._pool: ThreadedMap | None = None
         # Growths started early only where they do not shape memory (GrowthSpacing).
@@ -592,6 +588,12 @@ class FoldRun:
                 self._pool = ThreadedMap(self._one, self._tasks, self._n_threads)
             return iter(self._pool)
         if self._sequential:
+            if self._batch:
+                taken = list(self._tasks)
+                batch = fold_batch(self.job, [fold for fold, _ in taken], betas)
+                if batch is not None:
+                    return iter(batch)
+                self._tasks = iter(taken)
             # One after the other in this thread, as joblib would run them, without
             # its dispatch (which weighs on a small table's folds).
             return map(self._one, self._tasks)

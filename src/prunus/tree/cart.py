@@ -209,6 +209,27 @@ def _workspace_into(index, order, weight, n_classes, n_words, unsorted, n_cells)
     )
 
 
+def _table_features(levels):
+    """(features searched from tables rather than an order, their cells) of the level tables ``levels``."""
+    if levels is None:
+        return np.zeros(0, dtype=np.bool_), 0
+    return levels[0] != PRESORTED, int(levels[4][-1])
+
+
+#: What many growths of one grower with the same settings share (see
+#: :meth:`CARTGrower.shared_growth`): ``plain`` and ``tables`` are the
+#: ``GrowthData`` of a growth without and with the level tables (one record
+#: when there are none), whose weights each growth replaces; ``unsorted``
+#: and ``n_cells`` the tables' features without an order and their cells;
+#: ``n_words`` int64 words of a level bitset; ``store_flags`` the
+#: ``SurrogateStore.majority_last`` switches of a growth with surrogates and
+#: ``no_store`` the store of one without; ``rows_with_missing`` the rows
+#: missing a value (a growth on none of them finds no surrogates).
+SharedGrowth = namedtuple(
+    "SharedGrowth", "plain tables unsorted n_cells n_words store_flags no_store rows_with_missing"
+)
+
+
 #: Rows below which a regression may grow in the lean kernel, whose node
 #: arrays are int32 (a tree of n rows has up to 2 n - 1 nodes).
 _LEAN_ROWS_BELOW = 2**30
@@ -393,6 +414,8 @@ class CARTGrower:
         # (params, rows, seed), and the store of a growth without surrogates.
         self._settings_of: dict[tuple, Settings] = {}
         self._no_store = empty_store()
+        # shared_growth's records per what their level tables depend on.
+        self._shared_of: dict[tuple, SharedGrowth] = {}
         # int64 words of a level bitset of the largest categorical feature.
         self._n_words = -(-int(self.n_categories.max(initial=0)) // 64)
 
@@ -424,6 +447,81 @@ class CARTGrower:
         """Columns of X."""
         return self.X.shape[1]
 
+    def growth_settings(self, params: GrowthParams, n_rows: int, seed: int, present_only: bool = False) -> Settings:
+        """The kernels' ``Settings`` of a growth on ``n_rows`` rows (fractions
+        resolved against them), kept per grower: a fold's Python work
+        outweighs its growth on small tables.
+
+        Parameters
+        ----------
+        params : GrowthParams
+        n_rows : int
+            Rows of positive weight grown on.
+        seed : int
+            Seed of the feature draws and random thresholds.
+        present_only : bool, default=False
+            Whether candidates are scored on the rows where their feature is
+            present (a growth with surrogate splits).
+
+        Returns
+        -------
+        Settings
+        """
+        key = (params, n_rows, seed, present_only)
+        settings = self._settings_of.get(key)
+        if settings is None:
+            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)._replace(
+                present_only=present_only
+            )
+            if len(self._settings_of) < 64:
+                self._settings_of[key] = settings
+        return settings
+
+    def _growth_data(self, weight, unit_weight, integer_weight, levels):
+        """The ``GrowthData`` of a growth on ``weight``, with the level tables ``levels`` (or none)."""
+        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
+        if levels is None:
+            return data
+        return data._replace(
+            level_slot=levels[0],
+            level_codes=levels[1],
+            level_values=levels[2],
+            n_levels=levels[3],
+            level_offset=levels[4],
+            integer_weight=integer_weight,
+        )
+
+    def shared_growth(self, settings: Settings) -> SharedGrowth:
+        """What the growths of this grower with ``settings`` (but their rows)
+        share, for a kernel that runs many of them (see
+        :data:`SharedGrowth`); their weights must be integers.
+
+        Parameters
+        ----------
+        settings : Settings
+            The growths' settings (e.g. :meth:`growth_settings`).
+
+        Returns
+        -------
+        SharedGrowth
+        """
+        # The surrogate module's switches, read at each call as _surrogate_store reads them at each growth.
+        switches = np.array([_surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT])
+        # What _level_tables reads (the module's MAX_TABLE_LEVELS too: tests and measurements flip it).
+        key = (settings.max_features, settings.random_thresholds, MAX_TABLE_LEVELS)
+        shared = self._shared_of.get(key)
+        if shared is None:
+            levels = self._level_tables(settings)
+            unsorted, n_cells = _table_features(levels)
+            unit = np.ones(self.X.shape[0])  # a placeholder: each growth puts in its own weights
+            plain = self._growth_data(unit, True, False, None)
+            tables = plain if levels is None else self._growth_data(unit, True, True, levels)
+            shared = SharedGrowth(
+                plain, tables, unsorted, n_cells, self._n_words, switches, self._no_store, self._rows_with_missing
+            )
+            self._shared_of[key] = shared
+        return shared._replace(store_flags=switches)
+
     def grow_arrays(self, params: GrowthParams, weight: ArrayLike, seed: int = 0) -> tuple[Any, ...]:
         """The node arrays of :meth:`grow` before they become a :class:`Tree`:
         (children_left, children_right, feature, threshold, missing_go_to_left,
@@ -453,18 +551,10 @@ class CARTGrower:
         store = self._surrogate_store(params, weight, n_rows, n_words)
         # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
         present_only = store.n_found.shape[0] > 0
-        key = (params, n_rows, seed, present_only)
-        settings = self._settings_of.get(key)
-        if settings is None:
-            settings = _settings(params, n_rows, self.n_features, self.n_classes, seed)._replace(
-                present_only=present_only
-            )
-            if len(self._settings_of) < 64:
-                self._settings_of[key] = settings
+        settings = self.growth_settings(params, n_rows, seed, present_only)
         # Surrogate searches read the presorted segments of every feature: no tables then.
-        levels = self._level_tables(settings) if store.n_found.shape[0] == 0 else None
-        unsorted = np.zeros(0, dtype=np.bool_) if levels is None else levels[0] != PRESORTED
-        n_cells = 0 if levels is None else int(levels[4][-1])
+        levels = self._level_tables(settings) if not present_only else None
+        unsorted, n_cells = _table_features(levels)
         # The restricted order (half of X's bytes at 20 features) on a map of
         # its own (see mapped_empty); a regression's scan scratch, four
         # floats per row of a block of rows.
@@ -474,17 +564,10 @@ class CARTGrower:
         scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1)) if self.regression else np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
-        data = GrowthData(self._columns, self._codes, weight, unit_weight, self._target, self.n_categories)
-        if levels is not None:
-            integer_weight = unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
-            data = data._replace(
-                level_slot=levels[0],
-                level_codes=levels[1],
-                level_values=levels[2],
-                n_levels=levels[3],
-                level_offset=levels[4],
-                integer_weight=integer_weight,
-            )
+        integer_weight = levels is not None and (
+            unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
+        )
+        data = self._growth_data(weight, unit_weight, integer_weight, levels)
         start = time.thread_time()
         if self._grows_lean(settings, levels):
             grown = _grow_lean(data, work, settings, store, n_rows)

@@ -15,19 +15,23 @@ _spares = threading.local()
 def seeded_random_state(seed: int) -> Iterator[np.random.RandomState]:
     """``numpy.random.RandomState(seed)`` for the duration of the block.
 
-    The same draws as a new generator, from one kept per thread and seeded
-    again: making a RandomState first seeds a fresh Mersenne Twister from
-    the system's entropy (about 80 microseconds, more than growing a small
-    table's tree), which seeding an existing one skips. The generator must
-    not be kept beyond the block; a block inside another makes its own.
+    The same draws as a new generator, from spares kept per thread and
+    seeded again: making a RandomState first seeds a fresh Mersenne Twister
+    from the system's entropy (about 80 microseconds, more than growing a
+    small table's tree), which seeding an existing one skips. The generator
+    must not be kept beyond the block. A block inside another takes another
+    spare (a fit's own generator is open while its folds are drawn), so each
+    thread keeps as many spares as its deepest nesting.
     """
-    spare = getattr(_spares, "state", None)
-    _spares.state = None  # taken: a nested block makes its own
-    if spare is None:
-        spare = np.random.RandomState(seed)
-    else:
+    spares = getattr(_spares, "stack", None)
+    if spares is None:
+        spares = _spares.stack = []
+    if spares:
+        spare = spares.pop()
         spare.seed(seed)
+    else:
+        spare = np.random.RandomState(seed)
     try:
         yield spare
     finally:
-        _spares.state = spare
+        spares.append(spare)

@@ -142,6 +142,34 @@ def encode_labels(estimator: Any, y: np.ndarray, target_type: str | None = None)
     return codes.astype(np.int64)
 
 
+def _checked_as_they_are(X: Any, y: Any, ensure_all_finite: bool | str, ensure_min_samples: int) -> bool:
+    """Whether scikit-learn's ``validate_data`` would return ``X`` and ``y``
+    as they are, raising and warning nothing: a 2-D float64 ndarray X with
+    rows and columns (no infinity, nor NaN unless ``ensure_all_finite`` is
+    "allow-nan") and a 1-D ndarray y of as many labels, none NaN. Its
+    checks of such arrays (array-API and dataframe probes) cost more than a
+    small table's tree; anything else, e.g. a malformed input, goes through
+    them, and gets their errors."""
+    if type(X) is not np.ndarray or type(y) is not np.ndarray:
+        return False
+    if X.dtype != np.float64 or X.ndim != 2 or y.ndim != 1:
+        return False
+    n_samples, n_features = X.shape
+    if n_samples < max(ensure_min_samples, 1) or n_features < 1 or y.shape[0] != n_samples:
+        return False
+    if ensure_all_finite == "allow-nan":
+        if np.isinf(X).any():
+            return False
+    elif ensure_all_finite and not np.isfinite(X).all():
+        return False
+    kind = y.dtype.kind
+    if kind == "f":
+        return bool(np.isfinite(y).all())
+    if kind == "O":
+        return not bool((y != y).any())  # scikit-learn's NaN test of an object array
+    return kind in "iubU"
+
+
 def open_classifier_fit(
     estimator: Any,
     X: Any,
@@ -203,14 +231,20 @@ def open_classifier_fit(
         target_type = check_y(y)
     if prepare_X is not None:
         X = prepare_X(X)
-    X, y = validate_data(
-        estimator,
-        X,
-        y,
-        dtype=np.float64,
-        ensure_all_finite=ensure_all_finite,
-        accept_sparse=accept_sparse,
-        ensure_min_samples=ensure_min_samples,
-    )
+    if _checked_as_they_are(X, y, ensure_all_finite, ensure_min_samples):
+        # What validate_data does to arrays that pass its checks unchanged.
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        estimator.n_features_in_ = X.shape[1]
+    else:
+        X, y = validate_data(
+            estimator,
+            X,
+            y,
+            dtype=np.float64,
+            ensure_all_finite=ensure_all_finite,
+            accept_sparse=accept_sparse,
+            ensure_min_samples=ensure_min_samples,
+        )
     weight = check_sample_weight(sample_weight, X.shape[0])
     return X, encode_labels(estimator, y, target_type), weight

@@ -1,0 +1,338 @@
+"""Every fold of a small classification's cross-validation in one compiled call.
+
+On a table of a hundred rows a fold's tree grows in tens of microseconds,
+and the Python around it (the growth's records, its workspace, the
+surrogate tables, the routing of the held-out rows, the pruning) costs as
+much again: :func:`fold_batch` grows, routes and prunes every fold in one
+call of :func:`classification_fold_risks`, which runs, fold after fold,
+the kernels :meth:`~prunus.tree.cart.CARTGrower.grow_arrays` and
+``selection._classification_fold_loss`` run one Python call at a time, on
+the same inputs: the same numbers, bit for bit.
+
+It applies where that fold loss does (method M2, 0-1 loss, integer weights)
+to folds run one after the other in the calling thread; folds in threads
+keep one task per fold.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._compiled import njit
+from ..tree._grower import grow_depth_first
+from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
+from ..tree._splitter import GrowthData, Settings, Workspace
+from ..tree._surrogate import SurrogateStore, _gather_surrogates, apply_surrogate_kernel
+from ..tree.cart import _workspace_into
+from ._path_kernels import fold_misclassified, node_parents
+
+#: Rows from which the folds keep one call each (a fold's growth then
+#: outweighs its Python many times, and a large fold's memory is given back
+#: between folds: see ``selection._TRIM_FROM_ROWS``).
+BATCH_BELOW_ROWS = 10_000
+
+#: The whole sample: X (C-ordered float64), class codes, the weights and
+#: the presorted order of every feature.
+FoldSample = namedtuple("FoldSample", "X y weight order")
+
+#: What every fold's growth shares: ``shared`` the grower's
+#: :data:`~prunus.tree.cart.SharedGrowth`; ``settings`` the kernels'
+#: ``Settings``, but for the fold's own ``min_samples_split`` /
+#: ``min_samples_leaf`` (one per fold) and ``present_only`` (whether the
+#: fold finds surrogate splits: ``max_surrogates`` > 0 and some row of its
+#: training part misses a value).
+FoldGrowth = namedtuple("FoldGrowth", "shared settings min_samples_split min_samples_leaf max_surrogates")
+
+#: The folds: fold k grows on ``train[train_offsets[k]:train_offsets[k + 1]]``
+#: and is evaluated on ``test[test_offsets[k]:test_offsets[k + 1]]``.
+FoldRows = namedtuple("FoldRows", "train train_offsets test test_offsets")
+
+
+def batchable(job: Any) -> bool:
+    """Whether the folds of ``job`` (a ``selection.FoldJob``) can run in one
+    :func:`fold_batch`: a classification by M2 with the 0-1 loss and integer
+    weights (``selection._classification_fold_loss``), grown depth first,
+    on fewer than :data:`BATCH_BELOW_ROWS` rows."""
+    grower = job.grower
+    return (
+        not grower.regression
+        and job.method == "M2"
+        and job.loss is None
+        and bool(job.integer)
+        and job.params.max_leaf_nodes is None
+        and job.spacing is None
+        and grower.X.shape[0] < BATCH_BELOW_ROWS
+    )
+
+
+def fold_batch(
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]], betas: np.ndarray
+) -> list[tuple[np.ndarray, np.ndarray, float]] | None:
+    """(wrong, squares, held-out weight) of every fold, as
+    ``selection._fold_loss`` gives them one fold at a time, from one
+    compiled call; None where a fold is not of the batch's kind (a training
+    part not in ascending order or without weight: the one-fold path then
+    runs it, and raises where it must).
+
+    Parameters
+    ----------
+    job : selection.FoldJob
+        What every fold shares (:func:`batchable`; typed loosely here, as
+        the selection module imports this one).
+    folds : sequence of (train, test) row indices
+    betas : ndarray of float64
+        The temperatures at which each fold's pruned trees are evaluated.
+
+    Returns
+    -------
+    list of (ndarray, ndarray, float) or None
+    """
+    grower, weight = job.grower, job.weight
+    n_folds = len(folds)
+    if n_folds == 0:
+        return None
+    trains = [np.asarray(train, dtype=np.int64) for train, _ in folds]
+    tests = [np.asarray(test, dtype=np.int64) for _, test in folds]
+    if any(train.ndim != 1 or train.shape[0] == 0 for train in trains):
+        return None
+    train_offsets = np.zeros(n_folds + 1, dtype=np.int64)
+    np.cumsum([train.shape[0] for train in trains], out=train_offsets[1:])
+    train = np.concatenate(trains)
+    # Each fold's training rows ascending (each row once), so that the rows
+    # it grows on are counted here as its growth counts them: those of
+    # positive weight. The steps between folds may go down.
+    ascending = train[1:] > train[:-1]
+    ascending[train_offsets[1:-1] - 1] = True
+    if not ascending.all():
+        return None
+    n_rows = np.add.reduceat((weight > 0.0)[train], train_offsets[:-1])
+    if not np.all(n_rows > 0):
+        return None
+    # Folds differ in size by a row at most: a few distinct settings.
+    of_size = {m: grower.growth_settings(job.params, m, job.grow_seed) for m in set(n_rows.tolist())}
+    settings = [of_size[m] for m in n_rows.tolist()]
+    growth = FoldGrowth(
+        grower.shared_growth(settings[0]),
+        settings[0],
+        np.array([s.min_samples_split for s in settings], dtype=np.int64),
+        np.array([s.min_samples_leaf for s in settings], dtype=np.int64),
+        int(job.params.max_surrogates),
+    )
+    sample = FoldSample(grower.X, grower.y, weight, grower.order)
+    test_offsets = np.zeros(n_folds + 1, dtype=np.int64)
+    np.cumsum([test.shape[0] for test in tests], out=test_offsets[1:])
+    rows = FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
+    betas = np.asarray(betas, dtype=np.float64)
+    wrong, held = classification_fold_risks(sample, growth, rows, betas)
+    return [(wrong[k], wrong[k], float(held[k])) for k in range(n_folds)]
+
+
+@njit(cache=True, nogil=True)
+def classification_fold_risks(sample, growth, folds, temperatures):
+    """Held-out misclassified weight of every fold's pruned trees at every
+    temperature, and each fold's held-out weight: for fold k, the tree
+    grown on its training rows (their weights, 0 elsewhere), its held-out
+    rows routed (by subsets of levels and surrogate splits where it has
+    them) and its pruned trees evaluated by
+    :func:`~._path_kernels.fold_misclassified`. ``sample`` is a
+    :data:`FoldSample`, ``growth`` a :data:`FoldGrowth`, ``folds`` the
+    :data:`FoldRows`. Returns (wrong of shape (n_folds, n_temperatures),
+    held-out weights of shape (n_folds,))."""
+    X, y, weight, order = sample
+    train_rows, train_offsets, test_rows, test_offsets = folds
+    n_folds = train_offsets.shape[0] - 1
+    n = weight.shape[0]
+    wrong = np.empty((n_folds, temperatures.shape[0]))
+    held = np.empty(n_folds)
+    for k in range(n_folds):
+        grow_weight = np.zeros(n)
+        for i in range(train_offsets[k], train_offsets[k + 1]):
+            grow_weight[train_rows[i]] = weight[train_rows[i]]
+        nodes = _grow_fold(sample, growth, grow_weight, k)
+        rows = test_rows[test_offsets[k] : test_offsets[k + 1]]
+        left, right, feature, threshold, missing_left, counts, bits, surrogates, n_surrogates = nodes
+        leaves = _route_held_out(X, rows, growth.shared.plain.n_categories, nodes)
+        parent = node_parents(left, right)
+        held_y = np.empty(rows.shape[0], dtype=y.dtype)
+        held_w = np.empty(rows.shape[0])
+        for i in range(rows.shape[0]):
+            held_y[i] = y[rows[i]]
+            held_w[i] = weight[rows[i]]
+        fold_wrong, fold_held = fold_misclassified((left, right, counts), parent, leaves, held_y, held_w, temperatures)
+        wrong[k] = fold_wrong
+        held[k] = fold_held
+    return wrong, held
+
+
+@njit(cache=True, nogil=True)
+def _grow_fold(sample, growth, grow_weight, k):
+    """``CARTGrower.grow_arrays`` of fold k (weights ``grow_weight``), with
+    the surrogate splits as the flat routing tables
+    (offsets, feature, threshold, left_below, bits, known) and their number."""
+    order = sample.order
+    shared = growth.shared
+    rows_with_missing = shared.rows_with_missing
+    n = grow_weight.shape[0]
+    n_rows = 0
+    unit = True
+    for i in range(n):
+        w = grow_weight[i]
+        n_rows += w > 0.0
+        unit = unit and (w == 0.0 or w == 1.0)
+    # Surrogates where asked for and some training row misses a value.
+    finds = False
+    if growth.max_surrogates > 0:
+        for i in range(rows_with_missing.shape[0]):
+            if grow_weight[rows_with_missing[i]] > 0.0:
+                finds = True
+                break
+    s = growth.settings
+    settings = Settings(
+        s.criterion,
+        s.max_depth,
+        growth.min_samples_split[k],
+        growth.min_samples_leaf[k],
+        s.min_impurity_decrease,
+        s.max_features,
+        s.max_leaf_nodes,
+        s.n_classes,
+        s.seed,
+        s.random_thresholds,
+        s.sort_cost,
+        finds,
+    )
+    n_classes = s.n_classes
+    if finds:
+        # Surrogate searches read the presorted segments of every feature: no tables then.
+        capacity = 2 * n_rows + 1
+        store = _empty_store(n, capacity, growth.max_surrogates, shared.n_words, shared.store_flags)
+        arrays = _workspace_into(
+            np.empty((order.shape[0], n_rows), dtype=np.int32),
+            order,
+            grow_weight,
+            n_classes,
+            shared.n_words,
+            np.zeros(0, dtype=np.bool_),
+            0,
+        )
+        work = _workspace(arrays)
+        data = _with_weight(shared.plain, grow_weight, unit, False)
+        left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(data, work, settings, store)
+        n_nodes = left.shape[0]
+        offsets, s_feature, s_threshold, s_left_below, s_bits, s_known, _, _ = _gather_surrogates(
+            store.feature,
+            store.threshold,
+            store.left_below,
+            store.bits,
+            store.known,
+            store.agreement,
+            store.adj,
+            store.n_found,
+            n_nodes,
+            left == -1,
+        )
+        surrogates = (offsets, s_feature, s_threshold, s_left_below, s_bits, s_known)
+        return left, right, feature, threshold, missing_left, counts, bits, surrogates, s_feature.shape[0]
+    arrays = _workspace_into(
+        np.empty((order.shape[0], n_rows), dtype=np.int32),
+        order,
+        grow_weight,
+        n_classes,
+        shared.n_words,
+        shared.unsorted,
+        shared.n_cells,
+    )
+    work = _workspace(arrays)
+    # Integer weights throughout (see batchable): a growth with tables has integer_weight.
+    data = _with_weight(shared.tables, grow_weight, unit, shared.unsorted.shape[0] > 0)
+    left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(
+        data, work, settings, shared.no_store
+    )
+    n_words = shared.n_words
+    surrogates = (
+        np.zeros(left.shape[0] + 1, dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+        np.empty(0),
+        np.empty(0, dtype=np.bool_),
+        np.empty((0, n_words), dtype=np.int64),
+        np.empty((0, n_words), dtype=np.int64),
+    )
+    return left, right, feature, threshold, missing_left, counts, bits, surrogates, -1
+
+
+@njit(cache=True, nogil=True)
+def _route_held_out(X, rows, n_cat, nodes):
+    """Leaves of the held-out ``rows`` in a fold's tree ``nodes``, by the
+    kernel ``selection._classification_fold_loss`` picks: surrogate splits
+    where the growth found some, subsets of levels where it split a
+    categorical feature, else thresholds (the same leaves by each)."""
+    left, right, feature, threshold, missing_left, counts, bits, surrogates, n_surrogates = nodes
+    n_nodes = left.shape[0]
+    has_levels = False
+    for f in range(n_cat.shape[0]):
+        has_levels = has_levels or n_cat[f] > 0
+    # n_surrogates is -1 for a growth that looked for none (as None in Python).
+    is_categorical = np.zeros(n_nodes, dtype=np.bool_)
+    any_categorical = False
+    if n_surrogates >= 0 or has_levels:
+        for t in range(n_nodes):
+            is_categorical[t] = left[t] != -1 and n_cat[max(feature[t], 0)] > 0
+            any_categorical = any_categorical or is_categorical[t]
+    if n_surrogates > 0:
+        return apply_surrogate_kernel(
+            X, rows, left, feature, threshold, missing_left, (right, is_categorical, bits, n_cat), surrogates
+        )
+    if has_levels and any_categorical:
+        return apply_categorical_kernel(
+            X, rows, left, right, feature, threshold, missing_left, (is_categorical, bits, n_cat)
+        )
+    return apply_rows_kernel(X, rows, left, right, feature, threshold, missing_left)
+
+
+@njit(cache=True, nogil=True)
+def _with_weight(data, weight, unit, integer):
+    """``data`` (a ``GrowthData``) of a growth on ``weight``."""
+    return GrowthData(
+        data.columns,
+        data.y,
+        weight,
+        unit,
+        data.target,
+        data.n_categories,
+        data.level_slot,
+        data.level_codes,
+        data.level_values,
+        data.n_levels,
+        data.level_offset,
+        integer,
+    )
+
+
+@njit(cache=True, nogil=True)
+def _workspace(arrays):
+    """The ``Workspace`` of ``_workspace_into``'s arrays (a classification scans in one pass)."""
+    index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows = arrays
+    return Workspace(
+        index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, np.empty((0, 0))
+    )
+
+
+@njit(cache=True, nogil=True)
+def _empty_store(n_rows, capacity, k, n_words, flags):
+    """``_surrogate.empty_store(n_rows, capacity, k, n_words, *flags)``."""
+    return SurrogateStore(
+        np.full((capacity, k), -1, dtype=np.int64),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k), dtype=np.bool_),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k)),
+        np.zeros((capacity, k, n_words), dtype=np.int64),
+        np.zeros((capacity, k, n_words), dtype=np.int64),
+        np.zeros(capacity, dtype=np.int64),
+        np.zeros(n_rows, dtype=np.int8),
+        flags,
+    )

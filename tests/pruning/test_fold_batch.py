@@ -1,0 +1,177 @@
+"""Every fold of a small classification's cross-validation in one compiled
+call gives, bit for bit, what the folds give one Python call each: the same
+kernels run on the same inputs in the same order (no tolerance).
+
+The one-fold path (``selection._fold_loss``) is itself pinned against the
+path objects (``build_path`` then ``_held_out_rows``) in test_cv_fast_paths.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.model_selection import KFold
+
+from prunus import CARTClassifier
+from prunus.pruning import _fold_batch
+from prunus.pruning import selection as sel
+from prunus.pruning._folds import fold_of_rows, folds_of
+from prunus.tree import _surrogate
+from prunus.tree.cart import CARTGrower, GrowthParams
+
+
+def _table(rng, n, d, n_classes, n_levels, nan_rate):
+    """Numeric features of few or many values and categorical ones, NaN at ``nan_rate``."""
+    X = np.empty((n, d))
+    n_cat = np.zeros(d, dtype=np.int64)
+    for f in range(d):
+        kind = f % 3
+        if kind == 0:
+            X[:, f] = rng.normal(size=n).round(1)
+        elif kind == 1:
+            X[:, f] = rng.integers(0, 4, n)
+        else:
+            n_cat[f] = n_levels
+            X[:, f] = rng.integers(0, n_levels, n)
+    X[rng.random((n, d)) < nan_rate] = np.nan
+    signal = np.nan_to_num(X[:, 0]) + (np.nan_to_num(X[:, -1]) > 1)
+    y = (signal + rng.integers(0, 2, n)).astype(np.int64) % n_classes
+    return X, y, n_cat
+
+
+def _one_by_one(job, folds, betas):
+    return [sel._fold_loss(job, fold, 0, betas) for fold in folds]
+
+
+def _assert_same(batch, reference):
+    assert len(batch) == len(reference)
+    for (wrong, squares, held), (ref_wrong, ref_squares, ref_held) in zip(batch, reference):
+        np.testing.assert_array_equal(wrong, ref_wrong)
+        np.testing.assert_array_equal(squares, ref_squares)
+        assert held == ref_held
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(0, 2**31 - 1),
+    n=st.integers(12, 90),
+    d=st.integers(1, 5),
+    n_classes=st.integers(2, 3),
+    n_levels=st.integers(2, 70),
+    nan_rate=st.sampled_from([0.0, 0.05, 0.3]),
+    max_surrogates=st.sampled_from([0, 2, 5]),
+    criterion=st.sampled_from(["gini", "gini", "entropy", "misclassification"]),
+    max_depth=st.sampled_from([None, 1, 3]),
+    max_features=st.sampled_from([None, None, 1, "sqrt"]),
+    min_samples_leaf=st.sampled_from([1, 3, 0.1]),
+    min_samples_split=st.sampled_from([2, 7, 0.3]),
+    weights=st.sampled_from(["unit", "integer"]),
+    n_folds=st.integers(2, 6),
+    stratify=st.booleans(),
+)
+def test_batched_folds_equal_folds_one_by_one(
+    seed,
+    n,
+    d,
+    n_classes,
+    n_levels,
+    nan_rate,
+    max_surrogates,
+    criterion,
+    max_depth,
+    max_features,
+    min_samples_leaf,
+    min_samples_split,
+    weights,
+    n_folds,
+    stratify,
+):
+    rng = np.random.default_rng(seed)
+    X, y, n_cat = _table(rng, n, d, n_classes, n_levels, nan_rate)
+    # Integer weights, some zero (rows no growth sees).
+    w = np.ones(n) if weights == "unit" else rng.integers(0, 4, n).astype(float)
+    w[0] = max(w[0], 1.0)
+    grower = CARTGrower(X, y, n_classes, n_categories=n_cat)
+    params = GrowthParams(
+        criterion,
+        max_depth,
+        min_samples_split,
+        min_samples_leaf,
+        0.0,
+        max_features,
+        None,
+        max_surrogates=max_surrogates,
+    )
+    job = sel.FoldJob(grower, w, "M2", params, int(rng.integers(0, 1000)), None, True)
+    assert _fold_batch.batchable(job)
+    stratified = stratify and np.bincount(y, minlength=n_classes).min() >= n_folds
+    folds = list(folds_of(fold_of_rows(n, n_folds, seed % 1000, y if stratified else None), n_folds))
+    # Temperatures of a real path, the root's, and others between and beyond.
+    betas = np.concatenate(([0.0], np.sort(rng.random(4)) * 0.5, [sel.ROOT_TEMPERATURE]))
+    try:
+        reference = _one_by_one(job, folds, betas)
+    except ValueError:
+        # A fold without weight: the batch gives way, the one-fold path raises.
+        assert _fold_batch.fold_batch(job, folds, betas) is None
+        return
+    _assert_same(_fold_batch.fold_batch(job, folds, betas), reference)
+
+
+@pytest.mark.parametrize("majority_last", [True, False])
+@pytest.mark.parametrize("choose_by_fit", [False, True])
+def test_batched_folds_read_the_surrogate_switches(monkeypatch, majority_last, choose_by_fit):
+    monkeypatch.setattr(_surrogate, "MAJORITY_LAST_RESORT", majority_last)
+    monkeypatch.setattr(_surrogate, "CHOOSE_BY_FIT", choose_by_fit)
+    rng = np.random.default_rng(5)
+    X, y, n_cat = _table(rng, 80, 4, 2, 5, 0.25)
+    grower = CARTGrower(X, y, 2, n_categories=n_cat)
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None, max_surrogates=3)
+    job = sel.FoldJob(grower, np.ones(80), "M2", params, 3, None, True)
+    folds = list(folds_of(fold_of_rows(80, 5, 1), 5))
+    betas = np.array([0.0, 0.01, 0.05, 2.0])
+    _assert_same(_fold_batch.fold_batch(job, folds, betas), _one_by_one(job, folds, betas))
+
+
+def test_folds_outside_the_batch_run_one_by_one():
+    rng = np.random.default_rng(2)
+    X, y, n_cat = _table(rng, 40, 3, 2, 4, 0.1)
+    grower = CARTGrower(X, y, 2, n_categories=n_cat)
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None, max_surrogates=5)
+    w = np.ones(40)
+    job = sel.FoldJob(grower, w, "M2", params, 0, None, True)
+    folds = list(folds_of(fold_of_rows(40, 4, 0), 4))
+    betas = np.array([0.0, 2.0])
+    # Training rows out of order, or a fold without weight: left to the one-fold path.
+    shuffled = [(train[::-1], test) for train, test in folds]
+    assert _fold_batch.fold_batch(job, shuffled, betas) is None
+    empty = w.copy()
+    empty[folds[0][0]] = 0.0
+    assert _fold_batch.fold_batch(job._replace(weight=empty), folds, betas) is None
+    # Not a batch's job: real weights, a loss matrix, M1, best-first growth, a regression.
+    assert not _fold_batch.batchable(job._replace(integer=False))
+    assert not _fold_batch.batchable(job._replace(loss=np.ones((2, 2)) - np.eye(2)))
+    assert not _fold_batch.batchable(job._replace(method="M1"))
+    assert not _fold_batch.batchable(job._replace(params=params._replace(max_leaf_nodes=4)))
+    assert not _fold_batch.batchable(job._replace(grower=CARTGrower(X, np.ones(40), regression=True)))
+
+
+@pytest.mark.parametrize("missing", ["auto", "surrogate", "learned"])
+@pytest.mark.parametrize("selection", ["cv", "cv-1se"])
+@pytest.mark.parametrize("cv", [7, "splitter"])
+def test_fit_with_batched_folds_equals_fit_without(monkeypatch, missing, selection, cv):
+    rng = np.random.default_rng(8)
+    X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
+    w = rng.integers(1, 3, 70).astype(float)
+    if cv == "splitter":
+        cv = KFold(5, shuffle=True, random_state=3)
+    kwargs = dict(selection=selection, cv=cv, random_state=2, missing=missing, n_jobs=1)
+    kwargs["categorical_features"] = np.flatnonzero(n_cat)
+    batched = CARTClassifier(**kwargs).fit(X, y, sample_weight=w)
+    monkeypatch.setattr(sel, "batchable", lambda job: False)
+    one_by_one = CARTClassifier(**kwargs).fit(X, y, sample_weight=w)
+    assert batched.missing_ == one_by_one.missing_
+    assert batched.selected_index_ == one_by_one.selected_index_
+    assert batched.pruned_tree_ == one_by_one.pruned_tree_
+    assert batched.cv_results_.keys() == one_by_one.cv_results_.keys()
+    for key, value in one_by_one.cv_results_.items():
+        np.testing.assert_array_equal(batched.cv_results_[key], value)

@@ -56,14 +56,10 @@ def _assess_dense(node, ws, s, start, stop):
     feat = node.feats[s]
     lo = brange[s, 0]
     hi = brange[s, 1]
-    # views of the batch, looped from 0: a loop from a run-time ``start`` measured slower per example
-    ib = idx[start:stop]
-    yb = yn[start:stop]
-    wb = wn[start:stop]
-    for i in range(stop - start):
-        b = Xb[feat, ib[i]]
-        c = yb[i]
-        w = wb[i]
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        c = yn[i]
+        w = wn[i]
         hist[s, b, c] += w
         seen_tot[s, c] += w
         occ[s, b] = 1
@@ -101,13 +97,9 @@ def _assess_dense_next(node, ws, s, start, stop):
     feat = node.feats[s]
     lo = brange[s, 0]
     hi = brange[s, 1]
-    # views of the batch, looped from 0: a loop from a run-time ``start`` measured slower per example
-    ib = idx[start:stop]
-    yb = yn[start:stop]
-    wb = wn[start:stop]
-    for i in range(stop - start):
-        b = Xb[feat, ib[i]]
-        hist[s, b, yb[i]] += wb[i]
+    for i in range(start, stop):
+        b = Xb[feat, idx[i]]
+        hist[s, b, yn[i]] += wn[i]
         occ[s, b] = 1
         if b < lo:
             lo = b

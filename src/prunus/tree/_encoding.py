@@ -199,17 +199,15 @@ def _as_table(X):
 
 def _numeric(col, name):
     values = _plain_numeric_values(col)
-    if values is not None:
-        values[np.isnan(values)] = np.nan
-        return values
-    try:
-        if _is_category(col):
-            col = np.asarray(col, dtype=object)
-        values = np.array(col, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
-        ) from None
+    if values is None:
+        try:
+            if _is_category(col):
+                col = np.asarray(col, dtype=object)
+            values = np.array(col, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
+            ) from None
     # One NaN for every missing value: R's NA (a signalling NaN) would raise
     # "invalid value" floating-point warnings in every later sum.
     values[np.isnan(values)] = np.nan

@@ -108,28 +108,26 @@ adj : ndarray of float64
 
 def flat_surrogates(store, n_nodes, is_leaf):
     """:data:`SurrogateSplits` of the first ``n_nodes`` nodes of a grown store (none at leaves)."""
-    offsets, feature, threshold, left_below, bits, known, agreement, adj = _gather_surrogates(
-        store.feature,
-        store.threshold,
-        store.left_below,
-        store.bits,
-        store.known,
-        store.agreement,
-        store.adj,
-        store.n_found,
-        n_nodes,
-        is_leaf,
-    )
+    offsets, feature, threshold, left_below, bits, known, agreement, adj = _gather_surrogates(store, n_nodes, is_leaf)
     return SurrogateSplits(
         offsets, feature, threshold, left_below, bits.view(np.uint64), known.view(np.uint64), agreement, adj
     )
 
 
 @njit(cache=True, nogil=True)
-def _gather_surrogates(feature, threshold, left_below, bits, known, agreement, adj, n_found, n_nodes, is_leaf):
-    """The store's surrogates of the internal nodes among the first
-    ``n_nodes``, node by node and best first, with their offsets (one
-    compiled pass: a fold's tree is flattened once per growth)."""
+def _gather_surrogates(store, n_nodes, is_leaf):
+    """The surrogates of the :data:`SurrogateStore` ``store`` at the
+    internal nodes among the first ``n_nodes``, node by node and best
+    first, with their offsets (one compiled pass: a fold's tree is
+    flattened once per growth)."""
+    feature, threshold, left_below, bits, known = (
+        store.feature,
+        store.threshold,
+        store.left_below,
+        store.bits,
+        store.known,
+    )
+    agreement, adj, n_found = store.agreement, store.adj, store.n_found
     offsets = np.zeros(n_nodes + 1, dtype=np.int64)
     for t in range(n_nodes):
         offsets[t + 1] = offsets[t] + (0 if is_leaf[t] else n_found[t])
@@ -179,7 +177,15 @@ def empty_surrogates(n_nodes, n_words=0):
 def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last=True, choose_by_fit=False):
     """A :data:`SurrogateStore` for ``capacity`` nodes over ``n_rows`` rows
     (``capacity = 0``: surrogates off; the grower then never calls this module)."""
-    k = max_surrogates
+    flags = np.array([majority_last, choose_by_fit])
+    return new_store(n_rows if capacity else 0, capacity, max_surrogates, n_words, flags)
+
+
+@njit(cache=True, nogil=True)
+def new_store(n_rows, capacity, k, n_words, flags):
+    """:func:`empty_store` with room for ``k`` surrogates per node and its
+    switches ``flags`` (``majority_last``) as an array: callable from the
+    kernels that run many growths."""
     return SurrogateStore(
         np.full((capacity, k), -1, dtype=np.int64),
         np.zeros((capacity, k)),
@@ -189,8 +195,8 @@ def empty_store(n_rows=0, capacity=0, max_surrogates=0, n_words=0, majority_last
         np.zeros((capacity, k, n_words), dtype=np.int64),
         np.zeros((capacity, k, n_words), dtype=np.int64),
         np.zeros(capacity, dtype=np.int64),
-        np.zeros(n_rows if capacity else 0, dtype=np.int8),
-        np.array([majority_last, choose_by_fit]),
+        np.zeros(n_rows, dtype=np.int8),
+        flags,
     )
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from .._compiled import njit
 from ..tree._grower import grow_depth_first
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
-from ..tree._splitter import GrowthData, Settings, Workspace
+from ..tree._splitter import GrowthData, Settings, Workspace, carried_keys, carries_keys
 from ..tree._surrogate import _gather_surrogates, apply_surrogate_kernel, new_store
 from ..tree.cart import _workspace_into
 from ._path_kernels import fold_misclassified, node_parents
@@ -217,7 +217,11 @@ def _grow_fold(sample, growth, grow_weight, k):
         unsorted,
         n_cells,
     )
-    work = _workspace(arrays)
+    if carries_keys(n_rows, s.n_classes, unsorted):
+        keys = carried_keys(shared.plain.columns, shared.plain.y, arrays[0], unsorted)
+    else:
+        keys = np.empty((0, 0))
+    work = _workspace(arrays, keys)
     if finds:
         store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, shared.store_flags)
         data = _with_weight(shared.plain, grow_weight, unit, False)
@@ -293,9 +297,8 @@ def _with_weight(data, weight, unit, integer):
 
 
 @njit(cache=True, nogil=True)
-def _workspace(arrays):
-    """The ``Workspace`` of ``_workspace_into``'s arrays (a classification scans in one pass)."""
+def _workspace(arrays, keys):
+    """The ``Workspace`` of ``_workspace_into``'s arrays with the carried
+    ``keys`` (see ``carried_keys``; a classification scans in one pass)."""
     index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows = arrays
-    return Workspace(
-        index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, np.empty((0, 0))
-    )
+    return Workspace(index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, keys)

@@ -91,7 +91,15 @@ GrowthData = namedtuple(
 # ``table`` / ``table_rows``: the node's class weights and row counts per
 # cell of the table-searched features (_level_split.fill_tables).
 # ``scan`` (4, B + 1), B >= 1, is a regression's scratch for the two-pass scan of a
-# feature (:func:`scan_two_pass`); empty: one pass.
+# feature (:func:`scan_two_pass`); empty: one pass. In a classification it
+# carries keys (empty: none): ``scan[f, i]`` holds, next to the row id
+# ``index[f, i]`` of a presorted feature, the row's class and the rank of its
+# value (:func:`carried_keys`, exact integers), so that the Gini / entropy
+# scan reads one array forward through memory rather than ``y`` and
+# ``columns`` at random rows; every partition and sort of ``index`` moves
+# them along, through the last row ``scan[n_features]``. (The keys share the
+# field rather than adding one: every field of the record is an argument of
+# each kernel call that takes it.)
 Workspace = namedtuple(
     "Workspace",
     "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
@@ -114,6 +122,69 @@ Settings = namedtuple(
     "max_features max_leaf_nodes n_classes seed random_thresholds sort_cost present_only",
     defaults=(False,),
 )
+
+#: Bits of a carried key (see :data:`Workspace`) holding the class; the
+#: value's rank is above them.
+CLASS_BITS = 8
+CLASS_MASK = (1 << CLASS_BITS) - 1
+#: Rows from which no keys are carried: below, every key is an integer
+#: below 2^53, exact in a float64.
+CARRY_BELOW_ROWS = 1 << (53 - CLASS_BITS)
+
+
+@njit(cache=True, nogil=True)
+def carries_keys(n_rows, n_classes, unsorted):
+    """Whether a classification growth of ``n_rows`` rows and ``n_classes``
+    classes carries keys (:func:`carried_keys`): some feature is searched
+    from its order (not every one flagged in ``unsorted``), and the class
+    and the rank are exact in a float64."""
+    searched = unsorted.shape[0] == 0
+    for f in range(unsorted.shape[0]):
+        searched = searched or not unsorted[f]
+    return searched and 0 < n_rows < CARRY_BELOW_ROWS and n_classes <= CLASS_MASK + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _carries_keys(data, work):
+    """Whether ``work.scan`` holds carried keys: a classification's (a
+    regression's is its scan scratch)."""
+    return work.scan.shape[0] > 0 and data.target.shape[0] == 0
+
+
+@njit(cache=True, nogil=True)
+def carried_keys(columns, y, index, unsorted):
+    """The keys carried next to ``index`` (:data:`Workspace`): for each
+    presorted feature f (not flagged in ``unsorted``) and position i, the
+    class of the row ``index[f, i]`` in the low :data:`CLASS_BITS` bits and
+    above them the rank of its value among the feature's values in that
+    order (equal values, equal ranks; every missing value a rank of its own).
+    Two consecutive rows have equal values exactly when their keys agree
+    above the class bits. The keys are float64 integers (``Workspace.scan``),
+    and the last row, ``keys[d]``, is the partition's buffer."""
+    d, m = index.shape
+    keys = np.zeros((d + 1, m))
+    for f in range(d):
+        # A table-searched feature's order (feature 0's is kept) is never scanned.
+        if unsorted.shape[0] > 0 and unsorted[f]:
+            continue
+        _rank_keys(columns[f], y, index[f], 0, m, keys[f])
+    return keys
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _rank_keys(column, y, rows, start, end, keys):
+    """``keys[start:end]`` of the rows ``rows[start:end]``, sorted by
+    ``column`` (see :func:`carried_keys`)."""
+    rank = 0
+    v = 0.0
+    for i in range(start, end):
+        row = rows[i]
+        v_next = column[row]
+        # NaN differs from everything, itself included: a rank of its own.
+        rank += i > start and v_next != v
+        keys[i] = np.float64((rank << CLASS_BITS) | np.int64(y[row]))
+        v = v_next
+
 
 # A split: feature (-1 when none is valid), threshold, side of missing values,
 # the criterion's proxy, and the number of rows going left.
@@ -310,6 +381,53 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
                 proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion)
                 best = _offer(best, proxy, feature, v, v_next, False, tol)
         v = v_next
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _scan_carried(data, work, settings, feature, start, end, best, tol):
+    """:func:`_scan_present` reading the class and the rank of the value of
+    each row from the keys carried next to the feature's order
+    (``work.scan``), forward through memory: the same sums in the same
+    order, the same candidates (a candidate is where the rank changes, which
+    is where the value does), so the same split, bit for bit. Values are
+    read only for the candidates scored, for their threshold."""
+    criterion = settings.criterion
+    min_leaf = settings.min_samples_leaf
+    index = work.index[feature]
+    keys = work.scan[feature]
+    column = data.columns[feature]
+    left = work.left
+    total = work.total
+    weight = data.weight
+    unit_weight = data.unit_weight
+    left[:] = 0.0
+    weight_total = 0.0
+    sum_right = 0.0
+    for k in range(total.shape[0]):
+        weight_total += total[k]
+        sum_right += term(total[k], criterion)
+    sum_left = 0.0
+    weight_left = 0.0
+    filtered = criterion == GINI and (unit_weight or data.integer_weight) and weight_total < 2.0**26
+    first = start + min_leaf - 1
+    last = end - min_leaf
+    key = np.int64(keys[start])
+    for i in range(start, last):
+        c = key & CLASS_MASK
+        w = 1.0 if unit_weight else weight[index[i]]
+        lc = left[c]
+        sum_left += term_change(lc, w, criterion)
+        sum_right += term_change(total[c] - lc, -w, criterion)
+        left[c] = lc + w
+        weight_left += w
+        key_next = np.int64(keys[i + 1])
+        if i >= first and (key ^ key_next) > CLASS_MASK:
+            weight_right = weight_total - weight_left
+            if not (filtered and _gini_below((sum_left, weight_left, sum_right, weight_right), best[0] - tol)):
+                proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion)
+                best = _offer(best, proxy, feature, column[index[i]], column[index[i + 1]], False, tol)
+        key = key_next
     return best
 
 
@@ -651,6 +769,9 @@ def sort_segment(data, work, feature, start, end):
     index = work.index[feature]
     for i in range(end - start):
         index[start + i] = rows[order[i]]
+    if _carries_keys(data, work):
+        # Ranks among the node's values: only their changes are read.
+        _rank_keys(column, data.y, index, start, end, work.scan[feature])
 
 
 @njit(cache=True, nogil=True)
@@ -810,6 +931,8 @@ def _scan_presorted(data, work, settings, feature, segment, best, tol):
     if settings.criterion == SQUARED_ERROR:
         return _scan_squared_error(data, work, settings, feature, segment, best, tol)
     if present_end == end and settings.criterion != MISCLASSIFICATION:
+        if work.scan.shape[0] > 0:
+            return _scan_carried(data, work, settings, feature, start, end, best, tol)
         return _scan_present(data, work, settings, feature, start, end, best, tol)
     return _scan_general(data, work, settings, feature, segment, best, tol)
 
@@ -888,10 +1011,13 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     # the node's rows, ascending, are then read rather than the feature's
     # order, so that the reads by row id go forward through memory.
     exact = not regression and (data.unit_weight or data.integer_weight)
-    index = work.index[feature] if level_slot(data, feature) == PRESORTED and not exact else work.node_rows
+    presorted = level_slot(data, feature) == PRESORTED
+    categorical = is_categorical(data, feature)
+    if exact and presorted and not categorical and work.scan.shape[0] > 0:
+        return _route_sorted(data, work, segment, split, child_counts)
+    index = work.index[feature] if presorted and not exact else work.node_rows
     column = data.columns[feature]
     goes_left = work.goes_left
-    categorical = is_categorical(data, feature)
     present = np.zeros(data.n_categories[feature] if categorical else 0, dtype=np.bool_)
     child_counts[:] = 0.0
     n_left = 0
@@ -920,6 +1046,46 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     return n_left, missing_left
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _route_sorted(data, work, segment, split, child_counts):
+    """:func:`route_rows` at a numeric split of a classification with
+    integer weights, from the split feature's segment (sorted: the split
+    search read it) and its carried keys (``work.scan``): the rows left
+    of the threshold are a prefix of its present rows (found by bisection),
+    the missing ones last, and each row's class is in its key, so no value
+    is read but the bisection's. Class weights that are integers add up
+    exactly in any order: the children's are those of the node's row order."""
+    start, end = segment
+    feature, threshold, missing_left = split
+    index = work.index[feature]
+    keys = work.scan[feature]
+    column = data.columns[feature]
+    goes_left = work.goes_left
+    weight = data.weight
+    unit_weight = data.unit_weight
+    present_end = end
+    while present_end > start and math.isnan(column[index[present_end - 1]]):
+        present_end -= 1
+    # First present position whose value is above the threshold.
+    low, high = start, present_end
+    while low < high:
+        middle = (low + high) >> 1
+        if column[index[middle]] <= threshold:
+            low = middle + 1
+        else:
+            high = middle
+    child_counts[:] = 0.0
+    for i in range(start, end):
+        row = index[i]
+        go = i < low or (i >= present_end and missing_left)
+        goes_left[row] = go
+        child_counts[0 if go else 1, np.int64(keys[i]) & CLASS_MASK] += 1.0 if unit_weight else weight[row]
+    n_left = low - start + (end - present_end if missing_left else 0)
+    if present_end == end:
+        missing_left = n_left > end - start - n_left
+    return n_left, missing_left
+
+
 @njit(cache=True, nogil=True)
 def partition(data, work, segment, features, child_features, sides=(True, True)):
     """Split the segment of every feature in ``features`` stably into the
@@ -945,6 +1111,7 @@ def partition(data, work, segment, features, child_features, sides=(True, True))
     partition_rows(work, segment)
     goes_left = work.goes_left
     index_buffer = work.index_buffer
+    carried = _carries_keys(data, work)
     n_kept_left = 0
     n_kept_right = 0
     for position in range(features.shape[0]):
@@ -957,7 +1124,14 @@ def partition(data, work, segment, features, child_features, sides=(True, True))
             n_kept_right += right_read
             continue
         index = work.index[f]
-        if left_read and right_read:
+        if carried:
+            keys = work.scan[f]
+            if left_read and right_read:
+                key_buffer = work.scan[work.index.shape[0]]
+                _stable_partition_keys(index, keys, (start, end), goes_left, (index_buffer, key_buffer))
+            else:
+                _gather_side_keys(index, keys, (start, end), goes_left, left_read)
+        elif left_read and right_read:
             _stable_partition(index, start, end, goes_left, index_buffer)
         else:
             _gather_side(index, start, end, goes_left, left_read)
@@ -995,6 +1169,48 @@ def _gather_side(rows, start, end, goes_left, left):
             row = rows[i]
             rows[write] = row
             write -= 1 - goes_left[row]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _gather_side_keys(rows, keys, segment, goes_left, left):
+    """:func:`_gather_side` moving ``keys`` along with ``rows``; ``segment = (start, end)``."""
+    start, end = segment
+    if left:
+        write = start
+        for i in range(start, end):
+            row = rows[i]
+            rows[write] = row
+            keys[write] = keys[i]
+            write += goes_left[row]
+    else:
+        write = end - 1
+        for i in range(end - 1, start - 1, -1):
+            row = rows[i]
+            rows[write] = row
+            keys[write] = keys[i]
+            write -= 1 - goes_left[row]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _stable_partition_keys(rows, keys, segment, goes_left, buffers):
+    """:func:`_stable_partition` moving ``keys`` along with ``rows``;
+    ``segment = (start, end)``, ``buffers = (rows', keys')``."""
+    start, end = segment
+    buffer, key_buffer = buffers
+    write = start
+    n_right = 0
+    for i in range(start, end):
+        row = rows[i]
+        key = keys[i]
+        go = goes_left[row]
+        rows[write] = row
+        keys[write] = key
+        buffer[n_right] = row
+        key_buffer[n_right] = key
+        write += go
+        n_right += 1 - go
+    rows[write:end] = buffer[:n_right]
+    keys[write:end] = key_buffer[:n_right]
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -27,7 +27,7 @@ from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._regression_grower import grow_squared_error, grow_squared_error_into, node_capacity
-from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace
+from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace, carried_keys, carries_keys
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
@@ -561,7 +561,12 @@ class CARTGrower:
         index = mapped_empty((self.order.shape[0], n_rows), np.int32)
         arrays = _workspace_into(index, self.order, weight, self.n_classes, n_words, unsorted, n_cells)
         del index
-        scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1)) if self.regression else np.empty((0, 0))
+        if self.regression:
+            scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1))
+        elif carries_keys(n_rows, self.n_classes, unsorted):
+            scan = carried_keys(self._columns, self._codes, arrays[0], unsorted)
+        else:
+            scan = np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         integer_weight = levels is not None and (

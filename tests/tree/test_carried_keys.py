@@ -11,12 +11,14 @@ from prunus.tree._splitter import (
     _NONE,
     CLASS_BITS,
     CLASS_MASK,
+    MAX_CARRIED_KEYS,
     GrowthData,
     Settings,
     Workspace,
     _scan_carried,
     _scan_present,
     carried_keys,
+    carries_keys,
     partition,
     route_rows,
     sort_segment,
@@ -250,3 +252,16 @@ def test_routing_by_the_sorted_segment_is_routing_by_values(
     assert (n_b, side_b) == (n_a, side_a)
     np.testing.assert_array_equal(counts_b, counts_a)
     np.testing.assert_array_equal(flags_b, flags_a)
+
+
+def test_keys_are_carried_where_they_serve_and_fit():
+    """Keys for a classification with some feature searched from its order,
+    at most 256 classes, and not more than MAX_CARRIED_KEYS of them."""
+    none = np.zeros(0, dtype=np.bool_)
+    assert carries_keys(20_000, 2, 8, none)
+    assert carries_keys(20_000, 256, 8, np.array([True, False]))
+    assert not carries_keys(20_000, 2, 2, np.array([True, True]))  # every feature from tables
+    assert not carries_keys(20_000, 257, 8, none)
+    assert not carries_keys(0, 2, 8, none)
+    assert carries_keys(MAX_CARRIED_KEYS // 9, 2, 8, none)
+    assert not carries_keys(MAX_CARRIED_KEYS // 9 + 1, 2, 8, none)

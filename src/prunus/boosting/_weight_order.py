@@ -17,7 +17,7 @@ import numpy as np
 from .._compiled import njit
 from ._bounds import feature_summary
 from ._records import ERROR
-from ._split import _assess, _clear_row
+from ._split import _assess, _assess_dense_next, _clear_row
 
 # Unit roundoff of float64.
 _UNIT_ROUNDOFF = 2.0**-53
@@ -151,13 +151,14 @@ def _unassess_dense(node, ws, s, start, stop):
     below them or of the one-sided split, so the feature's lower bound is
     unchanged (in exact arithmetic).
     """
-    Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
-    hist, seen_tot = ws.hist, ws.seen_tot
+    # A loop from 0 over views: with a run-time ``start`` the loop compiles slower (see ``_assess_dense``).
+    Xb, hist, seen_tot = node.Xb, ws.hist, ws.seen_tot
+    ib, yb, wb = node.idx[start:stop], node.yn[start:stop], node.wn[start:stop]
     feat = node.feats[s]
-    for i in range(start, stop):
-        b = Xb[feat, idx[i]]
-        c = yn[i]
-        w = wn[i]
+    for i in range(stop - start):
+        b = Xb[feat, ib[i]]
+        c = yb[i]
+        w = wb[i]
         hist[s, b, c] -= w
         seen_tot[s, c] -= w
 
@@ -197,6 +198,16 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     unit = margin_scale * _UNIT_ROUNDOFF * abs(Zp[n]) * (1.0 + 1e-3)
     fixed = 2 * n + ws.hist.shape[1] + ws.seen_tot.shape[1] + 8
     out = np.zeros(S, dtype=np.int64)
+    # A saved exact row (the rebuild of the first ``ckpt`` examples, ``ckpt < answer``; -1: none), made at
+    # the feature's first probe too close to call: a later one restores it and adds the examples up to
+    # the probe, instead of rebuilding from the first example. Zero outside its seen bins between features.
+    C = ws.seen_tot.shape[1]
+    B = ws.hist.shape[1]
+    hist = np.zeros((B, C))
+    seen = np.empty(C)
+    occ = np.zeros(B, dtype=np.uint8)
+    brange = np.empty(3, dtype=np.int64)
+    nzs = np.empty(C)
     for s in range(S):
         if s == best_slot:
             out[s] = n
@@ -205,6 +216,7 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
             continue
         if not target > 0.0:  # L_0 = 0 already reaches it
             continue
+        ckpt = -1
         mk = ws.mk[s]
         pos = mk  # the row holds the first ``pos`` examples
         ops = mk  # float operations any of its cells received: bounds their rounding
@@ -275,24 +287,41 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 z = Zp[ma] + (target - va) / (vb - va) * (Zp[mb] - Zp[ma])
                 mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
             if mid >= pos:
-                _assess(node, ws, s, pos, mid)
+                if exact:
+                    # the row is the rebuild of the first ``pos`` examples: the search's adds, bit for bit
+                    _assess_dense_next(node, ws, s, pos, mid)
+                else:
+                    _assess(node, ws, s, pos, mid)
                 ops += mid - pos
+            elif 0 <= ckpt <= mid and mid - ckpt <= pos - mid:
+                # the rows a restore writes include every bin the saved row has seen (it was added to since)
+                _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
+                _assess_dense_next(node, ws, s, ckpt, mid)
+                ops += mid - ckpt
+                exact = True
             elif pos - mid <= mid:
                 _unassess_dense(node, ws, s, mid, pos)
                 ops += pos - mid
                 exact = False
             else:  # fewer examples from the first one
                 _clear_row(node, ws, s)
-                _assess(node, ws, s, 0, mid)
+                _assess_dense_next(node, ws, s, 0, mid)
                 ops += mid
                 exact = True
             pos = mid
             margin = unit * (fixed + ops)
             v = feature_summary(node, ws, s, 1.0)[0]
             if not exact and target - margin <= v < target + margin:
-                # too close to call with rounded sums: rebuild the prefix
-                _clear_row(node, ws, s)
-                _assess(node, ws, s, 0, mid)
+                # too close to call with rounded sums: the prefix exactly, from the saved row at or below
+                # ``a`` (saved now if there is none yet)
+                if ckpt < 0:
+                    _clear_row(node, ws, s)
+                    _assess_dense_next(node, ws, s, 0, a)
+                    _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+                    ckpt = a
+                else:
+                    _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
+                _assess_dense_next(node, ws, s, ckpt, mid)
                 exact = True
                 v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target:
@@ -301,8 +330,16 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
             else:
                 a = ma = mid
                 la = va = v
+                if exact and ckpt >= 0:
+                    _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+                    ckpt = mid
             interpolate = not used or 2 * (b - a) <= width
         out[s] = b
+        if ckpt >= 0:
+            for bb in range(max(brange[0], 0), min(brange[1] + 1, B)):
+                for c in range(C):
+                    hist[bb, c] = 0.0
+                occ[bb] = 0
     return out
 
 

@@ -237,11 +237,12 @@ def _grow_fold(sample, growth, grow_weight, k):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _primary_side(x, node, nodes, n_cat):
+def _primary_side(x, node, split, n_cat):
     """Side the split of ``node`` sends the row ``x``: 1 left, -1 right, 0
     none (its feature missing, or at a categorical split no level code), as
-    ``apply_surrogate_kernel`` reads it."""
-    left, right, feature, threshold, missing_left, counts, bits = nodes
+    ``apply_surrogate_kernel`` reads it; ``split = (feature, threshold,
+    bits)`` of every node."""
+    feature, threshold, bits = split
     f = feature[node]
     value = x[f]
     if n_cat.shape[0] > 0 and n_cat[f] > 0:
@@ -255,20 +256,17 @@ def _primary_side(x, node, nodes, n_cat):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _surrogates_side(x, node, store, n_cat):
-    """Side of the first of the node's surrogates in ``store`` that gives
-    the row ``x`` one (0: none does)."""
+def _surrogates_side(x, node, tables, n_cat):
+    """Side of the first of the node's surrogates that gives the row ``x``
+    one (0: none does); ``tables`` = the store's (n_found, feature,
+    threshold, left_below, bits, known)."""
+    n_found, s_feature, s_threshold, s_left_below, s_bits, s_known = tables
     has_levels = n_cat.shape[0] > 0
-    for q in range(store.n_found[node]):
-        g = store.feature[node, q]
+    for q in range(n_found[node]):
+        g = s_feature[node, q]
         n_levels = n_cat[g] if has_levels else 0
         s = surrogate_side(
-            x[g],
-            n_levels,
-            store.threshold[node, q],
-            store.left_below[node, q],
-            store.bits[node, q],
-            store.known[node, q],
+            x[g], n_levels, s_threshold[node, q], s_left_below[node, q], s_bits[node, q], s_known[node, q]
         )
         if s != 0:
             return s
@@ -292,6 +290,9 @@ def _route_by_store(sample, data, grow_weight, rows, nodes, store):
     X = sample.X
     held, train = rows
     left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
+    tables = (store.n_found, store.feature, store.threshold, store.left_below, store.bits, store.known)
+    n_found = store.n_found
     n_cat = data.n_categories
     # Leaves of the training rows, found when a node first needs its rows.
     train_leaf = np.empty(0, dtype=np.int64)
@@ -300,13 +301,13 @@ def _route_by_store(sample, data, grow_weight, rows, nodes, store):
         x = X[held[i]]
         node = 0
         while left[node] != -1:
-            s = _primary_side(x, node, nodes, n_cat)
+            s = _primary_side(x, node, split, n_cat)
             if s == 0:
-                if store.n_found[node] == DEFERRED:
+                if n_found[node] == DEFERRED:
                     if train_leaf.shape[0] == 0:
-                        train_leaf = _training_leaves(X, train, grow_weight, nodes, store, n_cat)
+                        train_leaf = _training_leaves(X, train, grow_weight, nodes, tables, n_cat)
                     _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
-                s = _surrogates_side(x, node, store, n_cat)
+                s = _surrogates_side(x, node, tables, n_cat)
             if s == 0:
                 s = 1 if missing_left[node] else -1
             node = left[node] if s == 1 else right[node]
@@ -315,10 +316,12 @@ def _route_by_store(sample, data, grow_weight, rows, nodes, store):
 
 
 @njit(cache=True, nogil=True)
-def _training_leaves(X, train, grow_weight, nodes, store, n_cat):
+def _training_leaves(X, train, grow_weight, nodes, tables, n_cat):
     """Leaf of every training row (-1 for those of no weight), routed as the
-    growth sent them: no row meets a deferred node without its feature."""
+    growth sent them (``tables`` as for :func:`_surrogates_side`): no row
+    meets a deferred node without its feature."""
     left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
     out = np.full(train.shape[0], -1, dtype=np.int64)
     for i in range(train.shape[0]):
         if not grow_weight[train[i]] > 0.0:
@@ -326,9 +329,9 @@ def _training_leaves(X, train, grow_weight, nodes, store, n_cat):
         x = X[train[i]]
         node = 0
         while left[node] != -1:
-            s = _primary_side(x, node, nodes, n_cat)
+            s = _primary_side(x, node, split, n_cat)
             if s == 0:
-                s = _surrogates_side(x, node, store, n_cat)
+                s = _surrogates_side(x, node, tables, n_cat)
             if s == 0:
                 s = 1 if missing_left[node] else -1
             node = left[node] if s == 1 else right[node]
@@ -343,6 +346,7 @@ def _find_deferred(X, data, grow_weight, train, nodes, store, node):
     ascending order."""
     rows, leaf = train
     left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
     last = node
     while left[last] != -1:
         last = right[last]
@@ -355,7 +359,7 @@ def _find_deferred(X, data, grow_weight, train, nodes, store, node):
     node_rows = node_rows[:m]
     side = store.side
     for i in range(m):
-        side[node_rows[i]] = _primary_side(X[node_rows[i]], node, nodes, data.n_categories)
+        side[node_rows[i]] = _primary_side(X[node_rows[i]], node, split, data.n_categories)
     node_surrogates(data.columns, data.n_categories, grow_weight, node_rows, side, feature[node], store, node)
 
 

@@ -92,6 +92,20 @@ def fold_batch(
     -------
     list of (ndarray, ndarray, float) or None
     """
+    records = batch_records(job, folds)
+    if records is None:
+        return None
+    sample, growth, rows = records
+    betas = np.asarray(betas, dtype=np.float64)
+    wrong, held = classification_fold_risks(sample, growth, rows, betas)
+    return [(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))]
+
+
+def batch_records(
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[np.ndarray, ...]] | None:
+    """The (:data:`FoldSample`, :data:`FoldGrowth`, :data:`FoldRows`) of
+    :func:`fold_batch`'s call, or None where it gives way."""
     grower, weight = job.grower, job.weight
     n_folds = len(folds)
     if n_folds == 0:
@@ -126,10 +140,7 @@ def fold_batch(
     sample = FoldSample(grower.X, grower.y, weight, grower.order)
     test_offsets = np.zeros(n_folds + 1, dtype=np.int64)
     np.cumsum([test.shape[0] for test in tests], out=test_offsets[1:])
-    rows = FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
-    betas = np.asarray(betas, dtype=np.float64)
-    wrong, held = classification_fold_risks(sample, growth, rows, betas)
-    return [(wrong[k], wrong[k], float(held[k])) for k in range(n_folds)]
+    return sample, growth, FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
 
 
 @njit(cache=True, nogil=True)

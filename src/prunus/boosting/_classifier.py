@@ -16,12 +16,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import sparse
 from scipy.special import softmax
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..tree._importance import classification_importances
 from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
+from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
@@ -56,7 +57,7 @@ def samme_alpha(err: float, n_classes: int) -> float:
     return np.log((1.0 - err) / err) + np.log(n_classes - 1.0)
 
 
-class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
+class ExactBoostClassifier(Classifier, BaseEstimator):
     """AdaBoost (discrete for 2 classes, SAMME for more) of exact greedy trees.
 
     Every weak learner is the exact greedy-optimal depth-``max_depth`` tree
@@ -631,26 +632,3 @@ class ExactBoostClassifier(ClassifierMixin, BaseEstimator):
         """
         for dec in self.staged_decision_function(X):
             yield self._proba(dec, self.n_classes_)
-
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (dense or scipy sparse CSR / CSC).
-        y : array-like of shape (n_samples,)
-            True class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights of the mean.
-
-        Returns
-        -------
-        score : float
-            The (weighted) fraction of rows whose predicted class is ``y``.
-
-        See Also
-        --------
-        staged_score : The accuracy after each round.
-        """
-        return super().score(X, y, sample_weight)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import (
     check_is_fitted,
@@ -18,6 +18,7 @@ from sklearn.utils.validation import (
 from torch import nn
 from torch.nn import functional as F
 
+from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit
@@ -69,7 +70,7 @@ def _standardize(X, mean, scale):
     return np.clip(Z, -STANDARDIZED_LIMIT, STANDARDIZED_LIMIT)
 
 
-class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
+class TreeSoftmaxClassifier(Classifier, BaseEstimator):
     """Many-class classifier: MLP representation f_Theta + tree-structured softmax.
 
     Trained as in Algorithm 1: the representation and the node decision
@@ -394,29 +395,6 @@ class TreeSoftmaxClassifier(ClassifierMixin, BaseEstimator):
         else:
             codes = np.argmax(self.predict_log_proba(X), axis=1)
         return self.classes_[codes]
-
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows.
-        y : array-like of shape (n_samples,)
-            True class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights of the mean.
-
-        Returns
-        -------
-        score : float
-            The (weighted) fraction of rows whose predicted class is ``y``.
-
-        See Also
-        --------
-        predict : The class of every row.
-        """
-        return super().score(X, y, sample_weight)
 
     # ------------------------------------------------------------------ persistence
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -19,6 +18,7 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
+from ..utils._classifier import Classifier
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._base import SHARED_CONSTRAINTS, BaseCART
@@ -81,7 +81,7 @@ def _labels_type(y: np.ndarray) -> str | None:
     return "multiclass" if n_distinct > 2 else "binary"
 
 
-class CARTClassifier(ClassifierMixin, BaseCART):
+class CARTClassifier(Classifier, BaseCART):
     """CART with Breiman's misclassification pruning and a choice of final selection.
 
     Implements the procedure analysed in Gey, *Risk bounds for CART
@@ -573,29 +573,6 @@ class CARTClassifier(ClassifierMixin, BaseCART):
         """
         leaves = self.apply(X)
         return self.classes_[self._leaf_label[leaves]]
-
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (NaN is a missing value).
-        y : array-like of shape (n_samples,)
-            True class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights of the mean.
-
-        Returns
-        -------
-        score : float
-            The (weighted) fraction of rows whose predicted class is ``y``.
-
-        See Also
-        --------
-        predict : The class of every row.
-        """
-        return super().score(X, y, sample_weight)
 
 
 def _node_proba(tree, counts):

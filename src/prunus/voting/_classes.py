@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -49,6 +49,7 @@ from ..tree._encoding import close_table, coded_table, open_table
 from ..tree._tree import check_X_missing
 from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
+from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
@@ -105,7 +106,7 @@ def _fixed(value):
     return None if value is None else float(value)
 
 
-class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
+class _SubtreeClassifier(Classifier, BaseEstimator):
     """Shared fit / CV / validation; subclasses define the per-point model."""
 
     _lambda_names: tuple[str, ...] = ()
@@ -393,29 +394,6 @@ class _SubtreeClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
-
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (NaN is a missing value for CART partitions).
-        y : array-like of shape (n_samples,)
-            True class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights of the mean.
-
-        Returns
-        -------
-        score : float
-            The (weighted) fraction of rows whose predicted class is ``y``.
-
-        See Also
-        --------
-        predict : The class of every row.
-        """
-        return super().score(X, y, sample_weight)
 
 
 class PACBayesTreeClassifier(_SubtreeClassifier):

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from numpy.typing import ArrayLike
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -38,6 +38,7 @@ from ..tree._tree import check_X_missing
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
+from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._validation import open_classifier_fit, refuse_dask
@@ -128,7 +129,7 @@ class _ForestTree:
         _add_votes(total, rows, leaves, *shares)
 
 
-class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
+class PACBayesForestClassifier(Classifier, BaseEstimator):
     """Random forest of CART trees, each predicting by its PAC-Bayes vote over all subtrees.
 
     Beyond Nguyen & Kpotufe (NeurIPS 2018): their practical PAC-Bayes tree
@@ -588,26 +589,3 @@ class PACBayesForestClassifier(ClassifierMixin, BaseEstimator):
         """
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)]
-
-    def score(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> float:
-        """Mean accuracy of :meth:`predict` on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-            The rows (NaN is a missing value).
-        y : array-like of shape (n_samples,)
-            True class labels.
-        sample_weight : array-like of shape (n_samples,), optional
-            Row weights of the mean.
-
-        Returns
-        -------
-        score : float
-            The (weighted) fraction of rows whose predicted class is ``y``.
-
-        See Also
-        --------
-        predict : The class of every row.
-        """
-        return super().score(X, y, sample_weight)

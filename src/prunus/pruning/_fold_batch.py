@@ -16,6 +16,7 @@ keep one task per fold.
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -26,7 +27,12 @@ from .._compiled import njit
 from ..tree._grower import grow_depth_first
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
 from ..tree._splitter import GrowthData, Settings, Workspace, carried_keys, carries_keys
-from ..tree._surrogate import _gather_surrogates, apply_surrogate_kernel, new_store
+from ..tree._surrogate import (
+    DEFERRED,
+    new_store,
+    node_surrogates,
+    surrogate_side,
+)
 from ..tree.cart import _workspace_into
 from ._path_kernels import fold_misclassified, node_parents
 
@@ -91,6 +97,20 @@ def fold_batch(
     -------
     list of (ndarray, ndarray, float) or None
     """
+    records = batch_records(job, folds)
+    if records is None:
+        return None
+    sample, growth, rows = records
+    betas = np.asarray(betas, dtype=np.float64)
+    wrong, held = classification_fold_risks(sample, growth, rows, betas)
+    return [(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))]
+
+
+def batch_records(
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]]
+) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[np.ndarray, ...]] | None:
+    """The (:data:`FoldSample`, :data:`FoldGrowth`, :data:`FoldRows`) of
+    :func:`fold_batch`'s call, or None where it gives way."""
     grower, weight = job.grower, job.weight
     n_folds = len(folds)
     if n_folds == 0:
@@ -125,10 +145,7 @@ def fold_batch(
     sample = FoldSample(grower.X, grower.y, weight, grower.order)
     test_offsets = np.zeros(n_folds + 1, dtype=np.int64)
     np.cumsum([test.shape[0] for test in tests], out=test_offsets[1:])
-    rows = FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
-    betas = np.asarray(betas, dtype=np.float64)
-    wrong, held = classification_fold_risks(sample, growth, rows, betas)
-    return [(wrong[k], wrong[k], float(held[k])) for k in range(n_folds)]
+    return sample, growth, FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
 
 
 @njit(cache=True, nogil=True)
@@ -152,10 +169,14 @@ def classification_fold_risks(sample, growth, folds, temperatures):
         grow_weight = np.zeros(n)
         for i in range(train_offsets[k], train_offsets[k + 1]):
             grow_weight[train_rows[i]] = weight[train_rows[i]]
-        nodes = _grow_fold(sample, growth, grow_weight, k)
+        nodes, store = _grow_fold(sample, growth, grow_weight, k)
         rows = test_rows[test_offsets[k] : test_offsets[k + 1]]
-        left, right, feature, threshold, missing_left, counts, bits, surrogates, n_surrogates = nodes
-        leaves = _route_held_out(X, rows, growth.shared.plain.n_categories, nodes)
+        left, right, feature, threshold, missing_left, counts, bits = nodes
+        if store.n_found.shape[0] > 0:
+            train = train_rows[train_offsets[k] : train_offsets[k + 1]]
+            leaves = _route_by_store(sample, growth.shared.plain, grow_weight, (rows, train), nodes, store)
+        else:
+            leaves = _route_held_out(X, rows, growth.shared.plain.n_categories, nodes)
         parent = node_parents(left, right)
         held_y = np.empty(rows.shape[0], dtype=y.dtype)
         held_w = np.empty(rows.shape[0])
@@ -170,9 +191,11 @@ def classification_fold_risks(sample, growth, folds, temperatures):
 
 @njit(cache=True, nogil=True)
 def _grow_fold(sample, growth, grow_weight, k):
-    """``CARTGrower.grow_arrays`` of fold k (weights ``grow_weight``), with
-    the surrogate splits as the flat routing tables
-    (offsets, feature, threshold, left_below, bits, known) and their number."""
+    """``CARTGrower.grow_arrays`` of fold k (weights ``grow_weight``): the
+    node arrays, and the surrogate store of a growth that looked for
+    surrogates (else the grower's empty one). The store's searches are
+    deferred where no training row needs them (see
+    :func:`_route_by_store`, which finds those the held-out rows need)."""
     order = sample.order
     shared = growth.shared
     rows_with_missing = shared.rows_with_missing
@@ -223,57 +246,164 @@ def _grow_fold(sample, growth, grow_weight, k):
         keys = np.empty((0, 0))
     work = _workspace(arrays, keys)
     if finds:
-        store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, shared.store_flags)
+        flags = np.ones(3, dtype=np.bool_)  # [2]: searches deferred where no training row needs them
+        flags[:2] = shared.store_flags[:2]
+        store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, flags)
         data = _with_weight(shared.plain, grow_weight, unit, False)
-        left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(data, work, settings, store)
-        offsets, s_feature, s_threshold, s_left_below, s_bits, s_known, _, _ = _gather_surrogates(
-            store, left.shape[0], left == -1
-        )
-        surrogates = (offsets, s_feature, s_threshold, s_left_below, s_bits, s_known)
-        return left, right, feature, threshold, missing_left, counts, bits, surrogates, s_feature.shape[0]
+        return grow_depth_first(data, work, settings, store), store
     # Integer weights throughout (see batchable): a growth with tables has integer_weight.
     data = _with_weight(shared.tables, grow_weight, unit, shared.unsorted.shape[0] > 0)
-    left, right, feature, threshold, missing_left, counts, bits = grow_depth_first(
-        data, work, settings, shared.no_store
-    )
-    n_words = shared.n_words
-    surrogates = (
-        np.zeros(left.shape[0] + 1, dtype=np.int64),
-        np.empty(0, dtype=np.int64),
-        np.empty(0),
-        np.empty(0, dtype=np.bool_),
-        np.empty((0, n_words), dtype=np.int64),
-        np.empty((0, n_words), dtype=np.int64),
-    )
-    return left, right, feature, threshold, missing_left, counts, bits, surrogates, -1
+    return grow_depth_first(data, work, settings, shared.no_store), shared.no_store
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _primary_side(x, node, split, n_cat):
+    """Side the split of ``node`` sends the row ``x``: 1 left, -1 right, 0
+    none (its feature missing, or at a categorical split no level code), as
+    ``apply_surrogate_kernel`` reads it; ``split = (feature, threshold,
+    bits)`` of every node."""
+    feature, threshold, bits = split
+    f = feature[node]
+    value = x[f]
+    if n_cat.shape[0] > 0 and n_cat[f] > 0:
+        if value >= 0.0 and value < n_cat[f] and value == np.floor(value):
+            code = np.int64(value)
+            return 1 if (bits[node, code >> 6] >> (code & 63)) & 1 == 1 else -1
+        return 0
+    if math.isnan(value):
+        return 0
+    return 1 if value <= threshold[node] else -1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _surrogates_side(x, node, tables, n_cat):
+    """Side of the first of the node's surrogates that gives the row ``x``
+    one (0: none does); ``tables`` = the store's (n_found, feature,
+    threshold, left_below, bits, known)."""
+    n_found, s_feature, s_threshold, s_left_below, s_bits, s_known = tables
+    has_levels = n_cat.shape[0] > 0
+    for q in range(n_found[node]):
+        g = s_feature[node, q]
+        n_levels = n_cat[g] if has_levels else 0
+        s = surrogate_side(
+            x[g], n_levels, s_threshold[node, q], s_left_below[node, q], s_bits[node, q], s_known[node, q]
+        )
+        if s != 0:
+            return s
+    return 0
+
+
+@njit(cache=True, nogil=True)
+def _route_by_store(sample, data, grow_weight, rows, nodes, store):
+    """Leaves of the held-out rows of a fold whose growth looked for
+    surrogates, ``rows = (held-out rows, training rows)``, routed as
+    ``apply_surrogate_kernel`` routes them by the surrogates of ``store``.
+
+    Where the growth deferred a node's search (none of its training rows
+    missed the split's feature), a held-out row missing it finds them here,
+    over the node's training rows (those of positive weight whose leaf lies
+    in its subtree: depth-first growth numbers a subtree's nodes
+    consecutively), with every feature a candidate (those constant there
+    give none) and the numeric ones sorted afresh: with integer weights,
+    the same surrogates as the growth's search over its presorted segments.
+    """
+    X = sample.X
+    held, train = rows
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
+    tables = (store.n_found, store.feature, store.threshold, store.left_below, store.bits, store.known)
+    n_found = store.n_found
+    n_cat = data.n_categories
+    # Leaves of the training rows, found when a node first needs its rows.
+    train_leaf = np.empty(0, dtype=np.int64)
+    out = np.empty(held.shape[0], dtype=np.int64)
+    for i in range(held.shape[0]):
+        x = X[held[i]]
+        node = 0
+        while left[node] != -1:
+            s = _primary_side(x, node, split, n_cat)
+            if s == 0:
+                if n_found[node] == DEFERRED:
+                    if train_leaf.shape[0] == 0:
+                        train_leaf = _training_leaves(X, train, grow_weight, nodes, tables, n_cat)
+                    _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
+                s = _surrogates_side(x, node, tables, n_cat)
+            if s == 0:
+                s = 1 if missing_left[node] else -1
+            node = left[node] if s == 1 else right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _training_leaves(X, train, grow_weight, nodes, tables, n_cat):
+    """Leaf of every training row (-1 for those of no weight), routed as the
+    growth sent them (``tables`` as for :func:`_surrogates_side`): no row
+    meets a deferred node without its feature."""
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
+    out = np.full(train.shape[0], -1, dtype=np.int64)
+    for i in range(train.shape[0]):
+        if not grow_weight[train[i]] > 0.0:
+            continue
+        x = X[train[i]]
+        node = 0
+        while left[node] != -1:
+            s = _primary_side(x, node, split, n_cat)
+            if s == 0:
+                s = _surrogates_side(x, node, tables, n_cat)
+            if s == 0:
+                s = 1 if missing_left[node] else -1
+            node = left[node] if s == 1 else right[node]
+        out[i] = node
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _find_deferred(X, data, grow_weight, train, nodes, store, node):
+    """The surrogates of ``node``, whose search the growth deferred, into
+    ``store``: over its training rows ``train = (rows, their leaves)``, in
+    ascending order."""
+    rows, leaf = train
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits)
+    last = node
+    while left[last] != -1:
+        last = right[last]
+    node_rows = np.empty(rows.shape[0], dtype=np.int64)
+    m = 0
+    for i in range(rows.shape[0]):
+        if leaf[i] >= node and leaf[i] <= last:
+            node_rows[m] = rows[i]
+            m += 1
+    node_rows = node_rows[:m]
+    side = store.side
+    for i in range(m):
+        side[node_rows[i]] = _primary_side(X[node_rows[i]], node, split, data.n_categories)
+    node_surrogates(data.columns, data.n_categories, grow_weight, node_rows, side, feature[node], store, node)
 
 
 @njit(cache=True, nogil=True)
 def _route_held_out(X, rows, n_cat, nodes):
-    """Leaves of the held-out ``rows`` in a fold's tree ``nodes``, by the
-    kernel ``selection._classification_fold_loss`` picks: surrogate splits
-    where the growth found some, subsets of levels where it split a
-    categorical feature, else thresholds (the same leaves by each)."""
-    left, right, feature, threshold, missing_left, counts, bits, surrogates, n_surrogates = nodes
+    """Leaves of the held-out ``rows`` in a fold's tree ``nodes`` grown
+    without surrogates, by the kernel ``selection._classification_fold_loss``
+    picks: subsets of levels where it split a categorical feature, else
+    thresholds (the same leaves by each)."""
+    left, right, feature, threshold, missing_left, counts, bits = nodes
     n_nodes = left.shape[0]
     has_levels = False
     for f in range(n_cat.shape[0]):
         has_levels = has_levels or n_cat[f] > 0
-    # n_surrogates is -1 for a growth that looked for none (as None in Python).
-    is_categorical = np.zeros(n_nodes, dtype=np.bool_)
-    any_categorical = False
-    if n_surrogates >= 0 or has_levels:
+    if has_levels:
+        is_categorical = np.zeros(n_nodes, dtype=np.bool_)
+        any_categorical = False
         for t in range(n_nodes):
             is_categorical[t] = left[t] != -1 and n_cat[max(feature[t], 0)] > 0
             any_categorical = any_categorical or is_categorical[t]
-    if n_surrogates > 0:
-        return apply_surrogate_kernel(
-            X, rows, left, feature, threshold, missing_left, (right, is_categorical, bits, n_cat), surrogates
-        )
-    if has_levels and any_categorical:
-        return apply_categorical_kernel(
-            X, rows, left, right, feature, threshold, missing_left, (is_categorical, bits, n_cat)
-        )
+        if any_categorical:
+            return apply_categorical_kernel(
+                X, rows, left, right, feature, threshold, missing_left, (is_categorical, bits, n_cat)
+            )
     return apply_rows_kernel(X, rows, left, right, feature, threshold, missing_left)
 
 

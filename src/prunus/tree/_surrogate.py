@@ -59,6 +59,9 @@ CHOOSE_BY_FIT = False
 #: Adjusted agreements at or below this are no better than the majority rule (rpart's cut-off).
 MIN_ADJ = 1e-10
 
+#: ``SurrogateStore.n_found`` of a node whose search was deferred.
+DEFERRED = -1
+
 # Per-node tables of one growth (``cap`` nodes, ``K`` = max_surrogates
 # slots each, ``W`` int64 words of a level bitset): surrogate feature (-1 in
 # unused slots), threshold (numeric), whether ``x <= threshold`` goes left,
@@ -67,7 +70,10 @@ MIN_ADJ = 1e-10
 # scratch by row id (+1 left, -1 right, 0 primary missing); ``majority_last``
 # (shape (2,)): [0] chooses the last resort, the primary's majority side
 # (rpart) rather than the side learned for missing values; [1] chooses per
-# split between the surrogates and the learned side (:data:`CHOOSE_BY_FIT`).
+# split between the surrogates and the learned side (:data:`CHOOSE_BY_FIT`);
+# an optional [2] defers the search at a split none of whose rows misses its
+# feature: ``n_found`` is then :data:`DEFERRED` there, for a caller that
+# finds them only where a row it routes needs them (:func:`deferred_surrogates`).
 SurrogateStore = namedtuple(
     "SurrogateStore", "feature threshold left_below agreement adj bits known n_found side majority_last"
 )
@@ -492,16 +498,12 @@ def split_with_surrogates(
             any_missing = True
         else:
             side[r] = 1 if goes_left[r] else -1
-    if not _ascending(candidates):
-        candidates = np.sort(candidates)
-    if sorted_segments:
-        segments = work.index[:, start:end]
+    if not any_missing and store.majority_last.shape[0] > 2 and store.majority_last[2]:
+        # No row here needs a surrogate: the search waits for a row that does.
+        w_left, w_right = _side_weights(data.weight, rows, side)
+        store.n_found[node] = DEFERRED if w_left > 0.0 and w_right > 0.0 else 0
     else:
-        segments = np.empty((0, 0), dtype=work.index.dtype)
-    w_left, w_right = segment_surrogates(
-        data.columns, data.n_categories, data.weight, rows, side, feature, store, node, candidates, segments
-    )
-
+        w_left, w_right = _node_surrogates(data, work, segment, feature, store, node, candidates, sorted_segments)
     if w_left <= 0.0 or w_right <= 0.0:
         # A split on missingness: the learned side stands.
         return n_left, missing_left
@@ -545,6 +547,46 @@ def split_with_surrogates(
     for i in range(rows.shape[0]):
         n_left += goes_left[rows[i]]
     return n_left, last_left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _side_weights(weight, rows, side):
+    """(W_L, W_R): the weights of ``rows`` the primary sends left and right
+    (summed as :func:`segment_surrogates` sums them)."""
+    w_left = 0.0
+    w_right = 0.0
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        if side[r] == 1:
+            w_left += weight[r]
+        elif side[r] == -1:
+            w_right += weight[r]
+    return w_left, w_right
+
+
+@njit(cache=True, nogil=True)
+def _node_surrogates(data, work, segment, feature, store, node, candidates, sorted_segments):
+    """:func:`segment_surrogates` of the node ``segment = (start, end)`` of
+    ``work`` split on ``feature`` (``store.side`` set on its rows)."""
+    start, end = segment
+    if not _ascending(candidates):
+        candidates = np.sort(candidates)
+    if sorted_segments:
+        segments = work.index[:, start:end]
+    else:
+        segments = np.empty((0, 0), dtype=work.index.dtype)
+    return segment_surrogates(
+        data.columns,
+        data.n_categories,
+        data.weight,
+        work.node_rows[start:end],
+        store.side,
+        feature,
+        store,
+        node,
+        candidates,
+        segments,
+    )
 
 
 @njit(cache=True, nogil=True)

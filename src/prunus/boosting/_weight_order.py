@@ -16,7 +16,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._bounds import feature_summary
-from ._records import ERROR
+from ._records import ERROR, class_sums_at
 from ._split import _assess, _assess_dense_next, _clear_row
 
 # Unit roundoff of float64.
@@ -155,12 +155,23 @@ def _unassess_dense(node, ws, s, start, stop):
     Xb, hist, seen_tot = node.Xb, ws.hist, ws.seen_tot
     ib, yb, wb = node.idx[start:stop], node.yn[start:stop], node.wn[start:stop]
     feat = node.feats[s]
+    C = seen_tot.shape[1]
+    lg = 1
+    while (1 << lg) <= stop:
+        lg += 1
+    if stop - start < 2 * C * lg:
+        for i in range(stop - start):
+            b = Xb[feat, ib[i]]
+            c = yb[i]
+            w = wb[i]
+            hist[s, b, c] -= w
+            seen_tot[s, c] -= w
+        return
+    # A long batch: the class sums of the first ``start`` examples as a rebuild sums them (no rounding
+    # error there at all), without a read-modify-write of a few cells per example.
     for i in range(stop - start):
-        b = Xb[feat, ib[i]]
-        c = yb[i]
-        w = wb[i]
-        hist[s, b, c] -= w
-        seen_tot[s, c] -= w
+        hist[s, Xb[feat, ib[i]], yb[i]] -= wb[i]
+    class_sums_at(node, seen_tot, s, start)
 
 
 @njit(cache=True)

@@ -367,14 +367,7 @@ def segment_surrogates(columns, n_categories, weight, rows, side, primary, store
     the others must be constant or missing on ``rows``). ``segments``: empty,
     or a row per feature holding ``rows`` sorted by that feature with missing
     values last (the builder's presorted segments), so that nothing is sorted."""
-    w_left = 0.0
-    w_right = 0.0
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        if side[r] == 1:
-            w_left += weight[r]
-        elif side[r] == -1:
-            w_right += weight[r]
+    w_left, w_right = _side_weights(weight, rows, side)
     max_k = store.feature.shape[1]
     n_found = 0
     total = w_left + w_right
@@ -551,8 +544,7 @@ def split_with_surrogates(
 
 @njit(cache=True, nogil=True, inline="always")
 def _side_weights(weight, rows, side):
-    """(W_L, W_R): the weights of ``rows`` the primary sends left and right
-    (summed as :func:`segment_surrogates` sums them)."""
+    """(W_L, W_R): the weights of ``rows`` the primary sends left and right."""
     w_left = 0.0
     w_right = 0.0
     for i in range(rows.shape[0]):

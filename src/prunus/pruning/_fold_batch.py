@@ -293,6 +293,21 @@ def _surrogates_side(x, node, tables, n_cat):
     return 0
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _side(x, node, split, tables, n_cat):
+    """Side ``node`` sends the row ``x`` (1 left, -1 right), as
+    ``apply_surrogate_kernel`` sends it: its split, else the first of its
+    surrogates that gives one, else the majority side; ``split =
+    (feature, threshold, bits, missing_left)`` of every node."""
+    feature, threshold, bits, missing_left = split
+    s = _primary_side(x, node, (feature, threshold, bits), n_cat)
+    if s == 0:
+        s = _surrogates_side(x, node, tables, n_cat)
+    if s == 0:
+        s = 1 if missing_left[node] else -1
+    return s
+
+
 @njit(cache=True, nogil=True)
 def _route_by_store(sample, data, grow_weight, rows, nodes, store):
     """Leaves of the held-out rows of a fold whose growth looked for
@@ -321,16 +336,11 @@ def _route_by_store(sample, data, grow_weight, rows, nodes, store):
         x = X[held[i]]
         node = 0
         while left[node] != -1:
-            s = _primary_side(x, node, split, n_cat)
-            if s == 0:
-                if n_found[node] == DEFERRED:
-                    if train_leaf.shape[0] == 0:
-                        train_leaf = _training_leaves(X, train, grow_weight, nodes, tables, n_cat)
-                    _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
-                s = _surrogates_side(x, node, tables, n_cat)
-            if s == 0:
-                s = 1 if missing_left[node] else -1
-            node = left[node] if s == 1 else right[node]
+            if n_found[node] == DEFERRED and _primary_side(x, node, split, n_cat) == 0:
+                if train_leaf.shape[0] == 0:
+                    train_leaf = _training_leaves(X, train, grow_weight, nodes, tables, n_cat)
+                _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
+            node = left[node] if _side(x, node, (*split, missing_left), tables, n_cat) == 1 else right[node]
         out[i] = node
     return out
 
@@ -349,12 +359,7 @@ def _training_leaves(X, train, grow_weight, nodes, tables, n_cat):
         x = X[train[i]]
         node = 0
         while left[node] != -1:
-            s = _primary_side(x, node, split, n_cat)
-            if s == 0:
-                s = _surrogates_side(x, node, tables, n_cat)
-            if s == 0:
-                s = 1 if missing_left[node] else -1
-            node = left[node] if s == 1 else right[node]
+            node = left[node] if _side(x, node, (*split, missing_left), tables, n_cat) == 1 else right[node]
         out[i] = node
     return out
 

@@ -49,6 +49,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._criterion import SQUARED_ERROR, better, node_term, split_proxy, squared_error_proxy
+from ._no_refcount import njit_counted, njit_no_refcount
 
 #: Most levels present at a node for which the partitions of a K > 2 class
 #: node are enumerated exhaustively (2^(m-1) - 1 of them); above it, the
@@ -180,7 +181,7 @@ def _record_mask(work, present, mask):
             bits[code >> 6] |= np.int64(1) << (code & 63)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _offer_subset(work, settings, feature, candidate, best, tol):
     """Score the subset ``levels[:n_left]`` (``candidate = (levels, n_left,
     left statistics, rows left, node segment sizes)``) with the missing rows
@@ -199,7 +200,7 @@ def _offer_subset(work, settings, feature, candidate, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _scan_order(work, settings, feature, stats, rows, order, sizes, best, tol):
     """Prefix splits of the levels in ``order``: the first j levels left, for
     j = 1 .. m - 1, and all m left (missing right) when values are missing."""
@@ -541,7 +542,7 @@ def _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol
     return _offer_subset(work, settings, feature, candidate, best, tol)
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """Best subset split of the categorical ``feature`` at the node whose
     rows are ``rows[start:end]`` (``segment = (start, end)``), offered
@@ -558,7 +559,7 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     return _search_levels(work, settings, feature, stats, counts, sizes, best, tol, data.integer_weight)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_counted
 def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     """:func:`scan_categorical` from the node's tables (``work.table``, see
     :func:`~._level_split.fill_tables`), for a feature with a slot in them."""

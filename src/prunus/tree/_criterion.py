@@ -23,6 +23,7 @@ scikit-learn, so that ``min_impurity_decrease`` means the same in both).
 import math
 
 from .._compiled import njit
+from ._no_refcount import njit_no_refcount
 
 GINI = 0
 ENTROPY = 1
@@ -70,7 +71,7 @@ def proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion):
     return sum_left - _xlogx(weight_left) + sum_right - _xlogx(weight_right)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def node_term(counts, criterion):
     """The proxy's expression on one node's class weights ``counts`` (0 for
     the squared error, whose proxy is centred at the node's mean)."""
@@ -92,7 +93,7 @@ def node_term(counts, criterion):
     return acc
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def split_proxy(left, missing, add_missing, total, criterion):
     """Proxy of the split whose left child holds ``left`` (plus ``missing``
     when ``add_missing``) and whose right child holds the rest of ``total``."""
@@ -163,7 +164,7 @@ def better(proxy, feature, best_proxy, best_feature, tol):
     return proxy >= best_proxy - tol and feature < best_feature
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def impurity_decrease(proxy, node_value, criterion):
     """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)`` from a
     split's proxy and its node's :func:`node_term`."""

@@ -12,6 +12,7 @@ import numpy as np
 from .._compiled import njit
 from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
 from ._level_split import fill_tables, subtract_tables
+from ._no_refcount import copy_into, njit_no_refcount
 from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
 from ._surrogate import split_with_surrogates
 
@@ -95,11 +96,11 @@ def _unfilled_nodes(capacity, n_classes, n_words):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_no_refcount
 def _new_node(nodes, node, parent, is_left):
     """Give ``node`` the arrays' values of a leaf and make it the left (or
     right) child of ``parent`` unless it is the root (``parent < 0``).
-    Inlined: called per node."""
+    Without reference counting: called per node with the node arrays."""
     left, right, feature, threshold, missing_left, counts, bits = nodes
     if parent >= 0:
         if is_left:
@@ -163,7 +164,7 @@ def _keeps_presorted(settings, n_rows, n_features):
     return settings.max_features * settings.sort_cost * math.log2(max(n_rows, 2)) >= n_features
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_no_refcount
 def _evaluate(data, work, settings, segment, counts, features, root_weight):
     """Best admissible split of a node ``segment = (start, end, depth,
     presorted, tables_ready)`` (``tables_ready``: ``work.table`` already
@@ -213,7 +214,7 @@ def _grown_rows(a, capacity):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_no_refcount
 def _push_children(pending, children, slot):
     """Give the stack slots ``slot + 1`` (left child) and ``slot`` (right
     child: the left one is popped, and numbered, first) the children's
@@ -224,9 +225,9 @@ def _push_children(pending, children, slot):
     child_features, n_child_features, child_counts = children
     for child, child_slot in ((1, slot), (0, slot + 1)):
         n_child = n_child_features[child]
-        pending_features[child_slot, :n_child] = child_features[child, :n_child]
+        copy_into(pending_features[child_slot], child_features[child, :n_child])
         pending_n_features[child_slot] = n_child
-        pending_counts[child_slot] = child_counts[child]
+        copy_into(pending_counts[child_slot], child_counts[child])
 
 
 @njit(cache=True, nogil=True)
@@ -237,7 +238,7 @@ def _grown_vector(a, capacity):
     return out
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_no_refcount
 def _route(data, work, settings, segment, split, counts, bits, surrogates, node, candidates):
     """Flag the side of the node's rows (:func:`route_rows`); with surrogate
     tables (``surrogates``, a :data:`._surrogate.SurrogateStore` with room
@@ -266,7 +267,7 @@ def _route(data, work, settings, segment, split, counts, bits, surrogates, node,
     return n_left, m
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit_no_refcount
 def _children_tables(data, work, segment, slot, pending):
     """Tables of the two children of the node ``segment = (start, middle,
     end)`` (its rows partitioned, its own tables in ``work.table``) into the
@@ -330,10 +331,11 @@ def grow_depth_first(data, work, settings, surrogates):
     # pending nodes: (start, end, depth, parent, is_left, presorted, tables_ready)
     stack = [(0, n_rows, 0, -1, 0, True, False)]
     n_nodes = 0
+    # Unpacked once: every array taken out of a tuple costs a reference count.
+    left, right, feature, threshold, missing_left, counts, bits = nodes
     while len(stack) > 0:
         slot = len(stack) - 1
         start, end, depth, parent, is_left, presorted, tables_ready = stack.pop()
-        left, right, feature, threshold, missing_left, counts, bits = nodes
         node = n_nodes
         n_nodes += 1
         _new_node(nodes, node, parent, is_left)

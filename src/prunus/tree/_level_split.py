@@ -29,6 +29,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._criterion import MISCLASSIFICATION, better, candidate_proxy, split_proxy, term
+from ._no_refcount import copy_into, njit_no_refcount
 
 #: ``GrowthData.level_slot`` of a feature searched from its presorted order.
 PRESORTED = -1
@@ -137,7 +138,7 @@ def level_codes(columns, order, n_categories, max_levels):
     return slot, codes, values, n_levels
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def fill_tables(data, rows, segment, table, counts):
     """The node's tables from its rows ``rows[start:end]``: ``counts[cell]``
     rows and ``table[cell * K + k]`` weight of class k per cell, the cells
@@ -162,7 +163,7 @@ def fill_tables(data, rows, segment, table, counts):
             counts[cell] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def subtract_tables(parent, parent_counts, child, child_counts, out, out_counts):
     """``out`` = the tables of a node's other child: the parent's less ``child``'s."""
     for i in range(parent.shape[0]):
@@ -180,7 +181,7 @@ def _midpoint(a, b):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _sides(left, missing, total, criterion, with_missing):
     """Sums of :func:`~._criterion.term` of the left and right sides, with
     the missing values right (``a``) and, ``with_missing``, left (``b``)."""
@@ -233,7 +234,7 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
     total = work.total
     left = work.left
     missing = work.missing
-    missing[:] = table[n_levels]
+    copy_into(missing, table[n_levels])
     left[:] = 0.0
     weight_total = 0.0
     weight_missing = 0.0

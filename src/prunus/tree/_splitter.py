@@ -39,6 +39,7 @@ from ._criterion import (
     better as _better,
 )
 from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
+from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 
 # Global data of a growth (read only): X by columns, float64 (d, n), the
 # transposed view of a C-ordered X (``columns[f, row]``, F-contiguous), class
@@ -206,9 +207,10 @@ def _midpoint(a, b):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def segment_class_weights(data, index, start, end, out):
-    """``out`` = class weights of the rows ``index[start:end]``."""
+    """``out`` = class weights of the rows ``index[start:end]`` (inlined: also
+    called by kernels without reference counting, which may not return an array)."""
     out[:] = 0.0
     for i in range(start, end):
         row = index[i]
@@ -312,7 +314,7 @@ def _finished(weight, mean, low, high, squares, sums):
     return weight, mean, max(squares - sums * sums / weight, 0.0)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _shuffle(features):
     """Fisher-Yates shuffle in place (numba's generator, seeded once per growth)."""
     for i in range(features.shape[0] - 1, 0, -1):
@@ -335,7 +337,7 @@ def _offer(best, proxy, feature, below, above, missing_left, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _scan_present(data, work, settings, feature, start, end, best, tol):
     """Gini or entropy on a feature with no missing value at the node:
     running sums of ``term`` per side, O(1) per row.
@@ -389,7 +391,7 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _scan_carried(data, work, settings, feature, start, end, best, tol):
     """:func:`_scan_present` reading the class and the rank of the value of
     each row from the keys carried next to the feature's order
@@ -460,7 +462,7 @@ def _gini_below(sums, floor):
     return sum_left * weight_right + sum_right * weight_left < (floor * _BELOW_MARGIN) * (weight_left * weight_right)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _scan_general(data, work, settings, feature, segment, best, tol):
     """Any classification criterion, with missing values at ``[present_end,
     end)``: each threshold with the missing rows right, then left, then the
@@ -534,7 +536,7 @@ def _scan_general(data, work, settings, feature, segment, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _segment_sums(data, index, start, end, mean):
     """Weight and weighted sum of ``y - mean`` of the rows ``index[start:end]``."""
     w_sum = 0.0
@@ -565,7 +567,7 @@ def _regression_proxy(work, w_left, s_left):
     return regression_proxy((work.total[0], work.total[1], work.total[2]), w_left, s_left)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _scan_squared_error(data, work, settings, feature, segment, best, tol):
     """Squared error, with missing values at ``[present_end, end)``: running
     weighted sums of the deviations from the node's mean (``work.total[1]``),
@@ -611,7 +613,7 @@ def missing_sums(index, target, weight, mean, segment):
     return w_missing, s_missing
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def scan_with_missing(column, index, target, weight, unit_weight, segment, totals, min_leaf, best, feature, tol):
     """:func:`_scan_squared_error` on plain arrays: the rows ``index[start:
     end]`` of ``segment = (start, present_end, end)`` sorted by ``column``,
@@ -714,7 +716,7 @@ def scan_two_pass(column, index, target, weight, unit_weight, segment, totals, m
 SCAN_BLOCK = 16384
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _draw_threshold(data, work, settings, feature, segment, best, tol):
     """One threshold drawn uniformly between the node's smallest and largest
     present value of the feature (the splitter of extremely randomized trees,
@@ -761,7 +763,7 @@ def _draw_threshold(data, work, settings, feature, segment, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def sort_segment(data, work, feature, start, end):
     """Refill the feature's segment ``[start, end)`` with the node's rows
     sorted by value, missing values last, ties in ascending row order."""
@@ -779,7 +781,7 @@ def sort_segment(data, work, feature, start, end):
         _rank_keys(column, data.y, index, start, end, work.scan[feature])
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def find_best_split(data, work, settings, segment, node_counts, features):
     """Best split of the rows in ``[start, end)`` among the searched features.
 
@@ -805,7 +807,7 @@ def find_best_split(data, work, settings, segment, node_counts, features):
     """
     start, end, presorted = segment
     n_active = features.shape[0]
-    work.total[:] = node_counts
+    copy_into(work.total, node_counts)
     regression = settings.criterion == SQUARED_ERROR
     # Equal proxies computed in different orders differ by a few ulps (of
     # the node's weight, or of its sum of squares, which bounds the proxy).
@@ -867,7 +869,7 @@ def find_best_split(data, work, settings, segment, node_counts, features):
     return feature, threshold, missing_left, proxy, n_kept
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _learned_side(data, work, settings, split, segment, tol):
     """Whether the rows of ``segment = (start, end)`` missing the feature of
     ``split = (feature, threshold)`` (at a categorical split, the levels in
@@ -942,7 +944,7 @@ def _scan_presorted(data, work, settings, feature, segment, best, tol):
     return _scan_general(data, work, settings, feature, segment, best, tol)
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     """rpart's scoring of a presorted ``feature`` with missing values at the
     node (``segment = (start, present_end, end)``, missing rows last): its
@@ -992,7 +994,7 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     return best
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def route_rows(data, work, settings, segment, split, child_counts, node_counts, bits):
     """Flag the side of every row of ``segment = (start, end)`` under
     ``split = (feature, threshold, missing_left)`` (on a categorical feature:
@@ -1008,8 +1010,37 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     categorical split, the levels absent from the node are then given the
     side of missing values in ``bits``.
     """
+    feature = split[0]
+    if is_categorical(data, feature):
+        return _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits)
+    # Class weights that are integers add up exactly in any order: the
+    # split feature's sorted segment and carried keys tell the sides.
+    exact = settings.criterion != SQUARED_ERROR and (data.unit_weight or data.integer_weight)
+    if exact and level_slot(data, feature) == PRESORTED and work.scan.shape[0] > 0:
+        return _route_sorted(data, work, segment, split, child_counts)
+    return _route_values(data, work, settings, segment, split, child_counts, node_counts, (bits, work.goes_left[:0]))
+
+
+@njit_counted
+def _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits):
+    """:func:`route_rows` at a categorical split: the levels absent from the
+    node then get the side of missing values in ``bits``."""
+    present = np.zeros(data.n_categories[split[0]], dtype=np.bool_)
+    n_left, missing_left = _route_values(
+        data, work, settings, segment, split, child_counts, node_counts, (bits, present)
+    )
+    set_absent_levels(bits, present, missing_left)
+    return n_left, missing_left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _route_values(data, work, settings, segment, split, child_counts, node_counts, levels):
+    """:func:`route_rows` from the values of the split feature; at a
+    categorical split ``levels = (bits, present)`` (else ``present`` is
+    empty), and the levels met at the node are flagged in ``present``."""
     start, end = segment
     feature, threshold, missing_left = split
+    bits, present = levels
     regression = settings.criterion == SQUARED_ERROR
     # A table-searched feature's rows are the node's (its own order is not
     # kept). Class weights that are integers add up exactly in any order:
@@ -1018,12 +1049,9 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     exact = not regression and (data.unit_weight or data.integer_weight)
     presorted = level_slot(data, feature) == PRESORTED
     categorical = is_categorical(data, feature)
-    if exact and presorted and not categorical and work.scan.shape[0] > 0:
-        return _route_sorted(data, work, segment, split, child_counts)
     index = work.index[feature] if presorted and not exact else work.node_rows
     column = data.columns[feature]
     goes_left = work.goes_left
-    present = np.zeros(data.n_categories[feature] if categorical else 0, dtype=np.bool_)
     child_counts[:] = 0.0
     n_left = 0
     seen_missing = False
@@ -1043,11 +1071,9 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
         if not regression:
             child_counts[0 if go else 1, data.y[row]] += data.weight[row]
     if regression:
-        side_moments(data, index, (start, end), goes_left, True, node_counts[1], child_counts)
+        row_moments(data.target, data.weight, index, (start, end), goes_left, True, node_counts[1], child_counts)
     if not seen_missing:
         missing_left = n_left > end - start - n_left
-    if categorical:
-        set_absent_levels(bits, present, missing_left)
     return n_left, missing_left
 
 
@@ -1091,7 +1117,7 @@ def _route_sorted(data, work, segment, split, child_counts):
     return n_left, missing_left
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def partition(data, work, segment, features, child_features, sides=(True, True)):
     """Split the segment of every feature in ``features`` stably into the
     rows flagged left by :func:`route_rows`, then the others, keeping each
@@ -1214,8 +1240,8 @@ def _stable_partition_keys(rows, keys, segment, goes_left, buffers):
         key_buffer[n_right] = key
         write += go
         n_right += 1 - go
-    rows[write:end] = buffer[:n_right]
-    keys[write:end] = key_buffer[:n_right]
+    copy_into(rows, buffer[:n_right], write)
+    copy_into(keys, key_buffer[:n_right], write)
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -1241,4 +1267,4 @@ def _stable_partition(rows, start, end, goes_left, buffer):
         buffer[n_right] = row
         write += go
         n_right += 1 - go
-    rows[write:end] = buffer[:n_right]
+    copy_into(rows, buffer[:n_right], write)

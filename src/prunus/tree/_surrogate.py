@@ -42,6 +42,7 @@ import numpy as np
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
 from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR
+from ._no_refcount import njit_counted
 from ._splitter import side_moments
 
 #: Last resort of a row missing every surrogate's feature: the primary
@@ -462,7 +463,7 @@ def _ascending(values):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def split_with_surrogates(
     data, work, settings, segment, split, bits, store, node, child_counts, node_counts, candidates, sorted_segments
 ):

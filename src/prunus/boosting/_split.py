@@ -50,23 +50,35 @@ AUTO_BATCH_DIV = 2
 
 @njit(cache=True, inline="always")
 def _add_counted(Xb, feat, ib, yb, wb, cnt, hist, seen_tot, occ, s):
-    """Add examples ``0..cnt-1`` of the id, class and weight arrays to slot ``s``, class sums included."""
+    """Add examples ``0..cnt-1`` of the id, class and weight arrays to slot ``s``, class sums included.
+
+    Ids and classes index as unsigned integers (they are never negative):
+    a signed index makes every access select between ``i`` and ``i + size``
+    for Python's negative indices, two selects per assessment here.
+    """
+    row = Xb[feat]
+    h = hist[s]
+    tot = seen_tot[s]
+    o = occ[s]
     for i in range(cnt):
-        b = Xb[feat, ib[i]]
-        c = yb[i]
+        b = row[np.uintp(ib[i])]
+        c = np.uintp(yb[i])
         w = wb[i]
-        hist[s, b, c] += w
-        seen_tot[s, c] += w
-        occ[s, b] = 1
+        h[b, c] += w
+        tot[c] += w
+        o[b] = 1
 
 
 @njit(cache=True, inline="always")
 def _add(Xb, feat, ib, yb, wb, cnt, hist, occ, s):
     """``_add_counted`` without the class sums."""
+    row = Xb[feat]
+    h = hist[s]
+    o = occ[s]
     for i in range(cnt):
-        b = Xb[feat, ib[i]]
-        hist[s, b, yb[i]] += wb[i]
-        occ[s, b] = 1
+        b = row[np.uintp(ib[i])]
+        h[b, np.uintp(yb[i])] += wb[i]
+        o[b] = 1
 
 
 @njit(cache=True, inline="always")

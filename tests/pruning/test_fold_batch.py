@@ -175,3 +175,22 @@ def test_fit_with_batched_folds_equals_fit_without(monkeypatch, missing, selecti
     assert batched.cv_results_.keys() == one_by_one.cv_results_.keys()
     for key, value in one_by_one.cv_results_.items():
         np.testing.assert_array_equal(batched.cv_results_[key], value)
+
+
+def test_an_integer_cv_summarises_the_batch_arrays(monkeypatch):
+    # The folds of an integer cv reach the summary as the batch's two arrays,
+    # without a (wrong, squares, weight) triple per fold.
+    calls = []
+    risks = sel.fold_batch_risks
+
+    def spy(job, folds, betas):
+        calls.append(type(folds).__name__)
+        return risks(job, folds, betas)
+
+    monkeypatch.setattr(sel, "fold_batch_risks", spy)
+    monkeypatch.setattr(sel, "fold_batch", None)  # the per-fold triples: not called
+    rng = np.random.default_rng(8)
+    X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
+    est = CARTClassifier(selection="cv", cv=7, random_state=2, n_jobs=1).fit(X, y)
+    assert calls == ["AssignedFolds"] * 2  # both routing rules
+    assert est.cv_results_["mean_risk"].shape == est.path_.alphas.shape

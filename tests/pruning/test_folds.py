@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import KFold, StratifiedKFold
 
-from prunus.pruning._folds import fold_of_rows, folds_of
+from prunus import CARTClassifier
+from prunus.pruning._folds import AssignedFolds, fold_of_rows, folds_of
 
 
 def _shuffled_folds(n, k, seed, y=None):
@@ -47,3 +48,41 @@ def test_stratified_pairs(data, n_classes, k, seed):
     X = np.zeros((y.shape[0], 1))
     expected = StratifiedKFold(k, shuffle=True, random_state=seed).split(X, y)
     _assert_same_pairs(_shuffled_folds(y.shape[0], k, seed, y), expected)
+
+
+@settings(max_examples=100, deadline=None)
+@given(n=st.integers(2, 200), k=st.integers(2, 15), seed=st.integers(0, 2**31 - 2), stratify=st.booleans())
+def test_concatenated_folds_are_the_pairs(n, k, seed, stratify):
+    k = min(k, n)
+    y = np.arange(n) % 2 if stratify and n >= 2 * k else None
+    folds = _shuffled_folds(n, k, seed, y)
+    train, train_offsets, test, test_offsets = folds.concatenated()
+    pairs = list(folds)
+    assert len(folds) == len(pairs) == k
+    for part in (train, train_offsets, test, test_offsets):
+        assert part.dtype == np.int64
+    np.testing.assert_array_equal(train_offsets, np.cumsum([0] + [a.shape[0] for a, _ in pairs]))
+    np.testing.assert_array_equal(test_offsets, np.cumsum([0] + [b.shape[0] for _, b in pairs]))
+    np.testing.assert_array_equal(train, np.concatenate([a for a, _ in pairs]))
+    np.testing.assert_array_equal(test, np.concatenate([b for _, b in pairs]))
+    # Iterated again: the same pairs (the routing rules of a fit share them).
+    _assert_same_pairs(folds, pairs)
+    assert folds.concatenated() is folds.concatenated()
+
+
+def test_the_rules_of_a_fit_share_their_concatenated_folds(monkeypatch):
+    made = []
+    concatenated = AssignedFolds.concatenated
+
+    def spy(self):
+        made.append(self._concatenated is None)
+        return concatenated(self)
+
+    monkeypatch.setattr(AssignedFolds, "concatenated", spy)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(90, 3))
+    X[rng.random(X.shape) < 0.2] = np.nan
+    y = (np.nan_to_num(X[:, 0]) > 0).astype(int)
+    CARTClassifier(selection="cv", cv=5, random_state=0, n_jobs=1).fit(X, y)
+    # Both routing rules ran their folds in one batch each, from one concatenation.
+    assert made == [True, False]

@@ -30,7 +30,7 @@ from . import selection as sel
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator
-from ._folds import fold_of_rows, folds_of
+from ._folds import AssignedFolds, fold_of_rows, folds_of
 from ._sampled import fit_cart_sampled
 
 METHODS = ("M1", "M2")
@@ -208,7 +208,7 @@ class BaseCART(BaseEstimator):
         regrow = cv and grower.X.nbytes >= self._REGROW_FROM_BYTES
         n_growths = ((self._n_folds(grower.X, grower.y) + 1 + regrow) if cv else 1) * len(rules)
         # The folds of the rules' fits, drawn by the first (see _folds); for this fit only.
-        self._fold_memo: dict[tuple, np.ndarray] | None = {} if len(rules) > 1 else None
+        self._fold_memo: dict[tuple, AssignedFolds] | None = {} if len(rules) > 1 else None
         try:
             best = self._fit_rules(grower, weight, loss, rules, grow_seed, rng, n_growths)
         finally:
@@ -423,14 +423,16 @@ class BaseCART(BaseEstimator):
             if 2 <= n_splits <= X.shape[0]:
                 # The splitter's folds, drawn without its checks of X and y (see _folds.py);
                 # the rules of one fit draw the same seed, hence the same folds: drawn once.
+                # The folds keep their rows concatenated once made (for the batched folds): shared too.
                 memo = getattr(self, "_fold_memo", None)
                 key = (X.shape[0], n_splits, seed, stratify)
-                assignment = None if memo is None else memo.get(key)
-                if assignment is None:
+                assigned = None if memo is None else memo.get(key)
+                if assigned is None:
                     assignment = fold_of_rows(X.shape[0], n_splits, seed, np.asarray(y) if stratify else None)
+                    assigned = folds_of(assignment, n_splits)
                     if memo is not None:
-                        memo[key] = assignment
-                folds = folds_of(assignment, n_splits)
+                        memo[key] = assigned
+                folds = assigned
             else:  # the splitter's own error
                 splitter_cls = StratifiedKFold if stratify else KFold
                 folds = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)

@@ -34,6 +34,7 @@ from ..tree._surrogate import (
     surrogate_side,
 )
 from ..tree.cart import _workspace_into
+from ._folds import AssignedFolds
 from ._path_kernels import fold_misclassified, node_parents
 
 #: Rows from which the folds keep one call each (a fold's growth then
@@ -76,7 +77,7 @@ def batchable(job: Any) -> bool:
 
 
 def fold_batch(
-    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]], betas: np.ndarray
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray
 ) -> list[tuple[np.ndarray, np.ndarray, float]] | None:
     """(wrong, squares, held-out weight) of every fold, as
     ``selection._fold_loss`` gives them one fold at a time, from one
@@ -89,7 +90,8 @@ def fold_batch(
     job : selection.FoldJob
         What every fold shares (:func:`batchable`; typed loosely here, as
         the selection module imports this one).
-    folds : sequence of (train, test) row indices
+    folds : sequence of (train, test) row indices, or AssignedFolds
+        The folds (an integer ``cv``'s come concatenated already).
     betas : ndarray of float64
         The temperatures at which each fold's pruned trees are evaluated.
 
@@ -97,21 +99,65 @@ def fold_batch(
     -------
     list of (ndarray, ndarray, float) or None
     """
+    risks = fold_batch_risks(job, folds, betas)
+    if risks is None:
+        return None
+    wrong, held = risks
+    return [(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))]
+
+
+def fold_batch_risks(
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`fold_batch`'s numbers as two arrays: the misclassified weight
+    of shape (n_folds, n_temperatures) (fold k's row is its ``wrong`` and
+    its ``squares``) and the held-out weights of shape (n_folds,); None
+    where :func:`fold_batch` gives None."""
     records = batch_records(job, folds)
     if records is None:
         return None
     sample, growth, rows = records
     betas = np.asarray(betas, dtype=np.float64)
-    wrong, held = classification_fold_risks(sample, growth, rows, betas)
-    return [(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))]
+    return classification_fold_risks(sample, growth, rows, betas)
 
 
 def batch_records(
-    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]]
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds
 ) -> tuple[tuple[Any, ...], tuple[Any, ...], tuple[np.ndarray, ...]] | None:
     """The (:data:`FoldSample`, :data:`FoldGrowth`, :data:`FoldRows`) of
     :func:`fold_batch`'s call, or None where it gives way."""
     grower, weight = job.grower, job.weight
+    rows = _fold_rows(folds)
+    if rows is None:
+        return None
+    train, train_offsets, test, test_offsets = rows
+    n_rows = np.add.reduceat((weight > 0.0)[train], train_offsets[:-1])
+    if not np.all(n_rows > 0):
+        return None
+    # Folds differ in size by a row at most: a few distinct settings.
+    of_size = {m: grower.growth_settings(job.params, m, job.grow_seed) for m in set(n_rows.tolist())}
+    settings = [of_size[m] for m in n_rows.tolist()]
+    growth = FoldGrowth(
+        grower.shared_growth(settings[0]),
+        settings[0],
+        np.array([s.min_samples_split for s in settings], dtype=np.int64),
+        np.array([s.min_samples_leaf for s in settings], dtype=np.int64),
+        int(job.params.max_surrogates),
+    )
+    sample = FoldSample(grower.X, grower.y, weight, grower.order)
+    return sample, growth, FoldRows(train, train_offsets, test, test_offsets)
+
+
+def _fold_rows(folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds) -> tuple[np.ndarray, ...] | None:
+    """(train, train_offsets, test, test_offsets) of int64 of the folds
+    (see :data:`FoldRows`), or None where a training part is empty or not
+    ascending. The folds of an integer ``cv`` (``AssignedFolds``) come
+    concatenated already, made once for every routing rule of a fit."""
+    if isinstance(folds, AssignedFolds):
+        train, train_offsets, test, test_offsets = folds.concatenated()
+        if not np.all(train_offsets[1:] > train_offsets[:-1]):
+            return None
+        return train, train_offsets, test, test_offsets
     n_folds = len(folds)
     if n_folds == 0:
         return None
@@ -129,23 +175,9 @@ def batch_records(
     ascending[train_offsets[1:-1] - 1] = True
     if not ascending.all():
         return None
-    n_rows = np.add.reduceat((weight > 0.0)[train], train_offsets[:-1])
-    if not np.all(n_rows > 0):
-        return None
-    # Folds differ in size by a row at most: a few distinct settings.
-    of_size = {m: grower.growth_settings(job.params, m, job.grow_seed) for m in set(n_rows.tolist())}
-    settings = [of_size[m] for m in n_rows.tolist()]
-    growth = FoldGrowth(
-        grower.shared_growth(settings[0]),
-        settings[0],
-        np.array([s.min_samples_split for s in settings], dtype=np.int64),
-        np.array([s.min_samples_leaf for s in settings], dtype=np.int64),
-        int(job.params.max_surrogates),
-    )
-    sample = FoldSample(grower.X, grower.y, weight, grower.order)
     test_offsets = np.zeros(n_folds + 1, dtype=np.int64)
     np.cumsum([test.shape[0] for test in tests], out=test_offsets[1:])
-    return sample, growth, FoldRows(train, train_offsets, np.concatenate(tests), test_offsets)
+    return train, train_offsets, np.concatenate(tests), test_offsets
 
 
 @njit(cache=True, nogil=True)

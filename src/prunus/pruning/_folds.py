@@ -74,11 +74,64 @@ def _fold_of_rows(n_samples, n_splits, rng, y):
     return folds
 
 
-def folds_of(folds: np.ndarray, n_splits: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+def folds_of(folds: np.ndarray, n_splits: int) -> AssignedFolds:
     """(train, test) row indices of every fold, each sorted, one fold at a
     time, from the test fold of every row (:func:`fold_of_rows`): with
     ``fold_of_rows(n_samples, n_splits, seed, y)``, the pairs of ``KFold``
-    (``y`` None) or ``StratifiedKFold`` with ``shuffle=True, random_state=seed``."""
-    for i in range(n_splits):
-        test = folds == i
-        yield np.flatnonzero(~test), np.flatnonzero(test)
+    (``y`` None) or ``StratifiedKFold`` with ``shuffle=True, random_state=seed``.
+
+    Returns
+    -------
+    AssignedFolds
+        The pairs, made as they are iterated (as often as asked).
+    """
+    return AssignedFolds(folds, n_splits)
+
+
+class AssignedFolds:
+    """The (train, test) pairs of the folds given by the test fold of every
+    row (see :func:`folds_of`), made as they are iterated; also all at once,
+    concatenated, for the folds run in one compiled call.
+
+    Parameters
+    ----------
+    assignment : ndarray of int, shape (n_samples,)
+        The test fold of every row, ``0 .. n_splits - 1``.
+    n_splits : int
+        Number of folds.
+    """
+
+    def __init__(self, assignment: np.ndarray, n_splits: int) -> None:
+        self.assignment = assignment
+        self.n_splits = n_splits
+        self._concatenated: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return self.n_splits
+
+    def __iter__(self) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for i in range(self.n_splits):
+            test = self.assignment == i
+            yield np.flatnonzero(~test), np.flatnonzero(test)
+
+    def concatenated(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(train, train_offsets, test, test_offsets) of int64: fold k's
+        pairs are ``train[train_offsets[k]:train_offsets[k + 1]]`` and
+        ``test[test_offsets[k]:test_offsets[k + 1]]``, each ascending, as
+        iterating gives them. Made once (the routing rules of one fit share
+        their folds)."""
+        if self._concatenated is None:
+            assignment = np.asarray(self.assignment, dtype=np.int64)
+            n = assignment.shape[0]
+            sizes = np.bincount(assignment, minlength=self.n_splits)
+            # A stable sort by fold keeps each fold's rows ascending.
+            test = np.argsort(assignment, kind="stable").astype(np.int64)
+            test_offsets = np.zeros(self.n_splits + 1, dtype=np.int64)
+            np.cumsum(sizes, out=test_offsets[1:])
+            # Row-major: fold 0's training rows ascending, then fold 1's, ...
+            others = assignment[None, :] != np.arange(self.n_splits, dtype=np.int64)[:, None]
+            train = np.broadcast_to(np.arange(n, dtype=np.int64), others.shape)[others]
+            train_offsets = np.zeros(self.n_splits + 1, dtype=np.int64)
+            np.cumsum(n - sizes, out=train_offsets[1:])
+            self._concatenated = (train, train_offsets, test, test_offsets)
+        return self._concatenated

@@ -400,3 +400,104 @@ def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
     for j in range(order.shape[0]):
         wrong[order[j]] = sums[j, 0]
     return wrong, held[0].sum()
+
+
+@njit(cache=True, nogil=True)
+def integer_count_path(children_left, children_right, parent, counts, sizes):
+    """The pruning sequence of a tree under the 0-1 loss, in one pass, for
+    class counts that are integers (as integer sample weights give them).
+
+    Every sum of such counts below 2^52 is exact in any order, so this
+    gives, bit for bit, what ``path._cost_complexity_path`` computes with
+    numpy (``node_labels``, ``_node_loss``, ``_weakest_links``,
+    ``_fill_sizes``) without its dozen array passes and temporaries.
+
+    Parameters
+    ----------
+    children_left, children_right, parent : int64 arrays
+        The tree (children have larger ids than parents; the root's parent -1).
+    counts : float64 array, shape (n_nodes, n_classes)
+        Class weights per node: finite, non-negative, positive at the root.
+    sizes : bool
+        Whether ``n_leaves`` and ``risks`` are computed (else empty).
+
+    Returns
+    -------
+    ok : bool
+        False where a count is not an integer or the counts sum to 2^52 or
+        more: nothing else is meaningful then (the caller takes the general
+        path).
+    label, alphas, collapse, n_leaves, risks : arrays
+        The majority class of every node (an empty node its parent's), the
+        path's temperatures, every node's collapse temperature (``inf`` at
+        leaves), and |T_k| and R(T_k) for every k.
+    """
+    n_nodes, n_classes = counts.shape
+    total = np.empty(n_nodes)
+    label = np.empty(n_nodes, dtype=np.int64)
+    grand = 0.0
+    for t in range(n_nodes):
+        s = 0.0
+        best = 0
+        for k in range(n_classes):
+            c = counts[t, k]
+            if c != np.floor(c):
+                return False, label, total, total, label, total
+            s += c
+            if c > counts[t, best]:
+                best = k
+        total[t] = s
+        label[t] = best
+        grand += s
+    if not grand < 2.0**52:
+        return False, label, total, total, label, total
+    # An empty node predicts as its parent (top-down: parents come first).
+    for t in range(1, n_nodes):
+        if total[t] <= 0.0:
+            label[t] = label[parent[t]]
+    node_risk = np.empty(n_nodes)
+    for t in range(n_nodes):
+        node_risk[t] = total[t] - counts[t, label[t]]
+    weight = total[0]
+    beta = collapse_temperatures(children_left, children_right, node_risk, weight)
+    collapse = effective_temperatures(beta, parent)
+    n_internal = 0
+    for t in range(n_nodes):
+        if children_left[t] == -1:
+            collapse[t] = np.inf
+        else:
+            n_internal += 1
+    points = np.empty(n_internal + 1)
+    points[0] = 0.0
+    j = 1
+    for t in range(n_nodes):
+        if children_left[t] != -1:
+            points[j] = collapse[t]
+            j += 1
+    alphas = np.unique(points)
+    n_alphas = alphas.shape[0]
+    if not sizes:
+        return True, label, alphas, collapse, np.empty(0, dtype=np.int64), np.empty(0)
+    # Node t is a leaf of T_alpha for alpha in [enter, exit): a difference
+    # array over the sorted temperatures (exact sums of integers).
+    leaves = np.zeros(n_alphas + 1)
+    risk_sum = np.zeros(n_alphas + 1)
+    for t in range(n_nodes):
+        enter = 0.0 if children_left[t] == -1 else collapse[t]
+        exit_ = np.inf if t == 0 else collapse[parent[t]]
+        start = np.searchsorted(alphas, enter)
+        stop = np.searchsorted(alphas, exit_)
+        leaves[start] += 1.0
+        leaves[stop] -= 1.0
+        risk_sum[start] += node_risk[t]
+        risk_sum[stop] -= node_risk[t]
+    n_leaves = np.empty(n_alphas, dtype=np.int64)
+    risks = np.empty(n_alphas)
+    acc_leaves = 0.0
+    acc_risk = 0.0
+    for j in range(n_alphas):
+        acc_leaves += leaves[j]
+        acc_risk += risk_sum[j]
+        n_leaves[j] = np.int64(np.rint(acc_leaves))
+        risks[j] = acc_risk / weight
+    return True, label, alphas, collapse, n_leaves, risks

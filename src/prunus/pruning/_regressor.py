@@ -104,38 +104,18 @@ class CARTRegressor(RegressorMixin, BaseCART):
         predict follow missing values.
     missing : {"auto", "surrogate", "learned"}, default="auto"
         How a split sends a row whose value of the split feature is missing
-        (NaN). "surrogate": by rpart's surrogate splits (Breiman et al.,
-        *Classification and Regression Trees*, section 5.3): the row follows
-        the first of the split's surrogates (the splits on other features
-        that best agree with it on the training rows) whose feature it has,
-        else the split's majority side; the training rows missing a split's
-        feature are sent this way during growth too, as rpart does, and a
-        candidate split on a feature with missing values is scored on the
-        rows where the feature is present, as rpart scores it. Surrogates
-        are found only when the training data has missing values, so
-        complete data fits as fast as without; its missing values at
-        predict go to the majority side (:func:`prunus.tree.add_surrogates`
-        adds surrogates to such a tree). "learned": each split learns a side
-        for the missing values of its feature, the side of the better
-        criterion (scikit-learn's rule). "auto": when a training row of
-        positive weight has a missing value and the selection estimates
-        the risk of the selected subtree ("cv", "cv-1se", "holdout"), the
-        fit is made with both rules, on the same folds (or hold-out rows),
-        and keeps the one whose selected subtree has the lower CV (or
-        hold-out) risk, the surrogates on a tie; ``missing_`` says which.
-        Such a fit costs the two fits. Otherwise (complete data, the other
-        selections, ``grow_size``) "auto" is "surrogate", so fits on
-        complete data are unchanged. Why "auto" is the default: neither
-        rule is better everywhere. On classification CV fits (rpart's four
-        example tables, ``breast_cancer``, ``spam`` and two synthetic
-        factor tables; 30% of the cells missing completely at random or
-        not at random, 10 draws; ``benchmarks/bench_missing.py``) the
-        surrogates win where missingness is incidental and the learned
-        side where missingness carries the target (``spam`` and the
-        synthetic tables, not at random: 0.149 against 0.172); the mean
-        test error of "auto" is 0.322 completely at random (surrogates
-        0.324, learned side 0.333, rpart 0.325) and 0.329 not at random
-        (0.334, 0.337, rpart 0.339).
+        (NaN); the rules are those of :class:`~prunus.CARTClassifier`, whose
+        ``missing`` describes them and gives the measurements behind the
+        default. "surrogate": rpart's surrogate splits (Breiman et al.,
+        *Classification and Regression Trees*, section 5.3), found only when
+        the training data has missing values. "learned": each split learns
+        the side of the lower squared error for the missing values of its
+        feature. "auto": when a training row of positive weight has a
+        missing value and the selection estimates the risk of the selected
+        subtree ("cv", "cv-1se", "holdout"), both rules are fitted on the
+        same folds (or hold-out rows) and the one of lower estimated squared
+        error is kept, the surrogates on a tie (``missing_`` says which);
+        otherwise "auto" is "surrogate".
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``); 0 keeps
         the majority side alone. Ignored by fits with the learned side.

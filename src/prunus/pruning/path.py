@@ -21,7 +21,13 @@ from ..tree import Tree
 from ..tree._kernels import fill_from_parent
 from ..tree.cart import N_MOMENTS
 from ..utils._param_validation import check_index
-from ._path_kernels import collapse_temperatures, effective_temperatures, interval_sums, path_error_sums
+from ._path_kernels import (
+    collapse_temperatures,
+    effective_temperatures,
+    integer_count_path,
+    interval_sums,
+    path_error_sums,
+)
 
 
 def node_labels(tree: Tree, counts: np.ndarray, loss: ArrayLike | None = None) -> np.ndarray:
@@ -635,6 +641,17 @@ def _cost_complexity_path(
 ) -> CostComplexityPath:
     """:func:`cost_complexity_path` of checked ``counts`` and ``loss``
     (without ``sizes``, as :func:`_squared_error_path`)."""
+    if loss is None:
+        # Integer counts (integer weights): the same path in one compiled pass.
+        ok, label, alphas, collapse, n_leaves, risks = integer_count_path(
+            tree.children_left, tree.children_right, tree.parent, counts, sizes
+        )
+        if ok:
+            path = CostComplexityPath(
+                tree, counts, alphas, n_leaves if sizes else None, risks if sizes else None, collapse, label
+            )
+            path.loss = loss
+            return path
     label = node_labels(tree, counts, loss)
     node_risk = _node_loss(counts, label, loss)
     weight = counts.sum(axis=1)[0]

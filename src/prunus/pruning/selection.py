@@ -25,7 +25,8 @@ from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._cpus import usable_cpus
 from ..utils._memory import release_free_memory
 from ..utils._random import seeded_random_state
-from ._fold_batch import batchable, fold_batch
+from ._fold_batch import batchable, fold_batch, fold_batch_risks
+from ._folds import AssignedFolds
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
     CostComplexityPath,
@@ -483,6 +484,13 @@ def fold_risk_summary(
     n_folds = run.n_folds
     n_samples = run.job.grower.X.shape[0]
     if n_folds * len(betas) * 8 < _STREAM_FROM_BYTES:
+        batch = None if per_row else run.batched(betas)
+        if batch is not None:
+            # The rows _collect_risks would copy, in one call (0-1 loss: no per-row SE).
+            if progress is not None:
+                for _ in range(n_folds):
+                    progress()
+            return cv_summary(batch[0], batch[1], n_samples, None)
         squares: list[np.ndarray] = []
         wrong, held = _collect_risks(run, betas, progress, squares)
         return cv_summary(wrong, held, n_samples, squares[0] if per_row else None)
@@ -554,6 +562,8 @@ class FoldRun:
         self.n_folds = n_folds
         self._n_jobs = n_jobs
         seeds = rng.randint(2**31 - 1, size=n_folds)
+        # An integer cv's folds (re-iterable; see _folds.AssignedFolds) are kept for the batch.
+        self._folds = folds if isinstance(folds, AssignedFolds) else None
         self._tasks: Iterator[tuple[tuple[np.ndarray, np.ndarray], Any]] = zip(folds, seeds)
         default_backend = (local_threads or n_jobs in (None, 1)) and _default_joblib_backend()
         self._threads = local_threads and default_backend
@@ -589,16 +599,35 @@ class FoldRun:
             return iter(self._pool)
         if self._sequential:
             if self._batch:
-                taken = list(self._tasks)
-                batch = fold_batch(self.job, [fold for fold, _ in taken], betas)
-                if batch is not None:
-                    return iter(batch)
-                self._tasks = iter(taken)
+                if self._folds is not None:
+                    # Their rows concatenated, made once for every rule of the fit: no pairs made here.
+                    batch = fold_batch(self.job, self._folds, betas)
+                    if batch is not None:
+                        return iter(batch)
+                else:
+                    taken = list(self._tasks)
+                    batch = fold_batch(self.job, [fold for fold, _ in taken], betas)
+                    if batch is not None:
+                        return iter(batch)
+                    self._tasks = iter(taken)
             # One after the other in this thread, as joblib would run them, without
             # its dispatch (which weighs on a small table's folds).
             return map(self._one, self._tasks)
         tasks = (delayed(_fold_loss)(self.job, fold, seed, betas) for fold, seed in self._tasks)
         return Parallel(n_jobs=self._n_jobs, prefer="threads", return_as="generator")(tasks)
+
+    def batched(self, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(wrong of shape (n_folds, len(betas)), held-out weights of shape
+        (n_folds,)) of the folds of an integer ``cv`` run one after the
+        other in one compiled call (see :func:`~._fold_batch.fold_batch_risks`),
+        with the 0-1 loss, so ``wrong`` is also each fold's ``squares``;
+        None where they do not run so (then :meth:`results` runs them, once)."""
+        if not (self._sequential and self._batch and self._folds is not None):
+            return None
+        risks = fold_batch_risks(self.job, self._folds, betas)
+        if risks is not None:
+            self._betas.set_result(betas)
+        return risks
 
     def close(self) -> None:
         """Stop the folds not started (a fold waiting for temperatures

@@ -45,3 +45,31 @@ def test_an_na_of_a_float_column_is_one_nan():
     assert out.dtype == np.float64 and np.isnan(out[1])
     out[0] = 7.0
     assert col[0] == 1.0  # a copy, not a view of the column
+
+
+def test_open_table_reads_a_frames_dtypes_once(monkeypatch):
+    # Each read of DataFrame.dtypes builds a Series: the fit reads them once
+    # and codes the table as fit_encoding alone does.
+    from types import SimpleNamespace
+
+    from prunus.tree._encoding import open_table
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame(
+        {"x": pd.array([1, None, 3, 4] * 5, dtype="Int32"), "c": pd.Categorical(rng.choice(["a", "b", "c"], 20))}
+    )
+    want_encoding, want = fit_encoding(frame)
+    reads = []
+    original = pd.DataFrame.dtypes
+
+    def counted(self):
+        reads.append(1)
+        return original.fget(self)
+
+    monkeypatch.setattr(pd.DataFrame, "dtypes", property(counted))
+    estimator = SimpleNamespace(categorical_features="from_dtype")
+    out = open_table(estimator, frame)
+    assert len(reads) == 1
+    np.testing.assert_array_equal(out, want)
+    assert list(estimator._encoding.categorical) == list(want_encoding.categorical)
+    assert [list(c) if c is not None else None for c in estimator._encoding.categories] == [None, ["a", "b", "c"]]

@@ -132,3 +132,38 @@ def test_trusted_tree_clears_what_the_constructor_clears():
     )
     _identical(got, want)
     assert got.category_bits[0, 0] == 0b101 and np.isnan(got.threshold[0]) and not got.missing_go_to_left[1:].any()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_nodes=st.integers(1, 40), max_count=st.integers(0, 5))
+def test_kept_surrogates_takes_each_kept_internal_nodes_rows_in_order(seed, n_nodes, max_count):
+    # Against a plain loop over the kept nodes: the rows of each kept node that
+    # stays internal, in node order; none at the nodes that became leaves.
+    from prunus.tree._tree import SurrogateSplits, _kept_surrogates
+
+    rng = np.random.default_rng(seed)
+    counts = rng.integers(0, max_count + 1, n_nodes)
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    m = int(offsets[-1])
+    table = SurrogateSplits(
+        offsets,
+        rng.integers(0, 6, m),
+        rng.random(m),
+        rng.random(m) < 0.5,
+        rng.integers(0, 2**20, (m, 2)).astype(np.uint64),
+        rng.integers(0, 2**20, (m, 2)).astype(np.uint64),
+        rng.random(m),
+        rng.random(m),
+    )
+    index = np.sort(rng.choice(n_nodes, rng.integers(1, n_nodes + 1), replace=False)).astype(np.int64)
+    new_leaf = rng.random(index.shape[0]) < 0.3
+    rows, want_offsets = [], [0]
+    for node, leaf in zip(index, new_leaf):
+        kept = [] if leaf else list(range(offsets[node], offsets[node + 1]))
+        rows += kept
+        want_offsets.append(want_offsets[-1] + len(kept))
+    take = np.array(rows, dtype=np.int64)
+    got = _kept_surrogates(table, index, new_leaf)
+    assert got.offsets.dtype == np.int64 and np.array_equal(got.offsets, want_offsets)
+    for name, have, full in zip(table._fields[1:], got[1:], table[1:]):
+        assert have.dtype == full.dtype and np.array_equal(have, full[take]), name

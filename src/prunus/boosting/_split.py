@@ -49,34 +49,75 @@ AUTO_BATCH_DIV = 2
 
 
 @njit(cache=True, inline="always")
-def _add_counted(Xb, feat, ib, yb, wb, cnt, hist, seen_tot, occ, s, lo, hi):
-    """Add examples ``0..cnt-1`` of the id, class and weight arrays to slot ``s``, class sums included."""
+def _add_counted(Xb, feat, ib, yb, wb, cnt, hist, seen_tot, occ, s):
+    """Add examples ``0..cnt-1`` of the id, class and weight arrays to slot ``s``, class sums included.
+
+    Ids and classes index as unsigned integers (they are never negative):
+    a signed index makes every access select between ``i`` and ``i + size``
+    for Python's negative indices, two selects per assessment here.
+    """
+    row = Xb[feat]
+    h = hist[s]
+    tot = seen_tot[s]
+    o = occ[s]
     for i in range(cnt):
-        b = Xb[feat, ib[i]]
-        c = yb[i]
+        b = row[np.uintp(ib[i])]
+        c = np.uintp(yb[i])
         w = wb[i]
-        hist[s, b, c] += w
-        seen_tot[s, c] += w
-        occ[s, b] = 1
-        if b < lo:
-            lo = b
-        if b > hi:
-            hi = b
-    return lo, hi
+        h[b, c] += w
+        tot[c] += w
+        o[b] = 1
 
 
 @njit(cache=True, inline="always")
-def _add(Xb, feat, ib, yb, wb, cnt, hist, occ, s, lo, hi):
+def _add(Xb, feat, ib, yb, wb, cnt, hist, occ, s):
     """``_add_counted`` without the class sums."""
+    row = Xb[feat]
+    h = hist[s]
+    o = occ[s]
     for i in range(cnt):
-        b = Xb[feat, ib[i]]
-        hist[s, b, yb[i]] += wb[i]
-        occ[s, b] = 1
-        if b < lo:
-            lo = b
-        if b > hi:
-            hi = b
-    return lo, hi
+        b = row[np.uintp(ib[i])]
+        h[b, np.uintp(yb[i])] += wb[i]
+        o[b] = 1
+
+
+@njit(cache=True, inline="always")
+def _widen_range(node, ws, s):
+    """``ws.brange[s]`` after a batch: the lowest and highest occupied bin of slot ``s``.
+
+    Bins outside the range before the batch are unoccupied unless the batch
+    added to them, so only those are read (all ``nbins`` at the first batch):
+    cheaper than a running minimum and maximum in the batch's loop, which
+    cost two compare-and-select chains per assessment.
+    """
+    occ, brange = ws.occ, ws.brange
+    lo = brange[s, 0]
+    hi = brange[s, 1]
+    nb = node.nbins[s]
+    if hi < 0:  # nothing seen before: the batch's bins are the only occupied ones
+        lo = nb
+        hi = -1
+        for b in range(nb):
+            if occ[s, b]:
+                lo = b
+                break
+        for b in range(nb - 1, lo - 1, -1):
+            if occ[s, b]:
+                hi = b
+                break
+    else:
+        for b in range(lo):
+            if occ[s, b]:
+                lo = b
+                break
+        for b in range(nb - 1, hi, -1):
+            if occ[s, b]:
+                hi = b
+                break
+    if hi < 0:  # an empty batch leaves the empty range as it was
+        return
+    brange[s, 0] = lo
+    brange[s, 1] = hi
 
 
 @njit(cache=True, inline="always")
@@ -91,18 +132,13 @@ def _assess_dense(node, ws, s, start, stop):
     directly, which measured faster there than the views.
     """
     Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
-    hist, seen_tot, occ, brange = ws.hist, ws.seen_tot, ws.occ, ws.brange
+    hist, seen_tot, occ = ws.hist, ws.seen_tot, ws.occ
     feat = node.feats[s]
-    lo = brange[s, 0]
-    hi = brange[s, 1]
     if start == 0:
-        lo, hi = _add_counted(Xb, feat, idx, yn, wn, stop, hist, seen_tot, occ, s, lo, hi)
+        _add_counted(Xb, feat, idx, yn, wn, stop, hist, seen_tot, occ, s)
     else:
-        lo, hi = _add_counted(
-            Xb, feat, idx[start:stop], yn[start:stop], wn[start:stop], stop - start, hist, seen_tot, occ, s, lo, hi
-        )
-    brange[s, 0] = lo
-    brange[s, 1] = hi
+        _add_counted(Xb, feat, idx[start:stop], yn[start:stop], wn[start:stop], stop - start, hist, seen_tot, occ, s)
+    _widen_range(node, ws, s)
 
 
 @njit(cache=True, inline="always")
@@ -127,17 +163,14 @@ def _assess_dense_next(node, ws, s, start, stop):
         _assess_dense(node, ws, s, start, stop)
         return
     Xb, idx, yn, wn = node.Xb, node.idx, node.yn, node.wn
-    hist, occ, brange = ws.hist, ws.occ, ws.brange
+    hist, occ = ws.hist, ws.occ
     feat = node.feats[s]
-    lo = brange[s, 0]
-    hi = brange[s, 1]
     if start == 0:
-        lo, hi = _add(Xb, feat, idx, yn, wn, stop, hist, occ, s, lo, hi)
+        _add(Xb, feat, idx, yn, wn, stop, hist, occ, s)
     else:
-        lo, hi = _add(Xb, feat, idx[start:stop], yn[start:stop], wn[start:stop], stop - start, hist, occ, s, lo, hi)
+        _add(Xb, feat, idx[start:stop], yn[start:stop], wn[start:stop], stop - start, hist, occ, s)
     class_sums_at(node, ws.seen_tot, s, stop)
-    brange[s, 0] = lo
-    brange[s, 1] = hi
+    _widen_range(node, ws, s)
 
 
 @njit(cache=True, inline="always")

@@ -287,8 +287,11 @@ def _codes(col, levels, kind, name):
     return out
 
 
-def fit_encoding(X, categorical_features="from_dtype"):
+def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
     """The levels of ``X``'s categorical columns, and ``X`` as float64 codes.
+
+    ``dtypes``: the list of a DataFrame ``X``'s dtypes when the caller has
+    read them already (each read of ``X.dtypes`` builds a Series).
 
     Returns
     -------
@@ -312,7 +315,10 @@ def fit_encoding(X, categorical_features="from_dtype"):
         return None, X  # dtypes are per column only in a DataFrame; numpy input selects its columns
     X = X if frame else _as_table(X)
     n_features = X.shape[1]
-    dtypes = list(X.dtypes) if frame else None
+    if frame and dtypes is None:
+        dtypes = list(X.dtypes)
+    elif not frame:
+        dtypes = None
     if from_dtype and dtypes is not None and all(_plain_numeric(dtype) for dtype in dtypes):
         return None, X
     names = np.asarray([str(c) for c in X.columns], dtype=object) if frame else None
@@ -358,7 +364,7 @@ def open_table(estimator, X):
     if dtypes is not None and isinstance(categorical, str) and categorical == "from_dtype" and _all_numeric(dtypes):
         encoding, out = None, X  # what fit_encoding finds of a frame of numeric columns
     else:
-        encoding, out = fit_encoding(X, categorical)
+        encoding, out = fit_encoding(X, categorical, dtypes)
     estimator._encoding = encoding
     estimator._numeric_table_names = None
     if encoding is None and is_dataframe(out):

@@ -988,11 +988,12 @@ def _kept_surrogates(surrogates, index, is_leaf):
         return None
     counts = np.diff(surrogates.offsets)[index]
     counts[is_leaf] = 0
-    starts = surrogates.offsets[index]
-    take = np.concatenate([np.arange(a, a + c) for a, c in zip(starts, counts)] + [np.zeros(0, dtype=np.int64)])
-    take = take.astype(np.int64)
     offsets = np.zeros(index.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
+    # Each kept node's run of rows, in node order: its old start plus 0 .. count - 1
+    # (the new offsets count the rows before it), without a Python loop over the nodes.
+    shift = np.asarray(surrogates.offsets[index], dtype=np.int64) - offsets[:-1]
+    take = np.repeat(shift, counts) + np.arange(offsets[-1], dtype=np.int64)
     return SurrogateSplits(offsets, *(a[take] for a in surrogates[1:]))
 
 

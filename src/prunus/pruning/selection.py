@@ -625,7 +625,11 @@ class FoldRun:
         if not (self._sequential and self._batch and self._folds is not None):
             return None
         risks = fold_batch_risks(self.job, self._folds, betas)
-        if risks is not None:
+        if risks is None:
+            # The batch gave way (a fold without a training row of positive
+            # weight): results() runs the folds one by one without trying it again.
+            self._batch = False
+        else:
             self._betas.set_result(betas)
         return risks
 

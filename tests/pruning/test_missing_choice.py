@@ -193,3 +193,32 @@ def test_auto_draws_the_folds_once(monkeypatch):
     est = _fit(CARTClassifier, "cv", X, y, 3, "auto")
     assert len(calls) == 1
     assert not hasattr(est, "_fold_memo")
+
+
+@pytest.mark.parametrize("cls", [CARTClassifier, CARTRegressor])
+@pytest.mark.parametrize("given", ["RandomState", "global"])
+def test_a_generator_of_the_caller_gives_each_rule_its_state_and_is_left_in_it(cls, given):
+    """``random_state`` a RandomState, or None (numpy's global generator):
+    each rule of "auto" draws from the generator's state after the fit's
+    first draw (the seed of its trees' feature draws), and the generator is
+    left in that state."""
+    X, y = _table("informative", 1)
+    target = y if cls is CARTClassifier else y + 0.5 * np.nan_to_num(X[:, 2])
+    fits, after = {}, {}
+    for missing in ("auto", "surrogate", "learned"):
+        if given == "global":
+            np.random.seed(7)
+            generator = None
+        else:
+            generator = np.random.RandomState(7)
+        fits[missing] = cls(selection="cv", cv=5, random_state=generator, missing=missing).fit(X, target)
+        after[missing] = (
+            np.random.randint(2**31 - 1, size=4) if generator is None else generator.randint(2**31 - 1, size=4)
+        )
+    reference = np.random.RandomState(7)
+    reference.randint(2**31 - 1)  # the fit's first draw
+    np.testing.assert_array_equal(after["auto"], reference.randint(2**31 - 1, size=4))
+    risk = {m: _estimated_risk(fits[m]) for m in ("surrogate", "learned")}
+    expected = "surrogate" if risk["surrogate"] <= risk["learned"] else "learned"
+    assert fits["auto"].missing_ == expected
+    _same_fit(fits["auto"], fits[expected])

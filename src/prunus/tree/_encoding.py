@@ -41,12 +41,14 @@ def is_dataframe(X) -> bool:
 _FRAME_ATTRIBUTES = ("columns", "dtypes", "iloc")
 
 
-def _columns(X, frame=None):
+def _columns(X, frame=None, labels=None):
     """(name, 1-D values or Series) of every column of a DataFrame or 2-D
-    array (``frame``: whether X is a DataFrame, when known)."""
+    array (``frame``: whether X is a DataFrame, when known; ``labels``: the
+    list of its column labels, when made already: iterating a pandas Index
+    of strings costs microseconds each time)."""
     if is_dataframe(X) if frame is None else frame:
-        columns = X.columns
-        if columns.is_unique and all(type(name) is str for name in columns):
+        columns = list(X.columns) if labels is None else labels
+        if X.columns.is_unique and all(type(name) is str for name in columns):
             # By name: a fraction of the cost of ``iloc`` per column, the same Series.
             return [(name, X[name]) for name in columns]
         return [(name, X.iloc[:, j]) for j, name in enumerate(columns)]
@@ -321,7 +323,8 @@ def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
         dtypes = None
     if from_dtype and dtypes is not None and all(_plain_numeric(dtype) for dtype in dtypes):
         return None, X
-    names = np.asarray([str(c) for c in X.columns], dtype=object) if frame else None
+    labels = list(X.columns) if frame else None
+    names = np.asarray([str(c) for c in labels], dtype=object) if labels is not None else None
     mask = _selected(categorical_features, names, n_features, X, dtypes)
     if not mask.any():
         return None, X
@@ -329,7 +332,7 @@ def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
     categories = [None] * n_features
     kinds = [None] * n_features
     out = np.empty((X.shape[0], n_features), dtype=np.float64)
-    for j, (name, col) in enumerate(_columns(X, frame)):
+    for j, (name, col) in enumerate(_columns(X, frame, labels)):
         if not mask[j]:
             out[:, j] = _numeric(col, name)
             continue

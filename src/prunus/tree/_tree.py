@@ -207,7 +207,8 @@ class Tree:
         n_cat = np.array(n_categories, dtype=np.int64)
         is_leaf = left == TREE_LEAF
         if n_cat.any():
-            is_categorical = ~is_leaf & (n_cat[np.clip(feature, 0, n_features - 1)] > 0)
+            # np.minimum(np.maximum()) rather than np.clip: the same indices, a fraction of the cost.
+            is_categorical = ~is_leaf & (n_cat[np.minimum(np.maximum(feature, 0), n_features - 1)] > 0)
         else:
             is_categorical = np.zeros(left.shape, dtype=np.bool_)
         bits = np.array(np.asarray(category_bits).astype(np.uint64, copy=False), dtype=np.uint64, order="C")

@@ -196,10 +196,14 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     One unit of assessed weight raises an error lower bound by at most one
     unit, so from a known value at ``m'`` every ``m`` whose weight
     ``Z_m - Z_m'`` cannot close (or open) the distance to ``E* - tie`` is
-    decided without a probe. The probes interpolate between the last two
-    measured values (bisecting after a step that did not halve the
-    bracket), and a probe far below the row rebuilds it from the first
-    example when that takes fewer operations than removing examples.
+    decided without a probe. The probes follow the secant through the last
+    two measured values, stepping past it after probes that stay on one
+    side (with no value below ``E*`` known but ``L_0 = 0``, the answer usually
+    lies close below the search's ``m_k``, and a line from the origin
+    approaches it from one side only), bisecting after four such probes; a
+    probe far below the row rebuilds it from the first example when that
+    takes fewer operations than removing examples. Where the probes fall
+    changes only their number, never the answer.
     """
     n = node.idx.shape[0]
     S = node.feats.shape[0]
@@ -238,7 +242,7 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
         la = 0.0
         b = n
         lb = np.nan
-        # the last measured values below and at or above E* - tie, for the interpolation of the next probe
+        # the values below and at or above E* - tie known before any probe (the first secant)
         ma = 0
         va = 0.0
         mb = n
@@ -271,7 +275,13 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
             v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target + margin:
                 lb = vb = v
-        interpolate = True
+        # the last two measured points (examples, value), older first, for the secant of the next probe
+        m1 = ma
+        v1 = va
+        m2 = mb
+        v2 = vb
+        run = 0  # consecutive probes on the same side of E* - tie
+        above = False  # the side of the last probe
         while b - a > 1:
             margin = unit * (fixed + ops)
             if not np.isnan(lb):
@@ -288,15 +298,19 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                     la = np.nan
             if b - a <= 1:
                 break
-            # The next probe: where the line through the last two measured values crosses E* - tie (the
-            # bound rises about linearly in the assessed weight), or the middle after an interpolated
-            # probe that did not halve the bracket.
-            width = b - a
+            # The next probe: where the line through the last two measured values (a secant: the bound
+            # rises about linearly in the assessed weight near the answer) crosses E* - tie. After k >= 2
+            # probes on the same side of it, 2^(k-1) times as far from the last probe, to get to the other
+            # side (the answer is then bracketed closely); after four, the middle of the bracket.
             mid = (a + b) // 2
-            used = interpolate and not np.isnan(vb) and vb > va
-            if used:
-                z = Zp[ma] + (target - va) / (vb - va) * (Zp[mb] - Zp[ma])
-                mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
+            dz = Zp[m2] - Zp[m1]
+            dv = v2 - v1
+            if run < 4 and dz * dv > 0.0:
+                z = Zp[m2] + (target - v2) * (dz / dv)
+                if run >= 2:
+                    z = Zp[m2] + (1 << (run - 1)) * (z - Zp[m2])
+                if np.isfinite(z):
+                    mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
             if mid >= pos:
                 if exact:
                     # the row is the rebuild of the first ``pos`` examples: the search's adds, bit for bit
@@ -335,16 +349,21 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 _assess_dense_next(node, ws, s, ckpt, mid)
                 exact = True
                 v = feature_summary(node, ws, s, 1.0)[0]
-            if v >= target:
-                b = mb = mid
-                lb = vb = v
+            run = run + 1 if run > 0 and (v >= target) == above else 1
+            above = v >= target
+            m1 = m2
+            v1 = v2
+            m2 = mid
+            v2 = v
+            if above:
+                b = mid
+                lb = v
             else:
-                a = ma = mid
-                la = va = v
+                a = mid
+                la = v
                 if exact and ckpt >= 0:
                     _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
                     ckpt = mid
-            interpolate = not used or 2 * (b - a) <= width
         out[s] = b
         if ckpt >= 0:
             for bb in range(max(brange[0], 0), min(brange[1] + 1, B)):

@@ -63,10 +63,10 @@ def is_categorical(data, feature):
     return data.n_categories.shape[0] > 0 and data.n_categories[feature] > 0
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def set_absent_levels(bits, present, missing_left):
-    """Levels absent from a node (not flagged in ``present``) go where its
-    missing values go: their bits are set iff ``missing_left``."""
+    """Levels absent from a node (not flagged in ``present``: False or 0) go
+    where its missing values go: their bits are set iff ``missing_left``."""
     for code in range(present.shape[0]):
         if not present[code]:
             mask = np.int64(1) << (code & 63)

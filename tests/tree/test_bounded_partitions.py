@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prunus.tree._categorical_split import _FEW_LEVELS, _scan_bounded, _scan_exhaustive, _scan_few
+from prunus.tree._categorical_split import _FEW_LEVELS, _scan_bounded, _scan_exhaustive, _scan_few, _scratch_size
 from prunus.tree._criterion import CLASSIFICATION_CRITERIA
 from prunus.tree._splitter import Workspace
 from prunus.tree.cart import GrowthParams, _settings, _workspace_arrays
@@ -69,7 +69,10 @@ def _scan(kernel, table, best, feature=3):
     params = GrowthParams(CRITERION_NAME[criterion], None, 2, min_leaf, 0.0, None, None)
     growth = _settings(params, max(sizes[0], 1), feature + 1, n_classes, 0)
     tol = 1e-12 * total.sum()
-    found = kernel(work, growth, feature, stats, rows, present, sizes, best, tol)
+    levels = present
+    if kernel is _scan_bounded:  # with its scratch
+        levels = (present, np.full(_scratch_size(present.shape[0], n_classes), np.nan))
+    found = kernel(work, growth, feature, stats, rows, levels, sizes, best, tol)
     return found, work.best_bits.copy()
 
 

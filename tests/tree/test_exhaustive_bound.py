@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus.tree._categorical_split import _cannot_win, _scan_exhaustive, _scan_order, _search_levels, _sorted_by
+from prunus.tree._categorical_split import _cannot_win, _scan_exhaustive, _scan_order, _search_allocated, _sorted_by
 from prunus.tree._splitter import Workspace
 from prunus.tree.cart import GrowthParams, _settings, _workspace_arrays
 
@@ -96,7 +96,7 @@ def test_search_with_the_bound_equals_the_search_without(
         sizes = (n_rows, n_missing)
         if search.startswith("bounded"):
             exact = search.endswith("integer weights")
-            best, searched = _search_levels(work, settings_, 1, stats, counts, sizes, offered, tol, exact)
+            best, searched = _search_allocated(work, settings_, 1, stats, counts, sizes, offered, tol, exact)
         elif n_classes > 2 or min_leaf > 1:
             best = _scan_exhaustive(work, settings_, 1, stats, counts, present, sizes, offered, tol)
         else:  # two classes: the levels ordered by their share of class 1

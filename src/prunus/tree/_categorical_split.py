@@ -49,7 +49,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._criterion import SQUARED_ERROR, better, node_term, split_proxy, squared_error_proxy
-from ._no_refcount import njit_counted, njit_no_refcount
+from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 
 #: Most levels present at a node for which the partitions of a K > 2 class
 #: node are enumerated exhaustively (2^(m-1) - 1 of them); above it, the
@@ -63,10 +63,10 @@ def is_categorical(data, feature):
     return data.n_categories.shape[0] > 0 and data.n_categories[feature] > 0
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def set_absent_levels(bits, present, missing_left):
-    """Levels absent from a node (not flagged in ``present``) go where its
-    missing values go: their bits are set iff ``missing_left``."""
+    """Levels absent from a node (not flagged in ``present``: False or 0) go
+    where its missing values go: their bits are set iff ``missing_left``."""
     for code in range(present.shape[0]):
         if not present[code]:
             mask = np.int64(1) << (code & 63)
@@ -233,12 +233,19 @@ def _sorted_by(present, key):
     return present[np.argsort(key, kind="mergesort")]
 
 
+@njit_counted
+def _scan_sorted(work, settings, feature, stats, rows, present, key, sizes, best, tol):
+    """:func:`_scan_order` of the present levels merge-sorted by ``key``
+    (:func:`_sorted_by`, which allocates the order)."""
+    return _scan_order(work, settings, feature, stats, rows, _sorted_by(present, key), sizes, best, tol)
+
+
 #: Most present levels ordered by :func:`_sort_by_key` (quadratic) rather
 #: than a merge sort.
 _INSERTION_SORT_LEVELS = 32
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _sort_by_key(present, key):
     """:func:`_sorted_by` in place, ``key`` with it: insertion sort, stable
     (a level moves only past larger keys), so the order is the same; with a
@@ -256,14 +263,14 @@ def _sort_by_key(present, key):
     return present
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _share(stats, code, column):
     """Share of column ``column`` in the level's statistics (its mean for the squared error)."""
     total = stats[code].sum()
     return stats[code, column] / total if total > 0.0 else 0.0
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best, tol):
     """Every partition of the ``m`` present levels: the subsets holding the
     lowest one, in increasing binary order of the membership of the others.
@@ -343,8 +350,8 @@ def _scan_exhaustive(work, settings, feature, stats, rows, present, sizes, best,
 _MIN_BLOCK_BITS = 1
 
 
-@njit(cache=True, nogil=True)
-def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, tol):
+@njit_no_refcount
+def _scan_bounded(work, settings, feature, stats, rows, levels, sizes, best, tol):
     """:func:`_scan_exhaustive` for classification with integer weights,
     skipping blocks of partitions that cannot be offered (branch and bound).
 
@@ -361,8 +368,10 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     across it: the block is skipped. Class weights are integers, so the
     left side's weights (updated by the levels whose bit changes) are
     exactly those of summing the subset's levels afresh, and every proxy is
-    the exhaustive scan's.
+    the exhaustive scan's. ``levels = (present, scratch)``: the present
+    levels and at least :func:`_scratch_size` floats of scratch.
     """
+    present, scratch = levels
     m = present.shape[0]
     n_bits = m - 1
     n_masks = 1 << n_bits
@@ -370,11 +379,9 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     criterion = settings.criterion
     min_leaf = settings.min_samples_leaf
     # Free levels of a block of r free bits are present[1 .. r]: their summed
-    # weights and terms by r, and the weights of every present level.
-    # One scratch array (a search runs once per feature and node): the
-    # prefix sums by r, every present level's weights, the right side; the
-    # left side in the workspace's scratch.
-    scratch = np.empty((m + 2) * n_classes + m)
+    # weights and terms by r, and the weights of every present level. In
+    # the caller's scratch: the prefix sums by r, every present level's
+    # weights, the right side; the left side in the workspace's scratch.
     low_stats = scratch[: m * n_classes].reshape((m, n_classes))
     all_stats = scratch[m * n_classes : (m + 1) * n_classes]
     right = scratch[(m + 1) * n_classes : (m + 2) * n_classes]
@@ -391,7 +398,7 @@ def _scan_bounded(work, settings, feature, stats, rows, present, sizes, best, to
     missing_term = node_term(work.missing, criterion)
     scale = work.total.sum()
     left = work.left[:n_classes]
-    left[:] = stats[present[0]]
+    copy_into(left, stats[present[0]])
     left_rows = rows[present[0]]
     sides = (left, work.missing, work.total)
     rules = (criterion, min_leaf)
@@ -542,6 +549,35 @@ def _draw_subset(work, settings, feature, stats, rows, present, sizes, best, tol
     return _offer_subset(work, settings, feature, candidate, best, tol)
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _scratch_size(n_present, n_classes):
+    """Floats of scratch a search of ``n_present`` levels of ``n_classes``
+    statistics needs (:func:`_scan_bounded`'s; an ordered scan needs
+    ``n_present``, fewer)."""
+    return (n_present + 2) * n_classes + n_present
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _present_levels(counts, out):
+    """Write the codes of the levels with rows (``counts`` > 0), ascending, to
+    ``out``; returns how many."""
+    n_present = 0
+    for code in range(counts.shape[0]):
+        if counts[code] > 0:
+            out[n_present] = code
+            n_present += 1
+    return n_present
+
+
+@njit_counted
+def _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, exact):
+    """:func:`_search_levels` with its present levels and scratch allocated."""
+    present = np.empty(counts.shape[0], dtype=np.int64)
+    present = present[: _present_levels(counts, present)]
+    scratch = np.empty(_scratch_size(present.shape[0], stats.shape[1]))
+    return _search_levels(work, settings, feature, stats, counts, (present, scratch), sizes, best, tol, exact)
+
+
 @njit_counted
 def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """Best subset split of the categorical ``feature`` at the node whose
@@ -556,79 +592,121 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     start, end = segment
     stats, counts, n_missing = _level_tables(data, work, settings, feature, rows, segment)
     sizes = (end - start, n_missing)
-    return _search_levels(work, settings, feature, stats, counts, sizes, best, tol, data.integer_weight)
+    return _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, data.integer_weight)
 
 
-@njit_counted
+@njit_no_refcount
 def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     """:func:`scan_categorical` from the node's tables (``work.table``, see
-    :func:`~._level_split.fill_tables`), for a feature with a slot in them."""
+    :func:`~._level_split.fill_tables`), for a feature with a slot in them.
+
+    Without reference counting or allocation (it runs for every categorical
+    feature at every node): the present levels (int32) and the search's
+    scratch (float64) live in the partition buffer ``work.index_buffer``,
+    free during a split search, which holds a row id per row of the growth:
+    at least one word per present level. A search whose scratch does not
+    fit there (a few rows, many classes) allocates it.
+    """
     start, end = segment
     slot = data.level_slot[feature]
     n_levels = data.n_levels[slot]
     n_classes = work.total.shape[0]
     first = data.level_offset[slot]
-    stats = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
-    counts = work.table_rows[first : first + n_levels + 1]
-    work.missing[:] = stats[n_levels]
-    return _search_levels(
-        work,
-        settings,
-        feature,
-        stats[:n_levels],
-        counts[:n_levels],
-        (end - start, counts[n_levels]),
-        best,
-        tol,
-        data.integer_weight,
-    )
+    table = work.table[first * n_classes : (first + n_levels + 1) * n_classes].reshape((n_levels + 1, n_classes))
+    stats = table[:n_levels]
+    table_rows = work.table_rows[first : first + n_levels + 1]
+    counts = table_rows[:n_levels]
+    copy_into(work.missing, table[n_levels])
+    sizes = (end - start, table_rows[n_levels])
+    buffer = work.index_buffer
+    n_present = _present_levels(counts, buffer)
+    # The floats start at an even word: 8-byte aligned, as the buffer is.
+    floats_from = n_present + (n_present & 1)
+    n_floats = (buffer.shape[0] - floats_from) // 2
+    exact = data.integer_weight
+    if n_floats < _scratch_size(n_present, n_classes) or not _allocation_free(settings, n_present, n_classes, exact):
+        return _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, exact)
+    present = buffer[:n_present]
+    scratch = buffer[floats_from : floats_from + 2 * n_floats].view(np.float64)
+    return _search_exact(work, settings, feature, stats, counts, (present, scratch), sizes, best, tol)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _search_levels(work, settings, feature, stats, counts, sizes, best, tol, exact):
+def _enumerates(settings, n_present, n_classes):
+    """Whether the partitions of ``n_present`` levels are enumerated (not
+    ordered): more than two classes, or ``min_samples_leaf > 1`` (see the
+    module's docstring), up to :data:`MAX_EXHAUSTIVE_LEVELS` levels."""
+    ordered = settings.criterion == SQUARED_ERROR or n_classes <= 2
+    return n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _allocation_free(settings, n_present, n_classes, exact):
+    """Whether :func:`_search_exact` searches ``n_present`` levels: a
+    classification, not random, enumerated with integer weights (``exact``)
+    or, with two classes, ordered by insertion."""
+    if settings.random_thresholds or settings.criterion == SQUARED_ERROR:
+        return False
+    if _enumerates(settings, n_present, n_classes):
+        return exact
+    return n_classes <= 2 and n_present <= _INSERTION_SORT_LEVELS
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _search_exact(work, settings, feature, stats, counts, levels, sizes, best, tol):
+    """:func:`_search_levels` where :func:`_allocation_free` holds: it
+    calls no kernel that allocates."""
+    present, scratch = levels
+    n_present = present.shape[0]
+    if n_present == 0 or (n_present == 1 and sizes[1] == 0):
+        return best, False
+    if _cannot_win(work, settings, feature, stats, present, best, tol):
+        return best, True
+    if _enumerates(settings, n_present, stats.shape[1]):
+        if n_present <= _FEW_LEVELS:
+            return _scan_few(work, settings, feature, stats, counts, present, sizes, best, tol), True
+        return _scan_bounded(work, settings, feature, stats, counts, levels, sizes, best, tol), True
+    key = scratch[:n_present]
+    for j in range(n_present):
+        key[j] = _share(stats, present[j], stats.shape[1] - 1)
+    _sort_by_key(present, key)
+    return _scan_order(work, settings, feature, stats, counts, present, sizes, best, tol), True
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _search_levels(work, settings, feature, stats, counts, levels, sizes, best, tol, exact):
     """The search of :func:`scan_categorical` from the node's per-level
     statistics and row counts, its missing rows' statistics in
-    ``work.missing`` and ``sizes = (rows, missing rows)``; ``exact``: every
-    weight is an integer (class weights add up exactly, in any order)."""
-    n_missing = sizes[1]
-    n_present = 0
-    for code in range(counts.shape[0]):
-        n_present += counts[code] > 0
-    present = np.empty(n_present, dtype=np.int64)
-    n_present = 0
-    for code in range(counts.shape[0]):
-        if counts[code] > 0:
-            present[n_present] = code
-            n_present += 1
-    if n_present == 0 or (n_present == 1 and n_missing == 0):
+    ``work.missing`` and ``sizes = (rows, missing rows)``; ``levels =
+    (present, scratch)``: the codes of the levels with rows, ascending, and
+    at least :func:`_scratch_size` floats of scratch; ``exact``: every
+    weight is an integer (class weights add up exactly, in any order).
+    The searches of :func:`_search_exact` allocate nothing; the others may."""
+    present, scratch = levels
+    n_present = present.shape[0]
+    n_classes = stats.shape[1]
+    if n_present == 0 or (n_present == 1 and sizes[1] == 0):
         return best, False
     if settings.random_thresholds:
         return _draw_subset(work, settings, feature, stats, counts, present, sizes, best, tol), True
+    if _allocation_free(settings, n_present, n_classes, exact):
+        return _search_exact(work, settings, feature, stats, counts, levels, sizes, best, tol)
     regression = settings.criterion == SQUARED_ERROR
-    n_classes = stats.shape[1]
-    ordered = regression or n_classes <= 2
-    # The ordering theorems are about unconstrained partitions: when
-    # min_samples_leaf may exclude the best prefix, small nodes enumerate.
     if not regression and _cannot_win(work, settings, feature, stats, present, best, tol):
         return best, True
-    if n_present <= MAX_EXHAUSTIVE_LEVELS and (not ordered or settings.min_samples_leaf > 1):
-        if exact and not regression:
-            if n_present <= _FEW_LEVELS:
-                return _scan_few(work, settings, feature, stats, counts, present, sizes, best, tol), True
-            return _scan_bounded(work, settings, feature, stats, counts, present, sizes, best, tol), True
+    if _enumerates(settings, n_present, n_classes):
         return _scan_exhaustive(work, settings, feature, stats, counts, present, sizes, best, tol), True
-    key = np.empty(n_present)
+    key = scratch[:n_present]
     if regression:
         for j in range(n_present):
             key[j] = stats[present[j], 1] / stats[present[j], 0]  # mean deviation of the level
-        return _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol), True
-    if n_classes <= 2:
+        return _scan_sorted(work, settings, feature, stats, counts, present, key, sizes, best, tol), True
+    if n_classes <= 2:  # more levels than an insertion sort takes
         for j in range(n_present):
             key[j] = _share(stats, present[j], n_classes - 1)
-        order = _sort_by_key(present, key) if n_present <= _INSERTION_SORT_LEVELS else _sorted_by(present, key)
-        return _scan_order(work, settings, feature, stats, counts, order, sizes, best, tol), True
+        return _scan_sorted(work, settings, feature, stats, counts, present, key, sizes, best, tol), True
     for k in range(n_classes):
         for j in range(n_present):
             key[j] = _share(stats, present[j], k)
-        best = _scan_order(work, settings, feature, stats, counts, _sorted_by(present, key), sizes, best, tol)
+        best = _scan_sorted(work, settings, feature, stats, counts, present, key, sizes, best, tol)
     return best, True

@@ -1012,7 +1012,15 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     """
     feature = split[0]
     if is_categorical(data, feature):
-        return _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits)
+        # The levels met are flagged in the partition buffer (free until the
+        # partition), which holds a word per row of the growth: enough for
+        # the levels of all but a tiny growth's feature.
+        n_levels = data.n_categories[feature]
+        if work.index_buffer.shape[0] < n_levels:
+            return _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits)
+        present = work.index_buffer[:n_levels]
+        present[:] = 0
+        return _route_flagged(data, work, settings, segment, split, child_counts, node_counts, (bits, present))
     # Class weights that are integers add up exactly in any order: the
     # split feature's sorted segment and carried keys tell the sides.
     exact = settings.criterion != SQUARED_ERROR and (data.unit_weight or data.integer_weight)
@@ -1023,12 +1031,18 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
 
 @njit_counted
 def _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits):
-    """:func:`route_rows` at a categorical split: the levels absent from the
-    node then get the side of missing values in ``bits``."""
+    """:func:`_route_flagged` with the flags of the levels allocated."""
     present = np.zeros(data.n_categories[split[0]], dtype=np.bool_)
-    n_left, missing_left = _route_values(
-        data, work, settings, segment, split, child_counts, node_counts, (bits, present)
-    )
+    return _route_flagged(data, work, settings, segment, split, child_counts, node_counts, (bits, present))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _route_flagged(data, work, settings, segment, split, child_counts, node_counts, levels):
+    """:func:`route_rows` at a categorical split, ``levels = (bits, present)``
+    with ``present`` a zero flag per level of the feature: the levels absent
+    from the node then get the side of missing values in ``bits``."""
+    bits, present = levels
+    n_left, missing_left = _route_values(data, work, settings, segment, split, child_counts, node_counts, levels)
     set_absent_levels(bits, present, missing_left)
     return n_left, missing_left
 

@@ -317,7 +317,7 @@ class BaseCART(BaseEstimator):
                 if regrow:
                     # T_max, its path and its rows (a tenth of X's bytes) are made again after the folds.
                     del path, prune_rows, learn
-                if n >= sel._TRIM_FROM_ROWS:
+                if sel.trims_heap(grower):
                     release_free_memory()  # the growth's workspace (and T_max), before the folds' own
                 if run is None:
                     run = self._start_folds(grower, weight, params, grow_seed, rng, loss)

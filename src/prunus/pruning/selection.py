@@ -228,16 +228,24 @@ def _fold_loss(job: FoldJob, fold, seed: int, betas) -> tuple[np.ndarray, np.nda
 
 def _trim(grower):
     """Give the C heap's free memory back to the system after a large fold's step."""
-    if grower.X.shape[0] >= _TRIM_FROM_ROWS:
+    if trims_heap(grower):
         release_free_memory()
 
 
-#: Rows from which the C heap is trimmed after each fold (a fold's arrays are
-#: then tens of megabytes). Below, trimming costs more than it frees: a trim
-#: and the page faults of the next fold's fresh arrays took 6-11% of a CV fit
-#: of 20,000-100,000 rows of 8 features (3 classes), and leaving the heap
-#: untrimmed kept 4-26 MB more resident after the fit, with the same peak.
-_TRIM_FROM_ROWS = 100_000
+def trims_heap(grower) -> bool:
+    """Whether the C heap is given back after each fold's step: when the
+    sample's X is at least ``_TRIM_FROM_BYTES`` (a fold's presorted orders
+    and workspace scale with X)."""
+    return grower.X.nbytes >= _TRIM_FROM_BYTES
+
+
+#: Bytes of X from which the C heap is trimmed after each fold (a fold's
+#: arrays are then tens of megabytes). Below, trimming costs more than it
+#: frees: on 20,000-100,000 rows of 8 features (1.3-6.4 MB) a trim and the page
+#: faults of the next fold's fresh arrays took 6-11% of a CV fit, and leaving
+#: the heap untrimmed kept 4-26 MB more resident after the fit, with the same
+#: peak. Wide tables (10,000 rows of 60 features and up) are still trimmed.
+_TRIM_FROM_BYTES = 2**22
 
 
 def _one_fold_loss(job, fold, seed, betas):

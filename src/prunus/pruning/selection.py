@@ -232,7 +232,7 @@ def _trim(grower):
         release_free_memory()
 
 
-def trims_heap(grower) -> bool:
+def trims_heap(grower: CARTGrower) -> bool:
     """Whether the C heap is given back after each fold's step: when the
     sample's X is at least ``_TRIM_FROM_BYTES`` (a fold's presorted orders
     and workspace scale with X)."""

@@ -21,7 +21,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..tree._encoding import coded_table
 from ..tree._tree import check_X_missing
 from ..tree.cart import GrowthParams, check_growth_params
-from ..utils._memory import release_free_memory
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._random import seeded_random_state
@@ -317,8 +316,7 @@ class BaseCART(BaseEstimator):
                 if regrow:
                     # T_max, its path and its rows (a tenth of X's bytes) are made again after the folds.
                     del path, prune_rows, learn
-                if sel.trims_heap(grower):
-                    release_free_memory()  # the growth's workspace (and T_max), before the folds' own
+                sel.trim_heap(grower)  # the growth's workspace (and T_max), before the folds' own
                 if run is None:
                     run = self._start_folds(grower, weight, params, grow_seed, rng, loss)
                 k, cv_results = self._select_cv(grower, (alphas, n_leaves), run, progress, loss)

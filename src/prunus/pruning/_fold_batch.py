@@ -39,7 +39,7 @@ from ._path_kernels import fold_misclassified, node_parents
 
 #: Rows from which the folds keep one call each (a fold's growth then
 #: outweighs its Python many times, and a large fold's memory is given back
-#: between folds: see ``selection.trims_heap``).
+#: between folds: see ``selection.trim_heap``).
 BATCH_BELOW_ROWS = 10_000
 
 #: The whole sample: X (C-ordered float64), class codes, the weights and

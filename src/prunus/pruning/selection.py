@@ -223,20 +223,15 @@ def _fold_loss(job: FoldJob, fold, seed: int, betas) -> tuple[np.ndarray, np.nda
     try:
         return _one_fold_loss(job, fold, seed, betas)
     finally:
-        _trim(job.grower)
+        trim_heap(job.grower)
 
 
-def _trim(grower):
-    """Give the C heap's free memory back to the system after a large fold's step."""
-    if trims_heap(grower):
+def trim_heap(grower: CARTGrower) -> None:
+    """Give the C heap's free memory back to the system after a step of a
+    large fit: when the sample's X is at least ``_TRIM_FROM_BYTES`` (a
+    fold's presorted orders and workspace scale with X)."""
+    if grower.X.nbytes >= _TRIM_FROM_BYTES:
         release_free_memory()
-
-
-def trims_heap(grower: CARTGrower) -> bool:
-    """Whether the C heap is given back after each fold's step: when the
-    sample's X is at least ``_TRIM_FROM_BYTES`` (a fold's presorted orders
-    and workspace scale with X)."""
-    return grower.X.nbytes >= _TRIM_FROM_BYTES
 
 
 #: Bytes of X from which the C heap is trimmed after each fold (a fold's
@@ -293,7 +288,7 @@ def _regression_fold_loss(
         )
     # The growth's presorted segments and scan scratch (about 0.6 X) are
     # free now, but sit in the C heap: given back before the pruning.
-    _trim(grower)
+    trim_heap(grower)
     test = np.asarray(test, dtype=np.int64)
     if surrogates is None:
         leaves = route_numeric((left, right, feature, threshold, missing_left), grower.X, test)

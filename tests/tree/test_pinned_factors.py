@@ -11,11 +11,10 @@ weights (sums of integer weights); the selected alpha, a ratio of such sums,
 is compared to a tolerance.
 """
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 import pytest
+from _digest import digest_arrays, tree_arrays
 
 from prunus import CARTClassifier
 
@@ -59,20 +58,9 @@ def _fit(n, n_classes, seed):
 
 
 def _digest(est):
-    h = hashlib.sha256()
-    for tree in (est.tree_, est.pruned_tree_):
-        for a in (
-            tree.children_left,
-            tree.children_right,
-            tree.feature,
-            tree.threshold,
-            tree.missing_go_to_left,
-            tree.category_bits,
-        ):
-            h.update(np.ascontiguousarray(a).tobytes())
-    h.update(np.ascontiguousarray(est.path_.counts).tobytes())
-    h.update(np.int64(est.selected_index_).tobytes())
-    return h.hexdigest()[:16]
+    return digest_arrays(
+        *tree_arrays(est.tree_), *tree_arrays(est.pruned_tree_), est.path_.counts, np.int64(est.selected_index_)
+    )
 
 
 @pytest.mark.parametrize("config", list(PINNED))

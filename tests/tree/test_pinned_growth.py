@@ -16,10 +16,9 @@ IEEE operation), and the per-node class weights are sums of integer weights.
 The split comparisons run in numba without fast-math, so in a fixed order.
 """
 
-import hashlib
-
 import numpy as np
 import pytest
+from _digest import digest_arrays, tree_arrays
 
 from prunus import datasets
 from prunus.tree.cart import CARTGrower, GrowthParams
@@ -47,10 +46,7 @@ def _digest(name, max_features, criterion, max_leaf_nodes, splitter="best"):
     params = GrowthParams(criterion, None, 2, 1, 0.0, max_features, max_leaf_nodes, splitter)
     weight = np.random.default_rng(1).integers(0, 3, y.shape[0]).astype(float)
     tree, counts = CARTGrower(X, y).grow(params, weight, 5)
-    h = hashlib.sha256()
-    for a in (tree.children_left, tree.children_right, tree.feature, tree.threshold, tree.missing_go_to_left, counts):
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()[:16]
+    return digest_arrays(*tree_arrays(tree), counts)
 
 
 @pytest.mark.parametrize("config", list(PINNED))

@@ -16,10 +16,9 @@ only for a deliberate change of the trees, and say why. (Growths with
 surrogate splits search presorted and are pinned elsewhere.)
 """
 
-import hashlib
-
 import numpy as np
 import pytest
+from _digest import digest_arrays, tree_arrays
 
 from prunus import CARTClassifier
 from prunus.tree.cart import CARTGrower, GrowthParams
@@ -73,23 +72,8 @@ def _data(name, n=700):
 DATASETS = ("binary", "levels", "mixed", "categorical", "categorical2")
 
 
-def _digest_arrays(*arrays):
-    h = hashlib.sha256()
-    for a in arrays:
-        h.update(np.ascontiguousarray(a).tobytes())
-    return h.hexdigest()[:16]
-
-
 def _tree_digest(tree, counts):
-    return _digest_arrays(
-        tree.children_left,
-        tree.children_right,
-        tree.feature,
-        tree.threshold,
-        tree.missing_go_to_left,
-        tree.category_bits,
-        counts,
-    )
+    return digest_arrays(*tree_arrays(tree), counts)
 
 
 def grow_digest(name, criterion, min_samples_leaf, max_leaf_nodes, weights, max_features, splitter):
@@ -118,7 +102,7 @@ def cv_digest(name, criterion, min_samples_leaf):
     cv = est.cv_results_
     summary = np.array([np.float64(f"{v:.10g}") for key in sorted(cv) for v in np.ravel(cv[key])])
     tree = est.pruned_tree_
-    return _digest_arrays(
+    return digest_arrays(
         summary,
         np.array([est.selected_index_]),
         tree.children_left,

@@ -42,7 +42,7 @@ import numpy as np
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
 from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR
-from ._no_refcount import njit_counted
+from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 from ._splitter import side_moments
 
 #: Last resort of a row missing every surrogate's feature: the primary
@@ -75,8 +75,16 @@ DEFERRED = -1
 # an optional [2] defers the search at a split none of whose rows misses its
 # feature: ``n_found`` is then :data:`DEFERRED` there, for a caller that
 # finds them only where a row it routes needs them (:func:`deferred_surrogates`).
+# The last three are the searches' scratch, sized once per growth so that the
+# kernels run per node allocate nothing (see :mod:`._no_refcount`): ``levels``
+# (float64, 4 per level: a categorical candidate's weights and row counts per
+# level and side), ``present`` (bool, one per level: the levels with a row at
+# the node) and ``level_sets`` (int64 words, shape (2, W): a candidate's
+# levels sent left and levels with a side); a level bitset of ``W`` words
+# holds at most ``64 W`` levels.
 SurrogateStore = namedtuple(
-    "SurrogateStore", "feature threshold left_below agreement adj bits known n_found side majority_last"
+    "SurrogateStore",
+    "feature threshold left_below agreement adj bits known n_found side majority_last levels present level_sets",
 )
 
 
@@ -193,6 +201,7 @@ def new_store(n_rows, capacity, k, n_words, flags):
     """:func:`empty_store` with room for ``k`` surrogates per node and its
     switches ``flags`` (``majority_last``) as an array: callable from the
     kernels that run many growths."""
+    max_levels = 64 * n_words if capacity > 0 else 0
     return SurrogateStore(
         np.full((capacity, k), -1, dtype=np.int64),
         np.zeros((capacity, k)),
@@ -204,6 +213,9 @@ def new_store(n_rows, capacity, k, n_words, flags):
         np.zeros(capacity, dtype=np.int64),
         np.zeros(n_rows, dtype=np.int8),
         flags,
+        np.zeros(4 * max_levels),
+        np.zeros(max_levels, dtype=np.bool_),
+        np.zeros((2, n_words if capacity > 0 else 0), dtype=np.int64),
     )
 
 
@@ -216,7 +228,7 @@ def _midpoint(a, b):
     return t
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def numeric_candidate(column, weight, rows, side):
     """Best numeric surrogate of one feature over ``rows`` (any order).
 
@@ -235,7 +247,7 @@ def numeric_candidate(column, weight, rows, side):
     return sorted_numeric_candidate(column, weight, rs[order], m, side)
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def sorted_numeric_candidate(column, weight, rows, m, side):
     """:func:`numeric_candidate` over ``rows`` sorted by the feature, whose
     first ``m`` are the rows where it is present (a presorted segment)."""
@@ -300,18 +312,20 @@ def sorted_numeric_candidate(column, weight, rows, m, side):
     return found, agree, threshold, left_below
 
 
-@njit(cache=True, nogil=True)
-def categorical_candidate(column, weight, rows, side, n_levels, bits, known):
+@njit_no_refcount
+def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
     """Best categorical surrogate of one feature over ``rows``: writes the
-    levels sent left to ``bits`` and those with a side to ``known`` (int64
-    words). Returns (found, agreement weight)."""
-    # One allocation per candidate feature and node (weights and counts of
-    # rows per level and side); counts below 2^53 are exact as floats.
-    table = np.zeros((4, n_levels))
-    lwt = table[0]
-    rwt = table[1]
-    lcnt = table[2]
-    rcnt = table[3]
+    levels sent left to ``sets[0]`` and those with a side to ``sets[1]``
+    (int64 words), using ``table`` (float64, at least ``4 n_levels``) as
+    scratch. Returns (found, agreement weight)."""
+    # Weights and counts of rows per level and side; counts below 2^53 are exact as floats.
+    table[: 4 * n_levels] = 0.0
+    lwt = table[:n_levels]
+    rwt = table[n_levels : 2 * n_levels]
+    lcnt = table[2 * n_levels : 3 * n_levels]
+    rcnt = table[3 * n_levels : 4 * n_levels]
+    bits = sets[0]
+    known = sets[1]
     for i in range(rows.shape[0]):
         r = rows[i]
         v = column[r]
@@ -350,7 +364,7 @@ def categorical_candidate(column, weight, rows, side, n_levels, bits, known):
     return n_disagree > 1 and n_agree > 1, agree
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
 def node_surrogates(columns, n_categories, weight, rows, side, primary, store, node):
     """Fill ``store``'s tables of ``node`` with the surrogates of the split
     on ``primary`` over ``rows``, given ``side[row]`` of the primary.
@@ -362,12 +376,16 @@ def node_surrogates(columns, n_categories, weight, rows, side, primary, store, n
     )
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def segment_surrogates(columns, n_categories, weight, rows, side, primary, store, node, candidates, segments):
     """:func:`node_surrogates` over the features ``candidates`` (ascending;
     the others must be constant or missing on ``rows``). ``segments``: empty,
     or a row per feature holding ``rows`` sorted by that feature with missing
-    values last (the builder's presorted segments), so that nothing is sorted."""
+    values last (the builder's presorted segments), so that nothing is sorted.
+
+    Without reference counting (it runs at every split of a growth with
+    surrogates): its scratch is the store's; only an unsorted numeric
+    candidate (no ``segments``) allocates, in :func:`numeric_candidate`."""
     w_left, w_right = _side_weights(weight, rows, side)
     max_k = store.feature.shape[1]
     n_found = 0
@@ -377,8 +395,7 @@ def segment_surrogates(columns, n_categories, weight, rows, side, primary, store
         store.n_found[node] = 0
         return w_left, w_right
     majority = max(w_left, w_right) / total
-    n_words = store.bits.shape[2]
-    level_sets = np.zeros((2, n_words), dtype=np.int64)
+    level_sets = store.level_sets
     bits = level_sets[0]
     known = level_sets[1]
     for position in range(candidates.shape[0]):
@@ -389,7 +406,9 @@ def segment_surrogates(columns, n_categories, weight, rows, side, primary, store
         threshold = np.nan
         left_below = True
         if categorical:
-            found, agree = categorical_candidate(columns[g], weight, rows, side, n_categories[g], bits, known)
+            found, agree = categorical_candidate(
+                columns[g], weight, rows, side, n_categories[g], level_sets, store.levels
+            )
         elif segments.shape[0] > 0:
             segment = segments[g]
             column = columns[g]
@@ -418,16 +437,16 @@ def segment_surrogates(columns, n_categories, weight, rows, side, primary, store
             store.left_below[node, q] = store.left_below[node, q - 1]
             store.agreement[node, q] = store.agreement[node, q - 1]
             store.adj[node, q] = store.adj[node, q - 1]
-            store.bits[node, q] = store.bits[node, q - 1]
-            store.known[node, q] = store.known[node, q - 1]
+            copy_into(store.bits[node, q], store.bits[node, q - 1])
+            copy_into(store.known[node, q], store.known[node, q - 1])
         store.feature[node, pos] = g
         store.threshold[node, pos] = threshold
         store.left_below[node, pos] = left_below
         store.agreement[node, pos] = agreement
         store.adj[node, pos] = adj
         if categorical:
-            store.bits[node, pos] = bits
-            store.known[node, pos] = known
+            copy_into(store.bits[node, pos], bits)
+            copy_into(store.known[node, pos], known)
         else:
             store.bits[node, pos] = 0
             store.known[node, pos] = 0
@@ -463,7 +482,7 @@ def _ascending(values):
     return True
 
 
-@njit_counted
+@njit_no_refcount
 def split_with_surrogates(
     data, work, settings, segment, split, bits, store, node, child_counts, node_counts, candidates, sorted_segments
 ):
@@ -477,7 +496,10 @@ def split_with_surrogates(
     from the node follow the last resort). ``candidates`` are the features
     not constant at the node (ascending); with ``sorted_segments`` their
     segments of ``work.index`` are sorted. Returns (n_left, last-resort
-    side is left)."""
+    side is left).
+
+    Without reference counting (it runs at every split): its scratch is the
+    store's (:data:`SurrogateStore`)."""
     start, end = segment
     feature, missing_left, n_left = split
     rows = work.node_rows[start:end]
@@ -506,12 +528,7 @@ def split_with_surrogates(
         last_left = w_left > w_right
     if is_categorical(data, feature) and last_left != missing_left:
         # Levels absent from the node go where the last resort sends rows.
-        present = np.zeros(data.n_categories[feature], dtype=np.bool_)
-        for i in range(rows.shape[0]):
-            v = column[rows[i]]
-            if not math.isnan(v):
-                present[np.int64(v)] = True
-        set_absent_levels(bits, present, last_left)
+        set_absent_levels(bits, _present_levels(data, feature, rows, store.present), last_left)
     if not any_missing:
         return n_left, last_left
     _route_missing(data, rows, side, store, node, last_left, goes_left)
@@ -522,25 +539,34 @@ def split_with_surrogates(
         for i in range(rows.shape[0]):
             if side[rows[i]] == 0:
                 goes_left[rows[i]] = missing_left
-        learned = np.empty_like(child_counts)
-        _count_children(data, settings, rows, goes_left, node_counts, learned)
-        if _children_impurity(settings, learned) < by_surrogates - 1e-12 * abs(by_surrogates):
+        # Counted into child_counts (no scratch), counted again by the surrogates if they fit better.
+        _count_children(data, settings, rows, goes_left, node_counts, child_counts)
+        if _children_impurity(settings, child_counts) < by_surrogates - 1e-12 * abs(by_surrogates):
             store.n_found[node] = 0
-            child_counts[:] = learned
             if is_categorical(data, feature):
-                present = np.zeros(data.n_categories[feature], dtype=np.bool_)
-                for i in range(rows.shape[0]):
-                    v = column[rows[i]]
-                    if not math.isnan(v):
-                        present[np.int64(v)] = True
-                set_absent_levels(bits, present, missing_left)
+                set_absent_levels(bits, _present_levels(data, feature, rows, store.present), missing_left)
             last_left = missing_left
         else:
             _route_missing(data, rows, side, store, node, last_left, goes_left)
+            _count_children(data, settings, rows, goes_left, node_counts, child_counts)
     n_left = 0
     for i in range(rows.shape[0]):
         n_left += goes_left[rows[i]]
     return n_left, last_left
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _present_levels(data, feature, rows, scratch):
+    """The levels of the categorical ``feature`` held by some of ``rows``,
+    flagged in (and returned as a view of) ``scratch``."""
+    present = scratch[: data.n_categories[feature]]
+    present[:] = False
+    column = data.columns[feature]
+    for i in range(rows.shape[0]):
+        v = column[rows[i]]
+        if not math.isnan(v):
+            present[np.int64(v)] = True
+    return present
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -557,17 +583,28 @@ def _side_weights(weight, rows, side):
     return w_left, w_right
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _node_surrogates(data, work, segment, feature, store, node, candidates, sorted_segments):
     """:func:`segment_surrogates` of the node ``segment = (start, end)`` of
     ``work`` split on ``feature`` (``store.side`` set on its rows)."""
-    start, end = segment
     if not _ascending(candidates):
-        candidates = np.sort(candidates)
-    if sorted_segments:
-        segments = work.index[:, start:end]
-    else:
-        segments = np.empty((0, 0), dtype=work.index.dtype)
+        return _unsorted_node_surrogates(data, work, segment, feature, store, node, candidates, sorted_segments)
+    return _node_search(data, work, segment, feature, store, node, candidates, sorted_segments)
+
+
+@njit_counted
+def _unsorted_node_surrogates(data, work, segment, feature, store, node, candidates, sorted_segments):
+    """:func:`_node_surrogates` with ``candidates`` not ascending (features
+    drawn at random): over a sorted copy of them."""
+    return _node_search(data, work, segment, feature, store, node, np.sort(candidates), sorted_segments)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_search(data, work, segment, feature, store, node, candidates, sorted_segments):
+    """:func:`_node_surrogates` over ascending ``candidates``."""
+    start, end = segment
+    # Without sorted segments, none: no rows of them (a view, not an allocation).
+    segments = work.index[:, start:end] if sorted_segments else work.index[:0, start:end]
     return segment_surrogates(
         data.columns,
         data.n_categories,
@@ -582,7 +619,7 @@ def _node_surrogates(data, work, segment, feature, store, node, candidates, sort
     )
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _route_missing(data, rows, side, store, node, last_left, goes_left):
     """Send the rows missing the primary feature (``side == 0``) by the
     node's surrogates, else to ``last_left``."""
@@ -609,19 +646,26 @@ def _route_missing(data, rows, side, store, node, last_left, goes_left):
         goes_left[r] = go
 
 
-@njit(cache=True, nogil=True)
+@njit_no_refcount
 def _count_children(data, settings, rows, goes_left, node_counts, out):
     """Statistics of the two children (classes, or moments) into ``out``."""
     out[:] = 0.0
     if settings.criterion == SQUARED_ERROR:
-        side_moments(data, rows, (0, rows.shape[0]), goes_left, True, node_counts[1], out)
+        _child_moments(data, rows, goes_left, node_counts, out)
     else:
         for i in range(rows.shape[0]):
             r = rows[i]
             out[0 if goes_left[r] else 1, data.y[r]] += data.weight[r]
 
 
-@njit(cache=True, nogil=True)
+@njit_counted
+def _child_moments(data, rows, goes_left, node_counts, out):
+    """:func:`._splitter.side_moments` of the two children (a kernel that
+    does not say whether it counts references, hence this counted call)."""
+    side_moments(data, rows, (0, rows.shape[0]), goes_left, True, node_counts[1], out)
+
+
+@njit_no_refcount
 def _children_impurity(settings, counts):
     """``W_L i(L) + W_R i(R)`` of two children's statistics (Gini, entropy in
     nats, misclassification; the within sum of squares for a regression)."""
@@ -633,7 +677,11 @@ def _children_impurity(settings, counts):
         if total <= 0.0:
             continue
         if settings.criterion == MISCLASSIFICATION:
-            out += total - counts[side].max()
+            # The largest class weight, by a loop: array.max() may raise, which needs reference counting.
+            largest = counts[side, 0]
+            for k in range(1, counts.shape[1]):
+                largest = max(largest, counts[side, k])
+            out += total - largest
             continue
         for k in range(counts.shape[1]):
             c = counts[side, k]

@@ -13,7 +13,16 @@ from .._compiled import njit
 from ._criterion import SQUARED_ERROR, impurity_decrease, node_term
 from ._level_split import fill_tables, subtract_tables
 from ._no_refcount import copy_into, njit_no_refcount
-from ._splitter import NO_FEATURE, find_best_split, node_statistics, partition, partition_rows, route_rows
+from ._splitter import (
+    NO_FEATURE,
+    find_best_split,
+    node_statistics,
+    partition,
+    partition_rows,
+    route_by_levels,
+    route_rows,
+    routes_by_levels,
+)
 from ._surrogate import split_with_surrogates
 
 TREE_LEAF = -1
@@ -359,18 +368,23 @@ def grow_depth_first(data, work, settings, surrogates):
         bits[node] = work.best_bits
         # Every kept feature's segment is sorted here unless only some were drawn and searched.
         candidates = (features[:n_kept], presorted or settings.max_features >= n_active)
-        n_left, m = _route(
-            data,
-            work,
-            settings,
-            (start, end),
-            (f, t, m),
-            (child_counts, counts[node]),
-            bits[node],
-            surrogates,
-            node,
-            candidates,
-        )
+        if routes_by_levels(data, work, f):
+            # From the node's tables, which its search left in work.table (a
+            # growth with tables finds no surrogates).
+            n_left, m = route_by_levels(data, work, (start, end), (f, t, m), child_counts, bits[node])
+        else:
+            n_left, m = _route(
+                data,
+                work,
+                settings,
+                (start, end),
+                (f, t, m),
+                (child_counts, counts[node]),
+                bits[node],
+                surrogates,
+                node,
+                candidates,
+            )
         # Two children that are leaves already never read their segments.
         n_child_features = (0, 0)
         children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)

@@ -1029,6 +1029,70 @@ def route_rows(data, work, settings, segment, split, child_counts, node_counts, 
     return _route_values(data, work, settings, segment, split, child_counts, node_counts, (bits, work.goes_left[:0]))
 
 
+@njit(cache=True, nogil=True, inline="always")
+def routes_by_levels(data, work, feature):
+    """Whether :func:`route_by_levels` can route a split on ``feature``
+    (given that ``work.table`` holds the node's tables): the feature has a
+    slot in the tables, the weights are integers (class weights summed per
+    level are then exact) and the partition buffer holds a side per level."""
+    slot = level_slot(data, feature)
+    return data.integer_weight and slot >= 0 and work.index_buffer.shape[0] > data.n_levels[slot]
+
+
+@njit_no_refcount
+def route_by_levels(data, work, segment, split, child_counts, bits):
+    """:func:`route_rows` for a split on a feature with a slot in the node's
+    tables, which ``work.table`` holds (:func:`routes_by_levels`): the
+    children's row counts and class weights are summed per level from the
+    tables (integers: the same sums as row by row, exactly), the levels
+    present read off them, and each row's side looked up by its level code
+    (one byte per row, rather than its value in ``columns``).
+
+    The side of each level, then of missing values, lives in the partition
+    buffer (free until the partition). Returns what :func:`route_rows`
+    returns, and sets the absent levels' bits as it does.
+    """
+    start, end = segment
+    feature, threshold, missing_left = split
+    slot = data.level_slot[feature]
+    n_levels = data.n_levels[slot]
+    first = data.level_offset[slot]
+    n_classes = child_counts.shape[1]
+    table = work.table
+    table_rows = work.table_rows
+    categorical = is_categorical(data, feature)
+    values = data.level_values[slot]
+    side = work.index_buffer[: n_levels + 1]
+    n_left = 0
+    for code in range(n_levels):
+        if categorical:
+            go = (bits[code >> 6] >> (code & 63)) & 1 == 1
+        else:
+            go = values[code] <= threshold
+        side[code] = go
+        n_left += table_rows[first + code] if go else 0
+    n_missing = table_rows[first + n_levels]
+    if n_missing == 0:
+        missing_left = n_left > end - start - n_left
+    side[n_levels] = missing_left
+    n_left += n_missing if missing_left else 0
+    child_counts[:] = 0.0
+    for code in range(n_levels + 1):
+        child = 1 - side[code]
+        for k in range(n_classes):
+            child_counts[child, k] += table[(first + code) * n_classes + k]
+    if categorical:
+        # A level is present where it has rows.
+        set_absent_levels(bits, table_rows[first : first + n_levels], missing_left)
+    codes = data.level_codes
+    rows = work.node_rows
+    goes_left = work.goes_left
+    for i in range(start, end):
+        row = rows[i]
+        goes_left[row] = side[codes[row, slot]] != 0
+    return n_left, missing_left
+
+
 @njit_counted
 def _route_categorical(data, work, settings, segment, split, child_counts, node_counts, bits):
     """:func:`_route_flagged` with the flags of the levels allocated."""

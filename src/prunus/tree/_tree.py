@@ -538,7 +538,7 @@ class Tree:
             if nodes.size and (nodes.min() < 0 or nodes.max() >= self.n_nodes):
                 raise ValueError("'nodes' holds ids outside 0 .. n_nodes - 1.")
             collapse[nodes.astype(np.int64)] = True
-        return self.subtree(self.keep_mask(collapse), return_index=return_index)
+        return self._kept_subtree(self.keep_mask(collapse), return_index)
 
     def keep_mask(self, collapse: ArrayLike) -> np.ndarray:
         """Nodes that remain when every node of the mask ``collapse`` becomes a leaf.
@@ -594,10 +594,16 @@ class Tree:
         kept_parent = self.parent[1:][keep[1:]]
         if not keep[kept_parent].all():
             raise ValueError("'keep' must be closed under taking parents.")
-        left, right = self.children_left, self.children_right
         internal = keep & ~self.is_leaf
+        left, right = self.children_left, self.children_right
         if np.any(keep[left[internal]] != keep[right[internal]]):
             raise ValueError("'keep' must keep both children of a node or neither.")
+        return self._kept_subtree(keep, return_index)
+
+    def _kept_subtree(self, keep: np.ndarray, return_index: bool = False) -> Tree | tuple[Tree, np.ndarray]:
+        """:meth:`subtree` of a mask known to be valid (made by :meth:`keep_mask`),
+        without checking it again."""
+        left, right = self.children_left, self.children_right
         index = np.flatnonzero(keep)
         new_id = np.full(self.n_nodes, -1, dtype=np.int64)
         new_id[index] = np.arange(index.shape[0])
@@ -914,15 +920,19 @@ def _check_category_bits(category_bits, n_cat, feature, is_categorical):
     return bits
 
 
+#: _LOW_BITS[k]: a word of the k low bits set, k = 0 .. 64.
+_LOW_BITS = np.array([(1 << k) - 1 for k in range(65)], dtype=np.uint64)
+
+
 def _canonical_category_bits(bits, n_cat, feature, is_categorical):
     """``bits`` (uint64, (n_nodes, n_words), the caller's to change) with
     the rows of numeric splits and the bits of levels >= L cleared."""
     bits[~is_categorical] = 0
-    if bits.shape[1]:
-        level = np.arange(bits.shape[1] * 64)
+    if bits.shape[1] and is_categorical.any():
+        # Word w of a node keeps its levels 64 w .. L - 1: its low min(max(L - 64 w, 0), 64) bits.
         n_levels = np.where(is_categorical, n_cat[np.maximum(feature, 0)], 0)
-        beyond = level[None, :] >= n_levels[:, None]
-        mask = np.packbits(~beyond, axis=1, bitorder="little").view(np.uint64)
+        kept = np.minimum(np.maximum(n_levels[:, None] - 64 * np.arange(bits.shape[1]), 0), 64)
+        mask = _LOW_BITS[kept]
         bits &= mask
     return bits
 

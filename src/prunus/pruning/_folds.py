@@ -57,12 +57,17 @@ def _fold_of_rows(n_samples, n_splits, rng, y):
         return folds
     # StratifiedKFold: classes numbered by first occurrence; each class's
     # share of every fold from the sorted labels dealt round-robin, its
-    # fold numbers shuffled among its rows.
-    _, first, inverse = np.unique(y, return_index=True, return_inverse=True)
-    _, class_perm = np.unique(first, return_inverse=True)
-    encoded = class_perm[inverse.ravel()]
-    n_classes = first.shape[0]
-    ordered = np.sort(encoded)
+    # fold numbers shuffled among its rows. The codes are small integers:
+    # counted, and their rows grouped by one stable sort (no np.unique).
+    y = np.asarray(y, dtype=np.intp)
+    counts = np.bincount(y)
+    rows = np.argsort(y, kind="stable")  # each code's rows, in row order, code after code
+    starts = np.cumsum(counts) - counts
+    codes = np.flatnonzero(counts)
+    codes = codes[np.argsort(rows[starts[codes]])]  # ordered by their first row
+    n_classes = codes.shape[0]
+    sizes = counts[codes]
+    ordered = np.repeat(np.arange(n_classes), sizes)
     # allocation[i, k]: rows of class k among ordered[i::n_splits], counted in one pass.
     cell = (np.arange(n_samples) % n_splits) * n_classes + ordered
     allocation = np.bincount(cell, minlength=n_splits * n_classes).reshape(n_splits, n_classes)
@@ -70,7 +75,8 @@ def _fold_of_rows(n_samples, n_splits, rng, y):
     for k in range(n_classes):
         for_class = np.arange(n_splits).repeat(allocation[:, k])
         rng.shuffle(for_class)
-        folds[encoded == k] = for_class
+        start = starts[codes[k]]
+        folds[rows[start : start + sizes[k]]] = for_class
     return folds
 
 

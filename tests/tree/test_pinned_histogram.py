@@ -105,12 +105,7 @@ def cv_digest(name, criterion, min_samples_leaf):
     return digest_arrays(
         summary,
         np.array([est.selected_index_]),
-        tree.children_left,
-        tree.children_right,
-        tree.feature,
-        tree.threshold,
-        tree.missing_go_to_left,
-        tree.category_bits,
+        *tree_arrays(tree),
         est.pruned_counts_,
     )
 

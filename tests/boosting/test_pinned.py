@@ -69,21 +69,12 @@ SEARCHES = {
         adaptive_init=0.5,
         adaptive_extrapolate=False,
     ),
-    # batches sized by the rate at which each feature's lower bound rises
-    "lower_first(0.9, init 0.9, extrapolated, batch 1)": dict(
-        split_search="adaptive",
-        adaptive_rule="lower_first",
-        adaptive_target=0.9,
-        min_batch=1,
-        adaptive_init=0.9,
-        adaptive_extrapolate=True,
-    ),
-    # the same with the automatic smallest batch (the estimator's default)
+    # batches sized by the rate at which each feature's lower bound rises (the estimator's default)
     "lower_first(0.9, init 0.9, extrapolated)": dict(
         split_search="adaptive",
         adaptive_rule="lower_first",
         adaptive_target=0.9,
-        min_batch="auto",
+        min_batch=1,
         adaptive_init=0.9,
         adaptive_extrapolate=True,
     ),

@@ -132,15 +132,26 @@ def _settings(params, n_rows, n_features, n_classes, seed):
     )
 
 
-def _presort(X):
+def _presort(X, n_categories):
     """Per-feature row order (int32, shape (d, n)), missing values last
     (numpy sorts NaN to the end). One contiguous column at a time: the
     temporaries never exceed a column, and numpy's stable sort is fastest on
-    the runs of tied values that real features have."""
+    the runs of tied values that real features have.
+
+    A categorical feature's level codes (``n_categories[f] > 0``: checked
+    integers ``0 .. L - 1``, NaN missing) are sorted as small integers with
+    a missing value coded ``L``: numpy's stable sort of 8- and 16-bit keys
+    is a radix sort, over ten times faster than on their floats, and gives
+    the same order (same ranks, ties in row order, missing values last)."""
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)
     for f in range(d):
-        order[f] = np.argsort(np.ascontiguousarray(X[:, f]), kind="stable")
+        column = np.ascontiguousarray(X[:, f])
+        n_levels = int(n_categories[f]) if n_categories.shape[0] > 0 else 0
+        if 0 < n_levels < 2**16:
+            codes = np.where(np.isnan(column), n_levels, column)
+            column = codes.astype(np.uint8 if n_levels < 2**8 else np.uint16)
+        order[f] = np.argsort(column, kind="stable")
     return order
 
 
@@ -397,7 +408,7 @@ class CARTGrower:
             # their cache footprint.
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
-        self.order = _presort(self.X)
+        self.order = _presort(self.X, self.n_categories)
         #: CPU seconds of the last growth (:meth:`grow_arrays`), none before one.
         self.growth_seconds: float | None = None
         self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))

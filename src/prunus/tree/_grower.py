@@ -164,7 +164,7 @@ def _is_leaf(settings, counts, n_rows, depth):
     )
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _keeps_presorted(settings, n_rows, n_features):
     """Whether a split of ``n_rows`` rows partitions every one of the
     ``n_features`` features not constant there, rather than only its rows:
@@ -203,7 +203,7 @@ def _evaluate(data, work, settings, segment, counts, features, root_weight):
     return feature, threshold, missing_left, decrease, n_kept
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")
 def _weight(settings, counts):
     """Total weight of a node from its statistics."""
     return counts[0] if settings.criterion == SQUARED_ERROR else counts.sum()
@@ -304,6 +304,101 @@ def _children_tables(data, work, segment, slot, pending):
         fill_tables(data, work.node_rows, large, tables[large_slot], table_rows[large_slot])
 
 
+@njit_no_refcount
+def _split_node(data, work, settings, surrogates, tree, pending, entry):
+    """Create the node ``entry = (node, slot, segment)`` of a depth-first
+    growth from the pending slot ``slot`` and split it: search, route,
+    partition, and give the pending slots ``slot + 1`` (left child) and
+    ``slot`` (right child) the children's features, statistics and tables.
+
+    ``tree = (nodes, features, child_features, child_counts)`` (the node
+    arrays and the growth's scratch), ``pending = (features, n_features,
+    statistics, tables, table rows)`` of the stack, with room for two more
+    slots; ``segment = (start, end, depth, parent, is_left, presorted,
+    tables_ready)`` as :func:`grow_depth_first` stacks it. Without reference
+    counting: it runs once per node, and every array it touches is the
+    caller's. Returns (split, rows left, children presorted, children's
+    tables ready).
+    """
+    nodes, features, child_features, child_counts = tree
+    pending_features, pending_n_features, pending_counts, pending_tables, pending_table_rows = pending
+    node, slot, segment = entry
+    start, end, depth, parent, is_left, presorted, tables_ready = segment
+    _new_node(nodes, node, parent, is_left)
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    node_counts = counts[node]
+    copy_into(node_counts, pending_counts[slot])
+    n_active = pending_n_features[slot]
+    copy_into(features, pending_features[slot, :n_active])
+    n_cells = work.table_rows.shape[0]
+    if tables_ready and not _is_leaf(settings, node_counts, end - start, depth):
+        copy_into(work.table, pending_tables[slot])
+        copy_into(work.table_rows, pending_table_rows[slot])
+    f, t, m, _, n_kept = _evaluate(
+        data,
+        work,
+        settings,
+        (start, end, depth, presorted, tables_ready),
+        node_counts,
+        features[:n_active],
+        _weight(settings, counts[0]),
+    )
+    if f == NO_FEATURE:
+        return False, 0, False, False
+    node_bits = bits[node]
+    copy_into(node_bits, work.best_bits)
+    kept = features[:n_kept]
+    if routes_by_levels(data, work, f):
+        # From the node's tables, which its search left in work.table (a
+        # growth with tables finds no surrogates).
+        n_left, m = route_by_levels(data, work, (start, end), (f, t, m), child_counts, node_bits)
+    else:
+        # Every kept feature's segment is sorted here unless only some were drawn and searched.
+        candidates = (kept, presorted or settings.max_features >= n_active)
+        n_left, m = _route(
+            data,
+            work,
+            settings,
+            (start, end),
+            (f, t, m),
+            (child_counts, node_counts),
+            node_bits,
+            surrogates,
+            node,
+            candidates,
+        )
+    # Two children that are leaves already never read their segments.
+    n_child_features = (0, 0)
+    children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
+    children_tables = False
+    left_read = not _is_leaf(settings, child_counts[0], n_left, depth + 1)
+    right_read = not _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
+    if not (left_read or right_read):
+        pass
+    elif children_presorted:
+        n_child_features = partition(data, work, (start, end, n_left), kept, child_features, (left_read, right_read))
+    else:
+        # Below here segments are sorted when searched: only the rows move.
+        partition_rows(work, (start, end, n_left))
+        for child in range(2):
+            copy_into(child_features[child], kept)
+        n_child_features = (n_kept, n_kept)
+    feature[node] = f
+    threshold[node] = t
+    missing_left[node] = m
+    _push_children(
+        (pending_features, pending_n_features, pending_counts),
+        (child_features, n_child_features, child_counts),
+        slot,
+    )
+    if n_cells > 0 and n_child_features[0] + n_child_features[1] > 0:
+        # The node's rows are partitioned: the smaller child's tables are
+        # counted, the other's are the node's less those where exact.
+        _children_tables(data, work, (start, start + n_left, end), slot, (pending_tables, pending_table_rows))
+        children_tables = True
+    return True, n_left, children_presorted, children_tables
+
+
 @njit(cache=True, nogil=True)
 def grow_depth_first(data, work, settings, surrogates):
     """Depth-first growth (every node split as soon as it is created).
@@ -332,81 +427,22 @@ def grow_depth_first(data, work, settings, surrogates):
     pending_table_rows = np.empty((16 if n_cells > 0 else 0, n_cells), dtype=np.int64)
     pending_features[0] = np.arange(n_features)
     pending_n_features[0] = n_features
+    # The root's statistics: node 0's once it is created.
     node_statistics(data, work, settings, 0, n_rows, pending_counts[0])
-    root_weight = _weight(settings, pending_counts[0])
-    features = np.empty(n_features, dtype=np.int64)
-    child_features = np.empty((2, n_features), dtype=np.int64)
-    child_counts = np.empty((2, n_classes))
+    tree = (
+        nodes,
+        np.empty(n_features, dtype=np.int64),
+        np.empty((2, n_features), dtype=np.int64),
+        np.empty((2, n_classes)),
+    )
     # pending nodes: (start, end, depth, parent, is_left, presorted, tables_ready)
     stack = [(0, n_rows, 0, -1, 0, True, False)]
     n_nodes = 0
-    # Unpacked once: every array taken out of a tuple costs a reference count.
-    left, right, feature, threshold, missing_left, counts, bits = nodes
     while len(stack) > 0:
         slot = len(stack) - 1
-        start, end, depth, parent, is_left, presorted, tables_ready = stack.pop()
-        node = n_nodes
-        n_nodes += 1
-        _new_node(nodes, node, parent, is_left)
-        counts[node] = pending_counts[slot]
-        n_active = pending_n_features[slot]
-        features[:n_active] = pending_features[slot, :n_active]
-        if tables_ready and not _is_leaf(settings, counts[node], end - start, depth):
-            work.table[:] = pending_tables[slot]
-            work.table_rows[:] = pending_table_rows[slot]
-        f, t, m, _, n_kept = _evaluate(
-            data,
-            work,
-            settings,
-            (start, end, depth, presorted, tables_ready),
-            counts[node],
-            features[:n_active],
-            root_weight,
-        )
-        if f == NO_FEATURE:
-            continue
-        bits[node] = work.best_bits
-        # Every kept feature's segment is sorted here unless only some were drawn and searched.
-        candidates = (features[:n_kept], presorted or settings.max_features >= n_active)
-        if routes_by_levels(data, work, f):
-            # From the node's tables, which its search left in work.table (a
-            # growth with tables finds no surrogates).
-            n_left, m = route_by_levels(data, work, (start, end), (f, t, m), child_counts, bits[node])
-        else:
-            n_left, m = _route(
-                data,
-                work,
-                settings,
-                (start, end),
-                (f, t, m),
-                (child_counts, counts[node]),
-                bits[node],
-                surrogates,
-                node,
-                candidates,
-            )
-        # Two children that are leaves already never read their segments.
-        n_child_features = (0, 0)
-        children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
-        children_tables = False
-        left_read = not _is_leaf(settings, child_counts[0], n_left, depth + 1)
-        right_read = not _is_leaf(settings, child_counts[1], end - start - n_left, depth + 1)
-        if not (left_read or right_read):
-            pass
-        elif children_presorted:
-            n_child_features = partition(
-                data, work, (start, end, n_left), features[:n_kept], child_features, (left_read, right_read)
-            )
-        else:
-            # Below here segments are sorted when searched: only the rows move.
-            partition_rows(work, (start, end, n_left))
-            for child in range(2):
-                child_features[child, :n_kept] = features[:n_kept]
-            n_child_features = (n_kept, n_kept)
-        feature[node] = f
-        threshold[node] = t
-        missing_left[node] = m
+        segment = stack.pop()
         if slot + 2 > pending_counts.shape[0]:
+            # Room for the node's two children (the stack only grows by splits).
             capacity = 2 * pending_counts.shape[0]
             pending_features = _grown_rows(pending_features, capacity)
             pending_counts = _grown_rows(pending_counts, capacity)
@@ -414,18 +450,21 @@ def grow_depth_first(data, work, settings, surrogates):
                 pending_tables = _grown_rows(pending_tables, capacity)
                 pending_table_rows = _grown_rows(pending_table_rows, capacity)
             pending_n_features = _grown_vector(pending_n_features, capacity)
-        _push_children(
-            (pending_features, pending_n_features, pending_counts),
-            (child_features, n_child_features, child_counts),
-            slot,
+        node = n_nodes
+        n_nodes += 1
+        split, n_left, children_presorted, children_tables = _split_node(
+            data,
+            work,
+            settings,
+            surrogates,
+            tree,
+            (pending_features, pending_n_features, pending_counts, pending_tables, pending_table_rows),
+            (node, slot, segment),
         )
-        if n_cells > 0 and n_child_features[0] + n_child_features[1] > 0:
-            # The node's rows are partitioned: the smaller child's tables are
-            # counted, the other's are the node's less those where exact.
-            _children_tables(data, work, (start, start + n_left, end), slot, (pending_tables, pending_table_rows))
-            children_tables = True
-        stack.append((start + n_left, end, depth + 1, node, 0, children_presorted, children_tables))
-        stack.append((start, start + n_left, depth + 1, node, 1, children_presorted, children_tables))
+        if split:
+            start, end, depth = segment[0], segment[1], segment[2]
+            stack.append((start + n_left, end, depth + 1, node, 0, children_presorted, children_tables))
+            stack.append((start, start + n_left, depth + 1, node, 1, children_presorted, children_tables))
     return _prefix(nodes, n_nodes)
 
 

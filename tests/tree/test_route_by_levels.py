@@ -2,7 +2,7 @@
 it row by row from the feature's values (route_rows): the same flags, rows
 left, side of missing values, children's class weights and level bitset,
 bit for bit, on categorical and few-level numeric features with integer
-weights."""
+weights; and the node's tables against counting its rows one by one."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -96,3 +96,32 @@ def test_routing_from_tables_is_routing_row_by_row(seed, n_all, n_values, nan_sh
     np.testing.assert_array_equal(counts, plain_counts)
     np.testing.assert_array_equal(tables.goes_left[node], plain.goes_left[node])
     np.testing.assert_array_equal(bits, plain_bits)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 120),
+    st.sampled_from([2, 5, 12, 40]),
+    st.sampled_from([0.0, 0.2, 1.0]),
+    st.sampled_from([2, 3]),
+)
+def test_node_tables_count_the_rows_of_each_cell(seed, n_all, n_values, nan_share, n_classes):
+    """fill_tables (its unit-weight path on even seeds) against counting row by row."""
+    data, rng = _growth(seed, n_all, n_values, nan_share, n_classes)
+    rows = np.flatnonzero(data.weight > 0.0).astype(np.int32)
+    start = min(1, rows.shape[0])
+    end = start + rng.integers(0, rows.shape[0] - start + 1)
+    n_cells = data.level_offset[-1]
+    table = np.full(n_cells * n_classes, np.nan)
+    counts = np.full(n_cells, -1, dtype=np.int64)
+    fill_tables(data, rows, (start, end), table, counts)
+    expected = np.zeros((n_cells, n_classes))
+    expected_counts = np.zeros(n_cells, dtype=np.int64)
+    for row in rows[start:end]:
+        for s in range(data.n_levels.shape[0]):
+            cell = data.level_offset[s] + data.level_codes[row, s]
+            expected[cell, data.y[row]] += data.weight[row]
+            expected_counts[cell] += 1
+    np.testing.assert_array_equal(table.reshape(n_cells, n_classes), expected)
+    np.testing.assert_array_equal(counts, expected_counts)

@@ -218,6 +218,24 @@ def _sides(left, missing, total, criterion, with_missing):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _offer_side(best, missing_left, sizes, scan, candidate):
+    """``best`` or the threshold ``candidate = (feature, value below, value
+    above, tol)`` with the missing rows sent left (``missing_left``) or
+    right, if better and ``sizes = (rows left, rows, min_samples_leaf)``
+    leave enough rows on each side; ``scan = (counts, sums, weights,
+    criterion)`` as :func:`~._criterion.candidate_proxy` takes them."""
+    n_left, n_rows, min_leaf = sizes
+    if n_left < min_leaf or n_rows - n_left < min_leaf:
+        return best
+    counts, sums, weights, criterion = scan
+    proxy = candidate_proxy(missing_left, counts, sums, weights, criterion)
+    feature, below, above, tol = candidate
+    if better(proxy, feature, best[0], best[1], tol):
+        return (proxy, feature, _midpoint(below, above), missing_left)
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
 def scan_levels(data, work, settings, feature, segment, best, tol):
     """Best threshold of the few-level ``feature`` at the node ``segment =
     (start, end)``, from the node's tables (``work.table``, see
@@ -259,7 +277,6 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
         weight_total += total[k]
         weight_missing += missing[k]
     incremental = criterion != MISCLASSIFICATION
-    n_sides = 2 if n_missing > 0 else 1
     weight_left = 0.0
     sum_la = sum_ra = sum_lb = sum_rb = 0.0  # read only by the incremental criteria
     n_left_present = 0
@@ -273,19 +290,18 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
             # Candidate between the levels ``previous`` and ``code``: the levels up to ``previous`` left.
             if incremental:
                 sum_la, sum_ra, sum_lb, sum_rb = _sides(left, missing, total, criterion, n_missing > 0)
-            for side in range(n_sides):
-                n_left = n_left_present + n_missing * side
-                if n_left < min_leaf or n_rows - n_left < min_leaf:
-                    continue
-                proxy = candidate_proxy(
-                    side == 1,
-                    (left, missing, total),
-                    (sum_la, sum_ra, sum_lb, sum_rb),
-                    (weight_left, weight_missing, weight_total),
-                    criterion,
-                )
-                if better(proxy, feature, best[0], best[1], tol):
-                    best = (proxy, feature, _midpoint(values[previous], values[code]), side == 1)
+            # The two sides of the missing rows, written out: in a loop over them LLVM hoisted both
+            # sides' entropy terms (logarithms) ahead of the loop, where Gini scans computed them too.
+            scan = (
+                (left, missing, total),
+                (sum_la, sum_ra, sum_lb, sum_rb),
+                (weight_left, weight_missing, weight_total),
+                criterion,
+            )
+            candidate = (feature, values[previous], values[code], tol)
+            best = _offer_side(best, False, (n_left_present, n_rows, min_leaf), scan, candidate)
+            if n_missing > 0:
+                best = _offer_side(best, True, (n_left_present + n_missing, n_rows, min_leaf), scan, candidate)
         for k in range(n_classes):
             w = table[code, k]
             left[k] += w

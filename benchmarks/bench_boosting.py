@@ -90,7 +90,10 @@ def best_time(make, X, y, repeat):
 
 
 def lower_first(target=0.9, min_batch=1, init=0.5):
-    """Parameters of the plain lower-bound-first rule (batches not sized by the bound's rate) at one setting."""
+    """Parameters of the plain lower-bound-first rule at one setting.
+
+    Batches are not sized by the bound's rate, and every node is searched by the rule.
+    """
     return dict(
         split_search="adaptive",
         adaptive_rule="lower_first",
@@ -98,6 +101,7 @@ def lower_first(target=0.9, min_batch=1, init=0.5):
         adaptive_target=target,
         min_batch=min_batch,
         adaptive_init=init,
+        exhaustive_below=0.0,
     )
 
 
@@ -107,9 +111,13 @@ CONFIGS = {
     "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
     # the estimator's default: lower_first, target 0.9, min_batch=1, init 0.9, batches sized by the bound's rate
     "adaptive": dict(split_search="adaptive"),
-    "adaptive(gap, auto)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
+    "adaptive(gap, auto)": dict(
+        split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9, exhaustive_below=0.0
+    ),
     # literal Algorithm 1
-    "adaptive(Alg. 1)": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
+    "adaptive(Alg. 1)": dict(
+        split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5, exhaustive_below=0.0
+    ),
     "adaptive(lower-first)": lower_first(),
 }
 
@@ -251,8 +259,10 @@ FRONTIER_DATASETS = (
 )
 FRONTIER = {
     "default": dict(),
-    "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5),
-    "gap(auto,.9)": dict(split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9),
+    "Alg. 1": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1, adaptive_init=0.5, exhaustive_below=0.0),
+    "gap(auto,.9)": dict(
+        split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9, exhaustive_below=0.0
+    ),
     "LF(.9,1,.5)": lower_first(0.9, 1, 0.5),
     "LF(.9,1,.9)": lower_first(0.9, 1, 0.9),
     "LF(.9,auto,.9)": lower_first(0.9, "auto", 0.9),

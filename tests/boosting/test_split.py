@@ -20,6 +20,10 @@ SEARCHES = {
     "adaptive": dict(split_search="adaptive"),
     "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first"),
     "lower_first_extrapolated": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_extrapolate=True),
+    # the estimator's default: the same, small nodes searched exhaustively
+    "lower_first_small_nodes_exhaustive": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_extrapolate=True, exhaustive_below=0.5
+    ),
 }
 
 
@@ -302,3 +306,38 @@ def test_extrapolated_gap_divides_by_the_last_batch_rate(m, rise, gap, first):
         rate = min(max(rise, RATE_FLOOR), 1.0)
         np.testing.assert_allclose(got, gap / rate, rtol=1e-12)
         assert gap <= got <= gap / RATE_FLOOR + 1e-12
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    n=st.integers(4, 120),
+    k=st.integers(1, 5),
+    n_classes=st.integers(2, 4),
+    n_values=st.integers(2, 12),
+    below=st.sampled_from([0.0, 0.1, 0.5, 1.0, 4.0]),
+)
+def test_small_nodes_are_searched_exhaustively(seed, n, k, n_classes, n_values, below):
+    # A node is searched exhaustively exactly when examples x features <= below x the cells of the
+    # features' tables (bins x classes present in the node): every feature then assesses every example.
+    X, y, w = random_problem(seed, n, k, n_classes, n_values)
+    b = fit_binning(X)
+    feats = np.flatnonzero(b.n_bins >= 2).astype(np.int64)
+    if len(feats) == 0:
+        return
+    nbins = b.n_bins[feats]
+    cfg = search_settings(
+        split_search="adaptive", adaptive_rule="lower_first", n_classes=n_classes, exhaustive_below=below
+    )
+    order = np.argsort(-w, kind="stable").astype(np.int64)
+    slot, t, _, mk, _ = split_node(b.transform(X), order, y, w, feats, nbins, cfg)
+    present = np.unique(y[w > 0]).shape[0]
+    if n * len(feats) <= below * nbins.sum() * present:
+        np.testing.assert_array_equal(mk, np.full(len(feats), n))
+    else:
+        # otherwise the rule prunes as without the switch: the counts of below=0
+        plain = search_settings(split_search="adaptive", adaptive_rule="lower_first", n_classes=n_classes)
+        np.testing.assert_array_equal(mk, split_node(b.transform(X), order, y, w, feats, nbins, plain)[3])
+    # either way the split of exhaustive search
+    exhaustive = split_node(b.transform(X), order, y, w, feats, nbins, search_settings(n_classes=n_classes))
+    assert (slot, t) == exhaustive[:2]

@@ -16,6 +16,10 @@ SEARCHES = {
     "gap": dict(split_search="adaptive", adaptive_rule="gap", min_batch=1),
     "lower_first": dict(split_search="adaptive", adaptive_rule="lower_first"),
     "lower_first_small": dict(split_search="adaptive", adaptive_rule="lower_first", adaptive_init=0.05, min_batch=1),
+    # small nodes searched exhaustively: the probes start from complete rows
+    "lower_first_small_nodes_exhaustive": dict(
+        split_search="adaptive", adaptive_rule="lower_first", adaptive_extrapolate=True, exhaustive_below=0.5
+    ),
 }
 
 

@@ -165,6 +165,20 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         below this takes a third fewer interval updates at the root and a
         quarter fewer at depth 3, for 0.5% more assessments; ``False`` gives
         the batches of the plain rule. The ensemble is the same either way.
+    exhaustive_below : float >= 0, default=0.5
+        Adaptive-Pruning only: a node is searched exhaustively (every
+        example for every feature, one interval update each) when its
+        examples times its candidate features are at most
+        ``exhaustive_below`` times the cells of their class-weight tables
+        (bins x classes present in the node, summed over the features).
+        A pruned search saves assessments, a few nanoseconds each, but
+        follows its initial pass and every later batch by an interval
+        update that scans the feature's cells; in a node with about as few
+        examples as cells the updates cost more than the assessments saved
+        (small datasets, deep nodes, many classes or bins). The tree is the
+        same; only the assessment count of such nodes is exhaustive
+        search's. 0 searches every node by the rule (the paper's algorithm,
+        as the reproduction runs it).
     random_state : int, RandomState or None
         Seeds the LazyBoost feature sampling.
     verbose : int, default=0
@@ -214,6 +228,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         "adaptive_rule": [StrOptions(set(ADAPTIVE_RULES))],
         "adaptive_target": [Interval(Real, 0.0, 1.0, closed="both")],
         "adaptive_extrapolate": ["boolean"],
+        "exhaustive_below": [Interval(Real, 0.0, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
     }
@@ -235,6 +250,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         adaptive_rule: str = "lower_first",
         adaptive_target: float = 0.9,
         adaptive_extrapolate: bool = True,
+        exhaustive_below: float = 0.5,
         random_state: int | np.random.RandomState | None = None,
         verbose: int = 0,
     ) -> None:
@@ -249,6 +265,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         self.quick_init = quick_init
         self.quick_batches = quick_batches
         self.min_batch = min_batch
+        self.exhaustive_below = exhaustive_below
         self.adaptive_init = adaptive_init
         self.adaptive_rule = adaptive_rule
         self.adaptive_target = adaptive_target
@@ -269,6 +286,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
             self.min_batch,
             self.adaptive_target,
             self.adaptive_extrapolate,
+            self.exhaustive_below,
         )
 
     # ------------------------------------------------------------------- fit

@@ -56,6 +56,7 @@ Settings = namedtuple(
         "min_batch",
         "target_mix",
         "extrapolate",
+        "exhaustive_below",
     ],
 )
 Settings.__doc__ = """Scalars of one split search, the same for every node of a fit.
@@ -184,6 +185,7 @@ def search_settings(
     min_batch=1,
     adaptive_target=0.0,
     adaptive_extrapolate=False,
+    exhaustive_below=0.0,
 ):
     """``Settings`` from the estimator's parameter names (``min_batch="auto"`` for AUTO_BATCH).
 
@@ -212,6 +214,7 @@ def search_settings(
         mb,
         float(adaptive_target),
         bool(adaptive_extrapolate),
+        float(exhaustive_below),
     )
 
 

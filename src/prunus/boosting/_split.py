@@ -786,6 +786,29 @@ def _best_exact(node, ws):
     return -1, -1, np.inf
 
 
+@njit(cache=True, inline="always")
+def _exhaustive_cheaper(node, settings):
+    """Whether the Adaptive-Pruning search of this node should assess every example instead.
+
+    A pruned search saves assessments (a few nanoseconds each) but pays an
+    interval update, a scan of the feature's class-weight table (bins x
+    present classes), after its initial pass and after every later batch;
+    exhaustive search pays one. Where the node's examples are about as few
+    as the cells of the tables (small nodes, many classes or bins), the
+    updates cost more than the assessments they save: such a node (examples
+    x features at most ``settings.exhaustive_below`` x the cells of all
+    features) is searched exhaustively. Every search finds the same split,
+    so the trees do not change, only the assessment count.
+    """
+    below = settings.exhaustive_below
+    if below <= 0.0 or settings.strategy < ADAPTIVE_GAP:
+        return False
+    cells = 0
+    for s in range(node.nbins.shape[0]):
+        cells += node.nbins[s]
+    return node.idx.shape[0] * node.nbins.shape[0] <= below * cells * node.present.shape[0]
+
+
 @njit(cache=True)
 def search_split(node, settings, ws):
     """Best stump of one node under ``settings.strategy``.
@@ -807,7 +830,7 @@ def search_split(node, settings, ws):
     """
     _reset(node, ws)
     strategy = settings.strategy
-    if strategy == EXHAUSTIVE:
+    if strategy == EXHAUSTIVE or _exhaustive_cheaper(node, settings):
         _exhaustive(node, ws)
     elif strategy == QUICK:
         _quick(node, settings, ws)

@@ -218,7 +218,7 @@ def _sides(left, missing, total, criterion, with_missing):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _offer_side(best, missing_left, sizes, scan, candidate):
+def offer_side(best, missing_left, sizes, scan, candidate):
     """``best`` or the threshold ``candidate = (feature, value below, value
     above, tol)`` with the missing rows sent left (``missing_left``) or
     right, if better and ``sizes = (rows left, rows, min_samples_leaf)``
@@ -299,9 +299,9 @@ def scan_levels(data, work, settings, feature, segment, best, tol):
                 criterion,
             )
             candidate = (feature, values[previous], values[code], tol)
-            best = _offer_side(best, False, (n_left_present, n_rows, min_leaf), scan, candidate)
+            best = offer_side(best, False, (n_left_present, n_rows, min_leaf), scan, candidate)
             if n_missing > 0:
-                best = _offer_side(best, True, (n_left_present + n_missing, n_rows, min_leaf), scan, candidate)
+                best = offer_side(best, True, (n_left_present + n_missing, n_rows, min_leaf), scan, candidate)
         for k in range(n_classes):
             w = table[code, k]
             left[k] += w

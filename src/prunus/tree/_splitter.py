@@ -27,7 +27,6 @@ from ._criterion import (
     GINI,
     MISCLASSIFICATION,
     SQUARED_ERROR,
-    candidate_proxy,
     node_term,
     proxy_from_sums,
     split_proxy,
@@ -38,7 +37,7 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
-from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, scan_levels
+from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, offer_side, scan_levels
 from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 
 # Global data of a growth (read only): X by columns, float64 (d, n), the
@@ -497,7 +496,6 @@ def _scan_general(data, work, settings, feature, segment, best, tol):
             sum_lb += term(missing[k], criterion)
             sum_rb += term(total[k] - missing[k], criterion)
     weight_left = 0.0
-    n_sides = 2 if n_missing > 0 else 1
     for i in range(start, present_end - 1):
         row = index[i]
         c = data.y[row]
@@ -515,18 +513,17 @@ def _scan_general(data, work, settings, feature, segment, best, tol):
         if v == v_next:
             continue
         n_left_present = i + 1 - start
-        for side in range(n_sides):
-            n_left = n_left_present + n_missing * side
-            if n_left < min_leaf or n_rows - n_left < min_leaf:
-                continue
-            proxy = candidate_proxy(
-                side == 1,
-                (left, missing, total),
-                (sum_la, sum_ra, sum_lb, sum_rb),
-                (weight_left, weight_missing, weight_total),
-                criterion,
-            )
-            best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
+        # The missing rows' two sides written out, not in a loop: see scan_levels.
+        scan = (
+            (left, missing, total),
+            (sum_la, sum_ra, sum_lb, sum_rb),
+            (weight_left, weight_missing, weight_total),
+            criterion,
+        )
+        candidate = (feature, v, v_next, tol)
+        best = offer_side(best, False, (n_left_present, n_rows, min_leaf), scan, candidate)
+        if n_missing > 0:
+            best = offer_side(best, True, (n_left_present + n_missing, n_rows, min_leaf), scan, candidate)
     if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
         row = index[present_end - 1]
         left[data.y[row]] += data.weight[row]

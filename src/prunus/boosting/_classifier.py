@@ -142,10 +142,11 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         (1.00-1.003x on letter and the synthetic problems; more on small
         datasets, where the first pass alone exceeds the bound's margin).
         ``adaptive_init=0.5`` is the setting for the fewest assessments.
-        For the least wall time, Quick Boost is still faster on most
-        problems (see the user guide); on small ones ``split_search="exhaustive"``
-        or ``adaptive_rule="gap", min_batch="auto", adaptive_init=0.9`` were
-        the fastest settings measured. Every setting returns the same ensemble.
+        For the least wall time, Quick Boost and the default take about the
+        same time on most problems (see the user guide); on small problems
+        with many classes the default, which searches their small nodes
+        exhaustively (``exhaustive_below``), is the faster. Every setting
+        returns the same ensemble.
     adaptive_target : float in [0, 1], default=0.9
         ``"lower_first"`` only: the batch aims at ``L2 + adaptive_target *
         (U_min - L2)``, where ``L2`` is the next-smallest lower bound and

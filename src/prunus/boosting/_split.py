@@ -801,7 +801,7 @@ def _exhaustive_cheaper(node, settings):
     so the trees do not change, only the assessment count.
     """
     below = settings.exhaustive_below
-    if below <= 0.0 or settings.strategy < ADAPTIVE_GAP:
+    if below <= 0.0 or (settings.strategy != ADAPTIVE_GAP and settings.strategy != ADAPTIVE_LOWER_FIRST):
         return False
     cells = 0
     for s in range(node.nbins.shape[0]):

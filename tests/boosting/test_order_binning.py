@@ -96,6 +96,8 @@ def test_fit_transform_equals_fit_binning_then_transform(n, seed, max_bins, fort
         np.where(rng.rand(n) < 0.5, -0.0, 1.0),  # signed zeros
         np.round(rng.randn(n) * 3) * 2.0**40,  # integers too far apart for a table
         rng.randint(250, 262, n) + 0.5 * (np.arange(n) == 0),  # one fraction: general path
+        2.0**52 - rng.randint(0, 5, n),  # integers at the edge of the exactly representable ones: table
+        2.0**51 - 0.5 * rng.randint(0, 5, n),  # halves just below 2^51: the general path
     ]
     X = np.column_stack(cols).astype(np.float64)
     if fortran:

@@ -163,28 +163,34 @@ def _integer_columns(X, span):
     """Per column of ``X`` (n, k): its minimum, and whether it holds only integers spanning at most ``span`` values.
 
     One pass over the rows in storage order (a row-major ``X`` is read
-    sequentially; columns are never gathered).
+    sequentially; columns are never gathered). The loop body has no branch,
+    so that it runs on vectors of columns: the extrema are selects, and a
+    value ``v`` is an integer exactly when ``|v|`` survives rounding to an
+    integer, ``(|v| + 2^52) - 2^52 == |v|`` for ``|v| <= 2^52`` (adding
+    ``2^52`` leaves no fraction bits); a column whose summed deviations is
+    not 0 (or is NaN, from a NaN or an infinity) is not integer. ``floor``
+    would be a library call per value on the generic x86-64 target the
+    shipped kernels are compiled for: 7x slower at 60,000 x 784.
     """
     n, k = X.shape
-    lo = np.empty(k)
-    hi = np.empty(k)
-    whole = np.ones(k, dtype=np.bool_)
-    for j in range(k):
-        lo[j] = np.inf
-        hi[j] = -np.inf
+    lo = np.full(k, np.inf)
+    hi = np.full(k, -np.inf)
+    deviation = np.zeros(k)
+    shift = 2.0**52
     for i in range(n):
+        row = X[i]
         for j in range(k):
-            v = X[i, j]
-            if v < lo[j]:
-                lo[j] = v
-            if v > hi[j]:
-                hi[j] = v
-            if v != np.floor(v):  # also False for NaN and infinities
-                whole[j] = False
+            v = row[j]
+            lo[j] = v if v < lo[j] else lo[j]
+            hi[j] = v if v > hi[j] else hi[j]
+            a = abs(v)
+            deviation[j] += abs((a + shift) - shift - a)
+    whole = np.empty(k, dtype=np.bool_)
     for j in range(k):
         # beyond 2^52 the integers are not all representable, and ``value - lo`` might round
-        if not (whole[j] and lo[j] <= hi[j] and hi[j] - lo[j] < span and -(2.0**52) <= lo[j] and hi[j] <= 2.0**52):
-            whole[j] = False
+        whole[j] = (
+            deviation[j] == 0.0 and lo[j] <= hi[j] and hi[j] - lo[j] < span and -shift <= lo[j] and hi[j] <= shift
+        )
     return lo, hi, whole
 
 

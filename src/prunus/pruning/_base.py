@@ -16,10 +16,9 @@ from scipy import sparse
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..tree._encoding import coded_table
-from ..tree._tree import check_X_missing
+from ..tree._encoding import predict_table
 from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
@@ -472,10 +471,7 @@ class BaseCART(BaseEstimator):
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")
         refuse_dask(self, X, method="predict")
-        coded = coded_table(self, X)
-        if coded is not None:
-            return check_X_missing(coded)
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
+        return predict_table(self, X)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

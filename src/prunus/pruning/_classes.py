@@ -9,18 +9,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._encoding import close_table, n_categories_of, open_table
 from ..tree._importance import classification_importances
 from ..tree._kernels import fill_from_parent
-from ..tree._tree import check_X_missing
 from ..tree.cart import CARTGrower
 from ..tree.sample import InMemorySample
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._classifier import Classifier
 from ..utils._param_validation import Interval, Real, StrOptions
-from ..utils._validation import open_classifier_fit, refuse_dask
+from ..utils._validation import open_classifier_fit
 from ._base import SHARED_CONSTRAINTS, BaseCART
 from ._cp_table import CPTable, cp_table
 from ._reselect import reselect
@@ -463,14 +462,6 @@ class CARTClassifier(Classifier, BaseCART):
         return cp_table(self.path_, self.cv_results_)
 
     # ----------------------------------------------------------- predict
-    def _check_X(self, X):
-        check_is_fitted(self, "pruned_tree_")
-        refuse_dask(self, X, method="predict")
-        coded = coded_table(self, X)
-        if coded is not None:
-            return check_X_missing(coded)
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite="allow-nan")
-
     def summary(self, decimals: int = 3) -> str:
         """The selected tree printed as rpart's ``print(fit)``: per node the split, n, class and shares.
 

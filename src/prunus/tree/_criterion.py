@@ -164,6 +164,16 @@ def better(proxy, feature, best_proxy, best_feature, tol):
     return proxy >= best_proxy - tol and feature < best_feature
 
 
+@njit(cache=True, nogil=True, inline="always")
+def midpoint(a, b):
+    """A threshold t with a <= t < b, for consecutive distinct a < b: halves
+    first, so that neither 1e308 overflows nor subnormals round onto b."""
+    t = a / 2.0 + b / 2.0
+    if t >= b or t < a:
+        t = a
+    return t
+
+
 @njit_no_refcount
 def impurity_decrease(proxy, node_value, criterion):
     """Weighted impurity decrease ``W_t i(t) - W_L i(L) - W_R i(R)`` from a

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils._validation import is_dask_collection
-from ._tree import MAX_CATEGORIES
+from ._tree import MAX_CATEGORIES, check_X_missing
 
 _STRING_KINDS = "OUS"
 
@@ -411,14 +411,17 @@ def n_categories_of(estimator):
     return None if encoding is None else encoding.n_categories
 
 
-def coded_table(estimator, X):
-    """``X`` at predict coded with the levels of fit (unseen levels NaN), or
-    None when the estimator has no categorical feature (the usual checks
-    apply). The column names are checked as scikit-learn does."""
+def predict_table(estimator, X, ensure_all_finite="allow-nan") -> np.ndarray:
+    """``X`` at predict, float64: coded with the levels of fit (unseen levels
+    NaN, the column names checked as scikit-learn does) when the estimator
+    has a categorical feature, else checked by scikit-learn's
+    ``validate_data`` against the fit (``ensure_all_finite`` as it takes it)."""
     encoding = getattr(estimator, "_encoding", None)
     if encoding is None:
-        return None
+        from sklearn.utils.validation import validate_data
+
+        return validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=ensure_all_finite)
     from sklearn.utils.validation import _check_feature_names
 
     _check_feature_names(estimator, X, reset=False)
-    return encoding.transform(X)
+    return check_X_missing(encoding.transform(X))

@@ -6,6 +6,7 @@ its parent (depth-first growth numbers them in preorder, left child first).
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -32,6 +33,14 @@ _EPSILON = np.finfo(np.float64).eps
 # moving it in a partition: the fastest of 0.5, 1, 2 and 4 on spam, letter,
 # digits and 3000 x 200 / 3000 x 1000 make_classification forests.
 SORT_COST = 2.0
+
+#: A node chosen for a split, as :func:`_route` sends its rows: its id,
+#: ``segment = (start, end)``, ``split = (feature, threshold,
+#: missing_left)``, ``counts = (child_counts, node_counts)`` (the children's
+#: class weights, written, and the node's), ``bits`` (its row of the
+#: category bitsets) and ``candidates = (features not constant at the node,
+#: whether their segments are sorted)``, among which surrogates are sought.
+NodeSplit = namedtuple("NodeSplit", "node segment split counts bits candidates")
 
 
 @njit(cache=True, nogil=True)
@@ -248,26 +257,26 @@ def _grown_vector(a, capacity):
 
 
 @njit_no_refcount
-def _route(data, work, settings, segment, split, counts, bits, surrogates, node, candidates):
-    """Flag the side of the node's rows (:func:`route_rows`); with surrogate
-    tables (``surrogates``, a :data:`._surrogate.SurrogateStore` with room
-    for ``node``) the node's surrogates are found among ``candidates =
-    (features not constant at the node, whether their segments are sorted)``
-    and send the rows missing the split feature. ``counts = (child_counts,
-    node_counts)``. Returns (n_left, side of missing values)."""
-    child_counts, node_counts = counts
-    n_left, m = route_rows(data, work, settings, segment, split, child_counts, node_counts, bits)
+def _route(data, work, settings, surrogates, chosen):
+    """Flag the side of the rows of the node split as ``chosen`` (a
+    :data:`NodeSplit`, :func:`route_rows`); with surrogate tables
+    (``surrogates``, a :data:`._surrogate.SurrogateStore` with room for the
+    node) the node's surrogates are found among ``chosen.candidates`` and
+    send the rows missing the split feature. Returns (n_left, side of
+    missing values)."""
+    child_counts, node_counts = chosen.counts
+    n_left, m = route_rows(data, work, settings, chosen.segment, chosen.split, child_counts, node_counts, chosen.bits)
     if surrogates.n_found.shape[0] > 0:
-        features, sorted_segments = candidates
+        features, sorted_segments = chosen.candidates
         n_left, m = split_with_surrogates(
             data,
             work,
             settings,
-            segment,
-            (split[0], m, n_left),
-            bits,
+            chosen.segment,
+            (chosen.split[0], m, n_left),
+            chosen.bits,
             surrogates,
-            node,
+            chosen.node,
             child_counts,
             node_counts,
             features,
@@ -355,18 +364,8 @@ def _split_node(data, work, settings, surrogates, tree, pending, entry):
     else:
         # Every kept feature's segment is sorted here unless only some were drawn and searched.
         candidates = (kept, presorted or settings.max_features >= n_active)
-        n_left, m = _route(
-            data,
-            work,
-            settings,
-            (start, end),
-            (f, t, m),
-            (child_counts, node_counts),
-            node_bits,
-            surrogates,
-            node,
-            candidates,
-        )
+        chosen = NodeSplit(node, (start, end), (f, t, m), (child_counts, node_counts), node_bits, candidates)
+        n_left, m = _route(data, work, settings, surrogates, chosen)
     # Two children that are leaves already never read their segments.
     n_child_features = (0, 0)
     children_presorted = presorted and _keeps_presorted(settings, end - start, n_kept)
@@ -510,18 +509,8 @@ def grow_best_first(data, work, settings, surrogates):
                 best = i
         gain, node, start, end, depth, f, t, m = frontier.pop(best)
         kept = node_features[node, : node_n_features[node]]
-        n_left, m = _route(
-            data,
-            work,
-            settings,
-            (start, end),
-            (f, t, m),
-            (child_counts, counts[node]),
-            bits[node],
-            surrogates,
-            node,
-            (kept, True),
-        )
+        chosen = NodeSplit(node, (start, end), (f, t, m), (child_counts, counts[node]), bits[node], (kept, True))
+        n_left, m = _route(data, work, settings, surrogates, chosen)
         n_child_features = partition(data, work, (start, end, n_left), kept, child_features)
         feature[node] = f
         threshold[node] = t

@@ -28,7 +28,7 @@ presorted order (:func:`level_codes`).
 import numpy as np
 
 from .._compiled import njit
-from ._criterion import MISCLASSIFICATION, better, candidate_proxy, split_proxy, term
+from ._criterion import MISCLASSIFICATION, better, candidate_proxy, midpoint, split_proxy, term
 from ._no_refcount import copy_into, njit_no_refcount
 
 #: ``GrowthData.level_slot`` of a feature searched from its presorted order.
@@ -189,15 +189,6 @@ def subtract_tables(parent, parent_counts, child, child_counts, out, out_counts)
         out_counts[i] = parent_counts[i] - child_counts[i]
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _midpoint(a, b):
-    """A threshold t with a <= t < b (as :func:`~._splitter._midpoint`)."""
-    t = a / 2.0 + b / 2.0
-    if t >= b or t < a:
-        t = a
-    return t
-
-
 @njit_no_refcount
 def _sides(left, missing, total, criterion, with_missing):
     """Sums of :func:`~._criterion.term` of the left and right sides, with
@@ -218,6 +209,16 @@ def _sides(left, missing, total, criterion, with_missing):
 
 
 @njit(cache=True, nogil=True, inline="always")
+def offer(best, proxy, feature, below, above, missing_left, tol):
+    """``best`` (proxy, feature, threshold, missing_left), or the candidate
+    splitting between the consecutive values ``below < above`` if it is
+    better under the tie rule (:func:`~._criterion.better`)."""
+    if better(proxy, feature, best[0], best[1], tol):
+        return proxy, feature, midpoint(below, above), missing_left
+    return best
+
+
+@njit(cache=True, nogil=True, inline="always")
 def offer_side(best, missing_left, sizes, scan, candidate):
     """``best`` or the threshold ``candidate = (feature, value below, value
     above, tol)`` with the missing rows sent left (``missing_left``) or
@@ -230,9 +231,7 @@ def offer_side(best, missing_left, sizes, scan, candidate):
     counts, sums, weights, criterion = scan
     proxy = candidate_proxy(missing_left, counts, sums, weights, criterion)
     feature, below, above, tol = candidate
-    if better(proxy, feature, best[0], best[1], tol):
-        return (proxy, feature, _midpoint(below, above), missing_left)
-    return best
+    return offer(best, proxy, feature, below, above, missing_left, tol)
 
 
 @njit(cache=True, nogil=True, inline="always")

@@ -37,7 +37,7 @@ from ._criterion import (
 from ._criterion import (
     better as _better,
 )
-from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, offer_side, scan_levels
+from ._level_split import CATEGORICAL_TABLE, PRESORTED, level_slot, offer, offer_side, scan_levels
 from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 
 # Global data of a growth (read only): X by columns, float64 (d, n), the
@@ -197,16 +197,6 @@ NO_FEATURE = -1
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _midpoint(a, b):
-    """A threshold t with a <= t < b, for consecutive distinct a < b: halves
-    first, so that neither 1e308 overflows nor subnormals round onto b."""
-    t = a / 2.0 + b / 2.0
-    if t >= b or t < a:
-        t = a
-    return t
-
-
-@njit(cache=True, nogil=True, inline="always")
 def segment_class_weights(data, index, start, end, out):
     """``out`` = class weights of the rows ``index[start:end]`` (inlined: also
     called by kernels without reference counting, which may not return an array)."""
@@ -327,15 +317,6 @@ def _shuffle(features):
 _NONE = (-np.inf, NO_FEATURE, 0.0, False)
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _offer(best, proxy, feature, below, above, missing_left, tol):
-    """``best``, or the candidate splitting between the consecutive values
-    ``below < above`` if it is better under the tie rule."""
-    if _better(proxy, feature, best[0], best[1], tol):
-        return proxy, feature, _midpoint(below, above), missing_left
-    return best
-
-
 @njit_no_refcount
 def _scan_present(data, work, settings, feature, start, end, best, tol):
     """Gini or entropy on a feature with no missing value at the node:
@@ -385,7 +366,7 @@ def _scan_present(data, work, settings, feature, start, end, best, tol):
             weight_right = weight_total - weight_left
             if not (filtered and _gini_below((sum_left, weight_left, sum_right, weight_right), best[0] - tol)):
                 proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion)
-                best = _offer(best, proxy, feature, v, v_next, False, tol)
+                best = offer(best, proxy, feature, v, v_next, False, tol)
         v = v_next
     return best
 
@@ -432,7 +413,7 @@ def _scan_carried(data, work, settings, feature, start, end, best, tol):
             weight_right = weight_total - weight_left
             if not (filtered and _gini_below((sum_left, weight_left, sum_right, weight_right), best[0] - tol)):
                 proxy = proxy_from_sums(sum_left, weight_left, sum_right, weight_right, criterion)
-                best = _offer(best, proxy, feature, column[index[i]], column[index[i + 1]], False, tol)
+                best = offer(best, proxy, feature, column[index[i]], column[index[i + 1]], False, tol)
         key = key_next
     return best
 
@@ -641,7 +622,7 @@ def scan_with_missing(column, index, target, weight, unit_weight, segment, total
                 if n_left < min_leaf or n_rows - n_left < min_leaf:
                     continue
                 proxy = regression_proxy(totals, w_left + w_missing * side, s_left + s_missing * side)
-                best = _offer(best, proxy, feature, v, v_next, side == 1, tol)
+                best = offer(best, proxy, feature, v, v_next, side == 1, tol)
         v = v_next
     if n_missing > 0 and present_end - start >= min_leaf and n_missing >= min_leaf:
         row = index[present_end - 1]
@@ -704,7 +685,7 @@ def scan_two_pass(column, index, target, weight, unit_weight, segment, totals, m
             k = j - lo
             p = proxies[k]
             if p > -np.inf:
-                best = _offer(best, p, feature, values[k], values[k + 1], False, tol)
+                best = offer(best, p, feature, values[k], values[k + 1], False, tol)
     return best
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
-from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR
+from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR, midpoint
 from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 from ._splitter import side_moments
 
@@ -219,15 +219,6 @@ def new_store(n_rows, capacity, k, n_words, flags):
     )
 
 
-@njit(cache=True, nogil=True, inline="always")
-def _midpoint(a, b):
-    # As the splitter's thresholds: a <= t < b without overflow.
-    t = a / 2.0 + b / 2.0
-    if t >= b or t < a:
-        t = a
-    return t
-
-
 @njit_counted
 def numeric_candidate(column, weight, rows, side):
     """Best numeric surrogate of one feature over ``rows`` (any order).
@@ -287,12 +278,12 @@ def sorted_numeric_candidate(column, weight, rows, m, side):
                 found = True
                 agree = llwt + rrwt
                 left_below = False
-                threshold = _midpoint(lastx, x)
+                threshold = midpoint(lastx, x)
             elif lrwt + rlwt > agree:
                 found = True
                 agree = lrwt + rlwt
                 left_below = True
-                threshold = _midpoint(lastx, x)
+                threshold = midpoint(lastx, x)
         s = side[r]
         w = weight[r]
         if s == 1:

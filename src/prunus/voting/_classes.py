@@ -40,13 +40,12 @@ from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from ..pruning._sampled import check_grow_size, take_grow_sample
 from ..pruning.penalized import PENALTIES, effective_labels, penalty_per_node, prune_kernel, pruned_errors
 from ..tree import Tree, grow_cart, grow_dyadic, grow_kd
-from ..tree._encoding import close_table, coded_table, open_table
-from ..tree._tree import check_X_missing
+from ..tree._encoding import close_table, open_table, predict_table
 from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSplit, split_block_counts
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._classifier import Classifier
@@ -368,12 +367,7 @@ class _SubtreeClassifier(Classifier, BaseEstimator):
     def _leaves(self, X):
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
-        coded = coded_table(self, X)
-        if coded is None:
-            X = validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite=self._missing_values())
-        else:
-            X = check_X_missing(coded)
-        return self.tree_.apply(X)
+        return self.tree_.apply(predict_table(self, X, ensure_all_finite=self._missing_values()))
 
     def predict(self, X: ArrayLike) -> np.ndarray:
         """Class of each row: ``argmax`` of :meth:`predict_proba` (lowest class on ties).

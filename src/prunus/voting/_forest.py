@@ -23,18 +23,17 @@ the out-of-bag rows' paths; nothing is refitted and no CV is run.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from joblib import Parallel, delayed, effective_n_jobs
 from numpy.typing import ArrayLike
 from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from ..tree._encoding import close_table, coded_table, n_categories_of, open_table
+from ..tree._encoding import close_table, n_categories_of, open_table, predict_table
 from ..tree._importance import classification_importances, normalized, split_probability
-from ..tree._tree import check_X_missing
 from ..tree.cart import SPLITTERS, CARTGrower, GrowthParams
 from ..tree.dyadic import _preorder
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
@@ -551,11 +550,7 @@ class PACBayesForestClassifier(Classifier, BaseEstimator):
         """
         check_is_fitted(self)
         refuse_dask(self, X, method="predict")
-        coded = coded_table(self, X)
-        if coded is None:
-            X = cast(np.ndarray, validate_data(self, X, dtype=np.float64, reset=False, ensure_all_finite="allow-nan"))
-        else:
-            X = check_X_missing(coded)
+        X = predict_table(self, X)
 
         rows = np.arange(X.shape[0])
         trees = list(zip(self._forest, self.node_weights_))

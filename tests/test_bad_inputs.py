@@ -10,6 +10,7 @@ declared constraints.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -239,6 +240,19 @@ def test_mixed_labels_before_any_work(case, monkeypatch):
         return
     with pytest.raises(ValueError, match="^y mixes label types"):
         est.fit([[np.nan, "x"]] * 3, [1, "a", 2])
+
+
+@pytest.mark.parametrize("case", [c for c in ESTIMATORS if not c.regressor], ids=str)
+@pytest.mark.parametrize("bad", [np.nan, np.inf], ids=["NaN", "inf"])
+def test_classifier_names_non_finite_labels(case, bad):
+    """A NaN / inf class label is refused naming y, without a warning from casting it first."""
+    X, y = _data()
+    labels = y.astype(float)
+    labels[3] = bad
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(ValueError, match="^Input y contains (NaN|infinity)"):
+            case.make().fit(X, labels)
 
 
 # ------------------------------------------------------------ builders and modules

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
+from sklearn.utils import assert_all_finite
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
@@ -39,9 +40,13 @@ def check_not_regression_target(y):
     distinct values, both naming :class:`~prunus.CARTRegressor`; returns
     ``type_of_target(y)``."""
     y = np.asarray(y)
+    if y.dtype.kind == "f":
+        # type_of_target casts the labels to integers before it checks them:
+        # a NaN would warn in that cast and then be reported without naming y.
+        assert_all_finite(y, input_name="y")
     target_type = _labels_type(y)
     if target_type is None:
-        target_type = type_of_target(y)
+        target_type = type_of_target(y, input_name="y")
     if target_type in ("continuous", "continuous-multioutput"):
         raise ValueError(
             "Unknown label type: continuous. y holds real numbers, which CARTClassifier cannot take as classes; "

@@ -124,3 +124,26 @@ def test_cart_classifier_plot_labels_every_node():
     assert texts[0].startswith("x[2]\n<= 2.45\n") and texts[0].endswith(f"n = {int(clf.pruned_counts_[0].sum())}")
     assert any(t.startswith("setosa 100%\nn = ") for t in texts)
     plt.close("all")
+
+
+@pytest.mark.parametrize("decimals", [-1, 1.5, "2", None])
+def test_every_rendering_names_a_bad_decimals(decimals):
+    """A count of decimals that is not an int >= 0 is refused naming it (not in a format specification)."""
+    from prunus.tree import export_text, plot_tree, to_dot
+
+    tree = tiny_tree()
+    calls = {
+        "export_text": lambda: export_text(tree, decimals=decimals),
+        "export_summary": lambda: export_summary(tree, COUNTS, decimals=decimals),
+        "node_summaries": lambda: node_summaries(tree, COUNTS, decimals=decimals),
+        "to_dot": lambda: to_dot(tree, decimals=decimals),
+        "plot_tree": lambda: plot_tree(tree, decimals=decimals),
+    }
+    for name, call in calls.items():
+        with pytest.raises((ValueError, TypeError), match=f"^The 'decimals' parameter of {name} must be an int"):
+            call()
+    est = CARTClassifier(random_state=0).fit(np.arange(20.0)[:, None], np.arange(20) % 2)
+    with pytest.raises(ValueError, match="'decimals' parameter of export_summary"):
+        est.summary(decimals=decimals)
+    for ok in (0, np.int64(2)):
+        assert export_summary(tree, COUNTS, decimals=ok).startswith("n = 10")

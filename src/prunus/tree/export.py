@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from numbers import Integral
 from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 from ..utils._optional import pyplot
+from ..utils._param_validation import Interval, validate_params
 
 
 class TreeLike(Protocol):
@@ -122,6 +124,12 @@ def _surrogate_lines(tree, feature_names, decimals, categories):
     return lines
 
 
+def _check_decimals(decimals, caller_name):
+    # Checked before any text is made: a negative or non-integer count of
+    # decimals would otherwise fail inside a format specification, unnamed.
+    validate_params({"decimals": [Interval(Integral, 0, None, closed="left")]}, {"decimals": decimals}, caller_name)
+
+
 def _check_labels(tree, node_labels, feature_names=None, categories=None):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
@@ -173,6 +181,7 @@ def export_text(
     --------
     export_summary : rpart-style printout with sizes and predictions.
     """
+    _check_decimals(decimals, "export_text")
     _check_labels(tree, node_labels, feature_names, categories)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
@@ -296,6 +305,7 @@ def export_summary(
         side its rule sends a row to), agreement and adjusted agreement, and
         the side of a row that has none of their features.
     """
+    _check_decimals(decimals, "export_summary")
     _check_labels(tree, None, feature_names, categories)
     weight, loss, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
@@ -361,6 +371,7 @@ def node_summaries(
     labels : list of str
         One label per node, for the ``node_labels`` of :func:`plot_tree`.
     """
+    _check_decimals(decimals, "node_summaries")
     weight, _, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
     if share is None:
@@ -403,6 +414,7 @@ def to_dot(
     dot : str
         A ``digraph``; a split node shows its left condition.
     """
+    _check_decimals(decimals, "to_dot")
     _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
@@ -456,6 +468,7 @@ def plot_tree(
     ax : matplotlib Axes
         The Axes drawn on.
     """
+    _check_decimals(decimals, "plot_tree")
     # No matplotlib.use() here: a library must not switch the caller's backend
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     plt = pyplot("plot_tree")

@@ -219,3 +219,29 @@ def test_bad_data():
     est = ExactBoostClassifier(n_estimators=3).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :2])
+
+
+def test_text_columns_are_refused_naming_the_column():
+    """A DataFrame column of labels is named in the error (fit and predict); numbers written as text still convert."""
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=60)
+    y = (x > 0).astype(int)
+    for labels in (
+        pd.Categorical(rng.choice(["red", "blue"], 60)),
+        pd.Series(rng.choice(["red", "blue"], 60), dtype=object),
+        pd.Series(rng.choice(["red", "blue"], 60), dtype="string"),
+    ):
+        X = pd.DataFrame({"x": x, "colour": labels})
+        with pytest.raises(
+            ValueError, match="^column 'colour' of X is not numeric; ExactBoostClassifier splits numbers"
+        ):
+            ExactBoostClassifier(n_estimators=2).fit(X, y)
+    numbers_as_text = pd.DataFrame({"x": x, "k": pd.Categorical(np.arange(60) % 3).rename_categories(["0", "1", "2"])})
+    plain = pd.DataFrame({"x": x, "k": (np.arange(60) % 3).astype(float)})
+    fitted = ExactBoostClassifier(n_estimators=3, random_state=0).fit(numbers_as_text, y)
+    expected = ExactBoostClassifier(n_estimators=3, random_state=0).fit(plain, y).predict(plain)
+    np.testing.assert_array_equal(fitted.predict(numbers_as_text), expected)
+    with pytest.raises(ValueError, match="^column 'k' of X is not numeric"):
+        fitted.predict(plain.assign(k=pd.Series(["a"] * 60, dtype=object)))

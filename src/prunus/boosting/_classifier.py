@@ -20,6 +20,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..tree._encoding import refuse_text_columns
 from ..tree._importance import classification_importances
 from ..tree._kernels import leaf_counts_to_node_counts, scatter_counts
 from ..utils._classifier import Classifier
@@ -328,7 +329,13 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
         also takes; the integer programs of ``stump_lower_bounds`` need dense codes).
         """
         X, y_codes, w = open_classifier_fit(
-            self, X, y, sample_weight, ensure_min_samples=2, accept_sparse=("csr", "csc")
+            self,
+            X,
+            y,
+            sample_weight,
+            ensure_min_samples=2,
+            accept_sparse=("csr", "csc"),
+            prepare_X=lambda X: refuse_text_columns(X, type(self).__name__),
         )
         self.n_classes_ = K = len(self.classes_)
         if w.sum() <= 0:
@@ -494,6 +501,7 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
     # --------------------------------------------------------------- predict
     def _tree_predictions(self, X):
         check_is_fitted(self)
+        X = refuse_text_columns(X, type(self).__name__)
         X = validate_data(self, X, dtype=np.float64, reset=False, accept_sparse=("csr", "csc"))
         if sparse.issparse(X):
             X = sparse.csr_matrix(X)

@@ -349,6 +349,34 @@ def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
 
 
 # ------------------------------------------------------------------ estimators
+def refuse_text_columns(X, estimator_name):
+    """``X`` unchanged, once every column of a DataFrame reads as numbers.
+
+    For an estimator that splits numbers only: a column of labels (strings,
+    a pandas ``category`` of strings) is refused naming the column, where the
+    conversion to float64 would fail with only one of its values to show.
+    Columns of numbers written as strings still convert, as scikit-learn's
+    checks convert them.
+    """
+    if is_dask_collection(X) or not is_dataframe(X):
+        return X
+    dtypes = list(X.dtypes)
+    if _all_numeric(dtypes):
+        return X
+    for j, (name, dtype) in enumerate(zip(X.columns, dtypes)):
+        if _all_numeric([dtype]):
+            continue
+        col = X.iloc[:, j]
+        try:
+            np.asarray(np.asarray(col, dtype=object) if _is_category(col) else col, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"column {name!r} of X is not numeric; {estimator_name} splits numbers only: code it as numbers "
+                "first (e.g. with scikit-learn's OrdinalEncoder)."
+            ) from None
+    return X
+
+
 def open_table(estimator, X):
     """``X`` with its categorical columns (``estimator.categorical_features``)
     coded as levels: the ``prepare_X`` step of an estimator's fit, run once

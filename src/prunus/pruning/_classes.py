@@ -447,10 +447,11 @@ class CARTClassifier(Classifier, BaseCART):
 
     @property
     def variable_importance_(self) -> np.ndarray:
-        """rpart's ``variable.importance`` without surrogate terms: the raw (unnormalized) impurity decreases.
+        """rpart's ``variable.importance``: the raw (unnormalized) impurity decreases of the splits on each feature.
 
-        In units of weight times impurity; ``feature_importances_`` is this
-        divided by its sum.
+        Surrogate splits are credited too (as rpart does), in units of weight
+        times impurity. Without surrogates, ``feature_importances_`` is this
+        divided by its sum; ``feature_importances_`` never counts surrogates.
         """
         check_is_fitted(self, "pruned_tree_")
         return classification_importances(

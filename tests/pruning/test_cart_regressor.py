@@ -184,3 +184,22 @@ def test_classifier_warns_on_a_target_of_many_numeric_values():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         CARTClassifier(selection="alpha", alpha=0.0).fit(Xs, ys)
+
+
+def test_feature_importances_are_the_normalized_squared_error_decreases():
+    """scikit-learn's feature_importances_ of a regression tree, summed plainly over the rows of each node."""
+    X, y = make_friedman1(n_samples=300, random_state=0)
+    est = CARTRegressor(selection="alpha", alpha=0.05, random_state=0).fit(X, y)
+    tree = est.pruned_tree_
+    assert tree.n_leaves > 3
+    rows = tree.decision_path(X).toarray().astype(bool)  # rows[i, t]: row i passes through node t
+
+    def sum_of_squares(t):
+        return float(((y[rows[:, t]] - y[rows[:, t]].mean()) ** 2).sum())
+
+    want = np.zeros(X.shape[1])
+    for t in np.flatnonzero(tree.children_left >= 0):
+        left, right = tree.children_left[t], tree.children_right[t]
+        want[tree.feature[t]] += sum_of_squares(t) - sum_of_squares(left) - sum_of_squares(right)
+    np.testing.assert_allclose(est.feature_importances_, want / want.sum(), rtol=1e-9)
+    assert not CARTRegressor(selection="alpha", alpha=1e9).fit(X, y).feature_importances_.any()

@@ -237,6 +237,17 @@ class CARTRegressor(RegressorMixin, BaseCART):
         self._leaf_value = path.value[index]
 
     @property
+    def feature_importances_(self) -> np.ndarray:
+        """Squared-error decrease of the splits on each feature in the selected tree, normalized to sum to one.
+
+        scikit-learn's definition, with the rows of the pruning sample
+        (``pruned_counts_``); surrogate splits are not counted (see
+        ``variable_importance_``). All zeros for a single leaf.
+        """
+        check_is_fitted(self, "pruned_tree_")
+        return regression_importances(self.pruned_tree_, self.pruned_counts_)
+
+    @property
     def variable_importance_(self) -> np.ndarray:
         """rpart's ``variable.importance``: the raw squared-error decreases of the splits on each feature.
 

@@ -203,3 +203,38 @@ def test_feature_importances_are_the_normalized_squared_error_decreases():
         want[tree.feature[t]] += sum_of_squares(t) - sum_of_squares(left) - sum_of_squares(right)
     np.testing.assert_allclose(est.feature_importances_, want / want.sum(), rtol=1e-9)
     assert not CARTRegressor(selection="alpha", alpha=1e9).fit(X, y).feature_importances_.any()
+
+
+def test_cv_table_is_rparts_anova_cptable():
+    """printcp of rpart(y ~ ., method = "anova", cp = 0, minsplit = 2, minbucket = 1) on the diabetes data.
+
+    Recorded with R's rpart 4.1 (first rows: the deeper rows depend on how ties between splits are broken).
+    """
+    X, y = load_diabetes(return_X_y=True)
+    table = CARTRegressor(selection="alpha", alpha=0.0).fit(X, y).cv_table_
+    assert table.root_weight == 442
+    np.testing.assert_allclose(table.root_error, 2621009.124, rtol=1e-9)
+    np.testing.assert_allclose(table.cp[:3], [2.915416506e-01, 8.522755749e-02, 5.660089012e-02], rtol=1e-9)
+    np.testing.assert_allclose(table.rel_error[:3], [1.0, 7.084583494e-01, 6.232307919e-01], rtol=1e-9)
+    np.testing.assert_array_equal(table.nsplit[:3], [0, 1, 2])
+    assert str(table).startswith("Root node error: 2.621e+06/442 = 5929.9\n") and table.xerror is None
+
+
+def test_regressor_select_equals_a_fresh_fit():
+    """select (rpart's prune) gives the subtree a fresh fit with that selection gives, and leaves self alone."""
+    X, y = make_friedman1(n_samples=300, random_state=0)
+    cv = CARTRegressor(selection="cv", cv=5, random_state=0).fit(X, y)
+    table = cv.cv_table_
+    assert table.xerror is not None and len(table) == len(cv.path_)
+    one_se = cv.select(rule="cv-1se")
+    fresh = CARTRegressor(selection="cv-1se", cv=5, random_state=0).fit(X, y)
+    assert one_se.selected_index_ == fresh.selected_index_ and one_se.selected_index_ != cv.selected_index_
+    np.testing.assert_array_equal(one_se.predict(X), fresh.predict(X))
+    np.testing.assert_array_equal(one_se.feature_importances_, fresh.feature_importances_)
+    assert cv.selected_index_ == CARTRegressor(selection="cv", cv=5, random_state=0).fit(X, y).selected_index_
+    alpha = float(cv.path_.alphas[3])
+    np.testing.assert_array_equal(
+        cv.select(alpha=alpha).predict(X), CARTRegressor(selection="alpha", alpha=alpha).fit(X, y).predict(X)
+    )
+    row = 4
+    assert cv.select(cp=float(table.cp[row])).selected_index_ == table.path_index[row]

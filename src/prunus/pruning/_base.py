@@ -25,9 +25,12 @@ from ..utils._progress import progress_bar
 from ..utils._random import seeded_random_state
 from ..utils._validation import refuse_dask
 from . import selection as sel
+from ._cp_table import CPTable, cp_table
+from ._reselect import reselect
 
 if TYPE_CHECKING:
     from sklearn.model_selection import BaseCrossValidator
+    from typing_extensions import Self
 from ._folds import AssignedFolds, fold_of_rows, folds_of
 from ._sampled import fit_cart_sampled
 
@@ -466,6 +469,50 @@ class BaseCART(BaseEstimator):
             raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
         pairs = [(np.asarray(a), np.asarray(b)) for a, b in splits]
         return (pairs, len(pairs)) if lazy else pairs
+
+    # ----------------------------------------------------------- subtrees
+    def select(self, alpha: float | None = None, *, cp: float | None = None, rule: str | None = None) -> Self:
+        """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
+
+        Exactly one of the arguments chooses the subtree. Returns a **copy** of
+        this estimator that predicts with it; ``self`` is left unchanged, so a
+        fitted model is never silently altered. The copy keeps the parameters
+        of the fit (they say how its tree was grown), its path and CV results,
+        and holds a consistent ``selected_index_``, ``alpha_``,
+        ``pruned_tree_``, ``pruned_counts_``, ``selection_`` and importances.
+        With the path of a fit that grew on all rows (every selection but
+        "holdout"), ``select(alpha=a)`` predicts exactly as a fresh fit with
+        ``selection="alpha", alpha=a`` and the same ``random_state``.
+
+        Parameters
+        ----------
+        alpha : float >= 0, optional
+            T_alpha, in ``ccp_alpha`` units (as ``selection="alpha"``).
+        cp : float >= 0, optional (keyword only)
+            rpart's scaled complexity: the subtree of the first row of
+            :attr:`cv_table_` whose ``cp`` is at most this (a ``cp`` read
+            from the table selects its row).
+        rule : {"cv", "cv-1se", "holdout"}, optional (keyword only)
+            Apply that selection rule to the risks the fit computed: "cv" and
+            "cv-1se" need a cross-validated fit, "holdout" a hold-out one
+            (e.g. from the min-xerror tree to the 1-SE tree).
+
+        Returns
+        -------
+        estimator : CARTClassifier or CARTRegressor
+            A fitted copy, of the class of this estimator.
+        """
+        check_is_fitted(self, "path_")
+        return reselect(self, alpha=alpha, cp=cp, rule=rule)
+
+    @property
+    def cv_table_(self) -> CPTable:
+        """rpart's ``cptable`` of the fitted path (see :class:`~prunus.pruning.CPTable`).
+
+        ``xerror`` and ``xstd`` are present after a cross-validated selection.
+        """
+        check_is_fitted(self, "path_")
+        return cp_table(self.path_, self.cv_results_)
 
     # ----------------------------------------------------------- predict
     def _check_X(self, X):

@@ -22,8 +22,6 @@ from ..utils._classifier import Classifier
 from ..utils._param_validation import Interval, Real, StrOptions
 from ..utils._validation import open_classifier_fit
 from ._base import SHARED_CONSTRAINTS, BaseCART
-from ._cp_table import CPTable, cp_table
-from ._reselect import reselect
 from .path import check_loss_matrix
 
 if TYPE_CHECKING:
@@ -401,40 +399,6 @@ class CARTClassifier(Classifier, BaseCART):
         return np.bincount(y, minlength=n_classes).min() >= self.cv
 
     # ------------------------------------------------- after the fit
-    def select(self, alpha: float | None = None, *, cp: float | None = None, rule: str | None = None) -> Self:
-        """Another subtree of the fitted path, without refitting (rpart's ``prune(fit, cp)``).
-
-        Exactly one of the arguments chooses the subtree. Returns a **copy** of
-        this estimator that predicts with it; ``self`` is left unchanged, so a
-        fitted model is never silently altered. The copy keeps the parameters
-        of the fit (they say how its tree was grown), its path and CV results,
-        and holds a consistent ``selected_index_``, ``alpha_``,
-        ``pruned_tree_``, ``pruned_counts_``, ``selection_`` and importances.
-        With the path of a fit that grew on all rows (every selection but
-        "holdout"), ``select(alpha=a)`` predicts exactly as a fresh fit with
-        ``selection="alpha", alpha=a`` and the same ``random_state``.
-
-        Parameters
-        ----------
-        alpha : float >= 0, optional
-            T_alpha, in ``ccp_alpha`` units (as ``selection="alpha"``).
-        cp : float >= 0, optional (keyword only)
-            rpart's scaled complexity: the subtree of the last row of
-            :attr:`cv_table_` whose ``cp`` is at most this (a ``cp`` read
-            from the table selects its row).
-        rule : {"cv", "cv-1se", "holdout"}, optional (keyword only)
-            Apply that selection rule to the risks the fit computed: "cv" and
-            "cv-1se" need a cross-validated fit, "holdout" a hold-out one
-            (e.g. from the min-xerror tree to the 1-SE tree).
-
-        Returns
-        -------
-        estimator : CARTClassifier
-            A fitted copy.
-        """
-        check_is_fitted(self, "path_")
-        return reselect(self, alpha=alpha, cp=cp, rule=rule)
-
     @property
     def feature_importances_(self) -> np.ndarray:
         """Impurity-based importance of every feature in the selected tree, normalized to sum to one.
@@ -457,15 +421,6 @@ class CARTClassifier(Classifier, BaseCART):
         return classification_importances(
             self.pruned_tree_, self.pruned_counts_, self.criterion, normalize=False, surrogates=True
         )
-
-    @property
-    def cv_table_(self) -> CPTable:
-        """rpart's ``cptable`` of the fitted path (see :class:`~prunus.pruning.CPTable`).
-
-        ``xerror`` and ``xstd`` are present after a cross-validated selection.
-        """
-        check_is_fitted(self, "path_")
-        return cp_table(self.path_, self.cv_results_)
 
     # ----------------------------------------------------------- predict
     def summary(self, decimals: int = 3) -> str:

@@ -67,7 +67,8 @@ class CPTable:
         Index ``k`` of every row in the path (``CostComplexityPath`` order:
         the largest tree first).
     root_error : float
-        Misclassified weight at the root (rpart's "Root node error" numerator).
+        Misclassified weight (or, for a regression path, sum of squares) at
+        the root (rpart's "Root node error" numerator).
     root_weight : float
         Weight of the pruning sample (rpart's ``n`` with unit weights).
     """
@@ -204,9 +205,14 @@ def cp_table(path: CostComplexityPath, cv_results: dict[str, Any] | None = None)
         One row per subtree, the root first.
     """
     counts = np.asarray(path.counts, dtype=np.float64)
-    root_weight = float(counts[0].sum())
-    # The root's loss as a leaf: misclassified weight, or expected loss under the path's matrix.
-    root_error = float(path.misclassified(counts, path.alphas[-1:])[0])
+    if counts.ndim == 2 and counts.shape[1] == 3 and hasattr(path, "moments"):
+        # A squared-error path: per node weight, mean and sum of squares; the
+        # root's error is its sum of squares (rpart's deviance of method "anova").
+        root_weight, root_error = float(counts[0, 0]), float(counts[0, 2])
+    else:
+        root_weight = float(counts[0].sum())
+        # The root's loss as a leaf: misclassified weight, or expected loss under the path's matrix.
+        root_error = float(path.misclassified(counts, path.alphas[-1:])[0])
     root_risk = float(path.risks[-1])
     # A pure root (R(root) = 0) has a one-row path; rpart divides by it anyway.
     scale = root_risk if root_risk > 0 else 1.0

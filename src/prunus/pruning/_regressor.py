@@ -173,6 +173,14 @@ class CARTRegressor(RegressorMixin, BaseCART):
         for each feature the decrease of the sum of squares of the pruning
         sample over its splits, plus over the surrogate splits on it their
         adjusted agreement times their split's decrease; not normalised.
+    feature_importances_ : ndarray, shape (n_features,)
+        The decreases of the primary splits alone, normalised to sum to one
+        (scikit-learn's definition).
+    cv_table_ : CPTable
+        rpart's ``printcp`` table of the path (method "anova"; "Root node
+        error" is the sum of squares of the root), the root first: ``cp``,
+        ``nsplit``, ``rel_error`` and, for "cv" / "cv-1se", ``xerror`` and
+        ``xstd``. :meth:`select` switches to another row's subtree without refitting.
 
     See Also
     --------

@@ -238,3 +238,29 @@ def test_regressor_select_equals_a_fresh_fit():
     )
     row = 4
     assert cv.select(cp=float(table.cp[row])).selected_index_ == table.path_index[row]
+
+
+def test_regressor_summary_prints_every_node_of_the_selected_tree():
+    """rpart's print of an "anova" tree: per node n, the sum of squares and the mean of the rows in it."""
+    import pandas as pd
+
+    X, y = make_friedman1(n_samples=200, random_state=1)
+    frame = pd.DataFrame(X, columns=[f"v{j}" for j in range(X.shape[1])])
+    est = CARTRegressor(selection="alpha", alpha=0.5).fit(frame, y)
+    tree = est.pruned_tree_
+    text = est.summary(decimals=2)
+    lines = text.splitlines()
+    assert lines[0] == "n = 200" and lines[2] == "node), split, n, deviance, yval"
+    rows = tree.decision_path(X).toarray().astype(bool)
+    for line in lines[5 : 5 + tree.n_nodes]:
+        node = int(line.split(")")[0])
+        words = line.rstrip(" *").split()
+        n, deviance, mean = int(words[-3]), float(words[-2]), float(words[-1])
+        in_node = y[rows[:, node]]
+        assert n == in_node.size and line.endswith("*") == (tree.children_left[node] < 0)
+        np.testing.assert_allclose(mean, in_node.mean(), rtol=1e-3)
+        np.testing.assert_allclose(deviance, ((in_node - in_node.mean()) ** 2).sum(), rtol=1e-3)
+        if node:
+            assert words[1].startswith("v")  # the split, by column name
+    with pytest.raises(ValueError, match="'decimals' parameter of node_labels"):
+        est.node_labels(decimals=-1)

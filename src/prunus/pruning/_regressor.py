@@ -12,6 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..tree._encoding import close_table, n_categories_of, open_table
 from ..tree._importance import regression_importances
 from ..tree.cart import CARTGrower
+from ..tree.export import _check_decimals
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
 from ..utils._validation import refuse_dask, reset_fitted
@@ -285,6 +286,33 @@ class CARTRegressor(RegressorMixin, BaseCART):
         leaves = self.apply(X)
         return self._leaf_value[leaves]
 
+    def summary(self, decimals: int = 3) -> str:
+        """The selected tree printed as rpart's ``print(fit)`` of method "anova".
+
+        Per node the split, n, deviance (the sum of squares) and mean of y of
+        the pruning sample (``pruned_counts_``), ``*`` at a leaf, then the
+        surrogate splits; names from ``feature_names_in_`` and
+        ``categories_``. See :func:`prunus.tree.export_summary`.
+
+        Parameters
+        ----------
+        decimals : int, default=3
+            Decimals of thresholds and means.
+
+        Returns
+        -------
+        text : str
+            One line per node: ``node) split n deviance yval``.
+        """
+        check_is_fitted(self, "pruned_tree_")
+        names = getattr(self, "feature_names_in_", None)
+        return self.pruned_tree_.export_summary(
+            node_moments=self.pruned_counts_,
+            feature_names=None if names is None else list(names),
+            categories=getattr(self, "categories_", None),
+            decimals=decimals,
+        )
+
     def node_labels(self, decimals: int = 3) -> list[str]:
         """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for
         :meth:`Tree.export_text`, :meth:`Tree.to_dot` and :meth:`Tree.plot`.
@@ -299,6 +327,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
         labels : list of str
             One per node of ``pruned_tree_``.
         """
+        _check_decimals(decimals, "node_labels")
         counts = self.pruned_counts_
         return [f"mean = {v:.{decimals}g}, weight = {w:g}" for v, w in zip(self._leaf_value, counts[:, 0])]
 

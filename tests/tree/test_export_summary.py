@@ -147,3 +147,22 @@ def test_every_rendering_names_a_bad_decimals(decimals):
         est.summary(decimals=decimals)
     for ok in (0, np.int64(2)):
         assert export_summary(tree, COUNTS, decimals=ok).startswith("n = 10")
+
+
+def test_cart_regressor_plot_labels_every_node():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sklearn.datasets import load_diabetes
+
+    from prunus import CARTRegressor
+
+    data = load_diabetes(as_frame=True)
+    reg = CARTRegressor(selection="alpha", alpha=200.0).fit(data.data, data.target)
+    texts = [t.get_text() for t in reg.plot().texts]
+    assert len(texts) == reg.pruned_tree_.n_nodes > 1
+    root = f"mean {reg.pruned_counts_[0, 1]:.4g}\nn = {int(reg.pruned_counts_[0, 0])}"
+    assert texts[0].startswith(str(data.data.columns[reg.pruned_tree_.feature[0]]) + "\n<= ")
+    assert texts[0].endswith(root) and all("\nmean " in t or t.startswith("mean ") for t in texts)
+    plt.close("all")

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..utils._optional import pyplot
+from .path import SquaredErrorPath
 
 if TYPE_CHECKING:
     from .path import CostComplexityPath
@@ -205,7 +206,7 @@ def cp_table(path: CostComplexityPath, cv_results: dict[str, Any] | None = None)
         One row per subtree, the root first.
     """
     counts = np.asarray(path.counts, dtype=np.float64)
-    if counts.ndim == 2 and counts.shape[1] == 3 and hasattr(path, "moments"):
+    if isinstance(path, SquaredErrorPath):
         # A squared-error path: per node weight, mean and sum of squares; the
         # root's error is its sum of squares (rpart's deviance of method "anova").
         root_weight, root_error = float(counts[0, 0]), float(counts[0, 2])

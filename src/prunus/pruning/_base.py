@@ -514,6 +514,38 @@ class BaseCART(BaseEstimator):
         check_is_fitted(self, "path_")
         return cp_table(self.path_, self.cv_results_)
 
+    def plot(self, ax: Any = None, decimals: int = 2) -> Any:
+        """Draw the selected tree (matplotlib): every node shows its split, its
+        prediction (the class and its share, or the mean) and n.
+
+        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw (a new figure when omitted).
+        decimals : int, default=2
+            Decimals of the thresholds.
+
+        Returns
+        -------
+        ax : matplotlib.axes.Axes
+            The Axes drawn on.
+        """
+        check_is_fitted(self, "pruned_tree_")
+        names = getattr(self, "feature_names_in_", None)
+        return self.pruned_tree_.plot(
+            feature_names=None if names is None else list(names),
+            node_labels=self._node_summaries(decimals),
+            ax=ax,
+            decimals=decimals,
+            categories=getattr(self, "categories_", None),
+        )
+
+    def _node_summaries(self, decimals: int) -> list[str]:
+        """The text of every node of ``pruned_tree_`` drawn by :meth:`plot`."""
+        raise NotImplementedError
+
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")

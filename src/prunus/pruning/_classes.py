@@ -444,36 +444,12 @@ class CARTClassifier(Classifier, BaseCART):
         check_is_fitted(self, "pruned_tree_")
         return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
 
-    def plot(self, ax: Any = None, decimals: int = 2) -> Any:
-        """Draw the selected tree; every node shows its split, class, share and n (matplotlib).
-
-        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure when omitted).
-        decimals : int, default=2
-            Decimals of the thresholds.
-
-        Returns
-        -------
-        ax : matplotlib.axes.Axes
-            The Axes drawn on.
-        """
+    def _node_summaries(self, decimals: int) -> list[str]:
         from ..tree import node_summaries
 
-        check_is_fitted(self, "pruned_tree_")
         args = self._summary_args()
-        labels = node_summaries(
+        return node_summaries(
             self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
-        )
-        return self.pruned_tree_.plot(
-            feature_names=args["feature_names"],
-            node_labels=labels,
-            ax=ax,
-            decimals=decimals,
-            categories=args["categories"],
         )
 
     def _summary_args(self):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -313,34 +313,10 @@ class CARTRegressor(RegressorMixin, BaseCART):
             decimals=decimals,
         )
 
-    def plot(self, ax: Any = None, decimals: int = 2) -> Any:
-        """Draw the selected tree; every node shows its split, mean and n (matplotlib).
-
-        See :func:`prunus.tree.plot_tree` and :func:`prunus.tree.node_summaries`.
-
-        Parameters
-        ----------
-        ax : matplotlib Axes, optional
-            Where to draw (a new figure when omitted).
-        decimals : int, default=2
-            Decimals of the thresholds.
-
-        Returns
-        -------
-        ax : matplotlib.axes.Axes
-            The Axes drawn on.
-        """
+    def _node_summaries(self, decimals: int) -> list[str]:
         from ..tree import node_summaries
 
-        check_is_fitted(self, "pruned_tree_")
-        names = getattr(self, "feature_names_in_", None)
-        return self.pruned_tree_.plot(
-            feature_names=None if names is None else list(names),
-            node_labels=node_summaries(self.pruned_tree_, node_moments=self.pruned_counts_, decimals=decimals),
-            ax=ax,
-            decimals=decimals,
-            categories=getattr(self, "categories_", None),
-        )
+        return node_summaries(self.pruned_tree_, node_moments=self.pruned_counts_, decimals=decimals)
 
     def node_labels(self, decimals: int = 3) -> list[str]:
         """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for

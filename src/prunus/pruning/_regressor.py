@@ -12,7 +12,7 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 from ..tree._encoding import close_table, n_categories_of, open_table
 from ..tree._importance import regression_importances
 from ..tree.cart import CARTGrower
-from ..tree.export import _check_decimals
+from ..tree.export import check_decimals
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
 from ..utils._validation import refuse_dask, reset_fitted
@@ -332,7 +332,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
         labels : list of str
             One per node of ``pruned_tree_``.
         """
-        _check_decimals(decimals, "node_labels")
+        check_decimals(decimals, "node_labels")
         counts = self.pruned_counts_
         return [f"mean = {v:.{decimals}g}, weight = {w:g}" for v, w in zip(self._leaf_value, counts[:, 0])]
 

@@ -124,9 +124,12 @@ def _surrogate_lines(tree, feature_names, decimals, categories):
     return lines
 
 
-def _check_decimals(decimals, caller_name):
-    # Checked before any text is made: a negative or non-integer count of
-    # decimals would otherwise fail inside a format specification, unnamed.
+def check_decimals(decimals: Any, caller_name: str) -> None:
+    """Refuse a ``decimals`` that is not an integer >= 0, naming it and ``caller_name``.
+
+    Checked before any text is made: a negative or non-integer count of
+    decimals would otherwise fail inside a format specification, unnamed.
+    """
     validate_params({"decimals": [Interval(Integral, 0, None, closed="left")]}, {"decimals": decimals}, caller_name)
 
 
@@ -181,7 +184,7 @@ def export_text(
     --------
     export_summary : rpart-style printout with sizes and predictions.
     """
-    _check_decimals(decimals, "export_text")
+    check_decimals(decimals, "export_text")
     _check_labels(tree, node_labels, feature_names, categories)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
@@ -305,7 +308,7 @@ def export_summary(
         side its rule sends a row to), agreement and adjusted agreement, and
         the side of a row that has none of their features.
     """
-    _check_decimals(decimals, "export_summary")
+    check_decimals(decimals, "export_summary")
     _check_labels(tree, None, feature_names, categories)
     weight, loss, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
@@ -371,7 +374,7 @@ def node_summaries(
     labels : list of str
         One label per node, for the ``node_labels`` of :func:`plot_tree`.
     """
-    _check_decimals(decimals, "node_summaries")
+    check_decimals(decimals, "node_summaries")
     weight, _, labels, share = _node_stats(tree, node_counts, node_moments, class_names, node_labels)
     integral = bool(np.all(weight == np.round(weight)))
     if share is None:
@@ -414,7 +417,7 @@ def to_dot(
     dot : str
         A ``digraph``; a split node shows its left condition.
     """
-    _check_decimals(decimals, "to_dot")
+    check_decimals(decimals, "to_dot")
     _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
@@ -468,7 +471,7 @@ def plot_tree(
     ax : matplotlib Axes
         The Axes drawn on.
     """
-    _check_decimals(decimals, "plot_tree")
+    check_decimals(decimals, "plot_tree")
     # No matplotlib.use() here: a library must not switch the caller's backend
     # (headless machines fall back to Agg by themselves; CI sets MPLBACKEND=Agg).
     plt = pyplot("plot_tree")

@@ -289,21 +289,27 @@ def test_a_reused_workspace_searches_like_a_fresh_one(seed, n, k, n_classes, str
     rise=st.floats(-1.0, 2.0),
     gap=st.floats(0.0, 3.0),
     first=st.booleans(),
+    first_rate=st.one_of(st.just(-1.0), st.floats(0.0, 1.0)),
 )
-@settings(max_examples=60, deadline=None)
-def test_extrapolated_gap_divides_by_the_last_batch_rate(m, rise, gap, first):
+@settings(max_examples=80, deadline=None)
+def test_extrapolated_gap_divides_by_the_expected_rate(m, rise, gap, first, first_rate):
     # the batch of the extrapolated lower-first rule: the gap over the bound's rise per unit of weight in the
-    # feature's last batch, clamped to [RATE_FLOOR, 1]; the bare gap before its second interval update
+    # feature's last batch, clamped to [RATE_FLOOR, 1]; at its first batch after the initial pass, over the
+    # node's mean first-batch rate (the bare gap when there is none: first_rate < 0)
     Zp = np.concatenate([[0.0], np.cumsum(np.linspace(1.0, 0.1, 40))])
     m0, m1 = sorted(m)
     ws = new_workspace(1, 4, 2)
     dz = Zp[m1] - Zp[m0]
     ws.upd[0] = [m1, 0.25 + rise * dz, -1.0 if first else m0, 0.25]
-    got = _extrapolated_gap(Zp, ws, 0, gap)
-    if first or not dz > 0.0:
+    got = _extrapolated_gap(Zp, ws, 0, gap, first_rate)
+    if first:
+        rate = None if first_rate < 0.0 else first_rate
+    else:
+        rate = rise if dz > 0.0 else None
+    if rate is None:
         assert got == gap
     else:
-        rate = min(max(rise, RATE_FLOOR), 1.0)
+        rate = min(max(rate, RATE_FLOOR), 1.0)
         np.testing.assert_allclose(got, gap / rate, rtol=1e-12)
         assert gap <= got <= gap / RATE_FLOOR + 1e-12
 

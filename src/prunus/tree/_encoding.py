@@ -15,11 +15,17 @@ levels at fit so that the same codes are given at predict:
   ``HistGradientBoostingClassifier``.
 
 At predict, a level not seen at fit becomes NaN, so that it follows the
-missing values of every split it meets. pandas is never imported: a
-DataFrame is recognised by its ``columns`` and ``dtypes``.
+missing values of every split it meets; a value of another kind than the
+levels of fit (a number where the levels were strings, or the reverse) is
+refused naming its column, since every such row would silently be read as
+missing (R's ``predict`` refuses a column of another class the same way).
+pandas is never imported: a DataFrame is recognised by its ``columns`` and
+``dtypes``.
 """
 
 from __future__ import annotations
+
+from numbers import Number
 
 import numpy as np
 
@@ -186,7 +192,7 @@ class FeatureEncoding:
             if self.categorical[j]:
                 out[:, j] = _codes(col, self.categories[j], self._kinds[j], name)
             else:
-                out[:, j] = _numeric(col, name)
+                out[:, j] = _numeric(col, name, fitted_as="numbers")
         return out
 
 
@@ -199,7 +205,9 @@ def _as_table(X):
     return X
 
 
-def _numeric(col, name):
+def _numeric(col, name, fitted_as=None):
+    """float64 values of a numeric column (NaN missing); ``fitted_as``: at
+    predict, what the column held at fit (for the error of a column of text)."""
     values = _plain_numeric_values(col)
     if values is None:
         try:
@@ -207,6 +215,10 @@ def _numeric(col, name):
                 col = np.asarray(col, dtype=object)
             values = np.array(col, dtype=np.float64)
         except (TypeError, ValueError):
+            if fitted_as is not None:
+                raise ValueError(
+                    f"column {name!r} of X holds values that are not numbers; it held {fitted_as} at fit."
+                ) from None
             raise ValueError(
                 f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
             ) from None
@@ -269,10 +281,47 @@ def _fit_levels(col, name):
     return "text", np.asarray(levels, dtype=object), codes
 
 
+def _value_kind(value) -> str:
+    """What a level is, for the check of the levels at predict against those of
+    fit: "text", "bytes", "number" (bools and numpy scalars included, which
+    compare equal to the numbers they hold), else the name of its type."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, Number):
+        return "number"
+    return type(value).__name__
+
+
+def _check_unseen_kinds(unseen, levels, name):
+    """Refuse levels not seen at fit (``unseen``) that are of another kind
+    than every level of fit, naming the column: "1" against 1 is a column
+    read as another type (every row would follow the missing values), not a
+    new level."""
+    kinds = {_value_kind(level) for level in levels}
+    if not kinds:
+        return  # no level at fit: nothing to compare with
+    checked = set()
+    for value in unseen:
+        if type(value) in checked:
+            continue
+        checked.add(type(value))
+        kind = _value_kind(value)
+        if kind not in kinds:
+            fitted = " / ".join(sorted(kinds))
+            raise ValueError(
+                f"column {name!r} of X holds {kind} levels (e.g. {value!r}) but its levels at fit were {fitted} "
+                f"(e.g. {levels[0]!r}): convert the column to the type it had at fit (its levels are in "
+                "categories_). Levels of the same type not seen at fit go where missing values go."
+            )
+
+
 def _codes(col, levels, kind, name):
-    """Codes of a column at predict under the levels of fit; unseen -> NaN."""
+    """Codes of a column at predict under the levels of fit; unseen -> NaN
+    (a level of another kind than those of fit: a ``ValueError`` naming the column)."""
     if kind == "codes":
-        values = _numeric(col, name)
+        values = _numeric(col, name, fitted_as="integer level codes")
         bad = ~np.isnan(values) & ((values < 0) | (values >= levels.shape[0]) | (values != np.floor(values)))
         return np.where(bad, np.nan, values)
     lookup = {level: code for code, level in enumerate(levels)}
@@ -280,12 +329,20 @@ def _codes(col, levels, kind, name):
         # Map the column's own categories once, then its codes.
         own = np.asarray(col.cat.categories, dtype=object)
         mapping = np.array([lookup.get(level, np.nan) for level in own] + [np.nan], dtype=np.float64)
-        return mapping[np.asarray(col.cat.codes, dtype=np.int64)]  # code -1 (missing) reads the last entry
+        codes = np.asarray(col.cat.codes, dtype=np.int64)
+        if np.isnan(mapping[:-1]).any():
+            # Only the categories that occur: an unused category is no value of the column.
+            used = np.unique(codes[codes >= 0])
+            _check_unseen_kinds(own[used[np.isnan(mapping[used])]], levels, name)
+        return mapping[codes]  # code -1 (missing) reads the last entry
     values = np.asarray(col, dtype=object)
     missing = _missing(col, values)
     out = np.full(values.shape[0], np.nan)
     for i in np.flatnonzero(~missing):
         out[i] = lookup.get(values[i], np.nan)
+    unseen = ~missing & np.isnan(out)
+    if unseen.any():
+        _check_unseen_kinds(values[unseen], levels, name)
     return out
 
 

@@ -318,9 +318,14 @@ class CARTRegressor(RegressorMixin, BaseCART):
 
         return node_summaries(self.pruned_tree_, node_moments=self.pruned_counts_, decimals=decimals)
 
+    def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:
+        return [str(round(float(v), decimals)) for v in self._leaf_value], "value"
+
     def node_labels(self, decimals: int = 3) -> list[str]:
-        """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for
-        :meth:`Tree.export_text`, :meth:`Tree.to_dot` and :meth:`Tree.plot`.
+        """Texts "mean = ..., weight = ..." of the nodes of ``pruned_tree_``, for
+        :meth:`Tree.export_text` and :meth:`Tree.to_dot` (with
+        ``label_name="value"``) and :meth:`Tree.plot`; :meth:`export_text`
+        writes the selected tree with its leaves' means.
 
         Parameters
         ----------

@@ -101,7 +101,15 @@ def _missing(col, values):
     isna = getattr(col, "isna", None)
     if isna is not None:
         return np.asarray(isna(), dtype=bool)
-    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+    # A numpy column (e.g. a DataFrame's ``to_numpy()``) keeps pandas' NA and
+    # NaT as objects: known by their type's name, pandas not being imported.
+    return np.array(
+        [v is None or (isinstance(v, float) and v != v) or type(v).__name__ in _PANDAS_MISSING for v in values],
+        dtype=bool,
+    )
+
+
+_PANDAS_MISSING = frozenset({"NAType", "NaTType"})
 
 
 def _selected(categorical_features, names, n_features, X, dtypes=None):
@@ -211,9 +219,7 @@ def _numeric(col, name, fitted_as=None):
     values = _plain_numeric_values(col)
     if values is None:
         try:
-            if _is_category(col):
-                col = np.asarray(col, dtype=object)
-            values = np.array(col, dtype=np.float64)
+            values = _as_float(col)
         except (TypeError, ValueError):
             if fitted_as is not None:
                 raise ValueError(
@@ -226,6 +232,25 @@ def _numeric(col, name, fitted_as=None):
     # "invalid value" floating-point warnings in every later sum.
     values[np.isnan(values)] = np.nan
     return values
+
+
+def _as_float(col):
+    """A new float64 array of a column's numbers, its missing cells (None,
+    NaN, pandas' NA / NaT) NaN; a ``TypeError`` / ``ValueError`` when a
+    present value is not a number (numbers written as text convert)."""
+    if _is_category(col):
+        col = np.asarray(col, dtype=object)
+    try:
+        return np.array(col, dtype=np.float64)
+    except (TypeError, ValueError):
+        # Perhaps only the missing cells (pandas' NA) refuse the conversion.
+        values = np.asarray(col, dtype=object)
+        missing = _missing(col, values)
+        if not missing.any():
+            raise
+        out = np.full(values.shape[0], np.nan)
+        out[~missing] = np.array(values[~missing], dtype=np.float64)
+        return out
 
 
 def _plain_numeric_values(col):
@@ -406,32 +431,50 @@ def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
 
 
 # ------------------------------------------------------------------ estimators
-def refuse_text_columns(X, estimator_name):
-    """``X`` unchanged, once every column of a DataFrame reads as numbers.
+def refuse_text_columns(X, estimator_name, advice=None):
+    """``X`` unchanged, once every column of a DataFrame (or of a numpy
+    array of strings or objects) reads as numbers.
 
     For an estimator that splits numbers only: a column of labels (strings,
     a pandas ``category`` of strings) is refused naming the column, where the
     conversion to float64 would fail with only one of its values to show.
     Columns of numbers written as strings still convert, as scikit-learn's
-    checks convert them.
+    checks convert them. ``advice``: what the error says to do, after the
+    column's name (by default: code it as numbers first).
     """
-    if is_dask_collection(X) or not is_dataframe(X):
+    if is_dask_collection(X):
+        return X
+    if advice is None:
+        advice = (
+            f"{estimator_name} splits numbers only: code its strings as numbers first (e.g. with scikit-learn's "
+            "OrdinalEncoder)."
+        )
+    if not is_dataframe(X):
+        dtype = getattr(X, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in _STRING_KINDS and X.ndim == 2:
+            _refuse_text(_columns(X, frame=False), advice)
         return X
     dtypes = list(X.dtypes)
     if _all_numeric(dtypes):
         return X
-    for j, (name, dtype) in enumerate(zip(X.columns, dtypes)):
-        if _all_numeric([dtype]):
-            continue
-        col = X.iloc[:, j]
-        try:
-            np.asarray(np.asarray(col, dtype=object) if _is_category(col) else col, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"column {name!r} of X is not numeric; {estimator_name} splits numbers only: code it as numbers "
-                "first (e.g. with scikit-learn's OrdinalEncoder)."
-            ) from None
+    _refuse_text(
+        ((name, X.iloc[:, j]) for j, (name, dtype) in enumerate(zip(X.columns, dtypes)) if not _all_numeric([dtype])),
+        advice,
+    )
     return X
+
+
+def _refuse_text(columns, advice):
+    """Refuse the first of (name, column) holding strings that do not read as
+    numbers, naming it. (Other objects, such as a dict, fail the usual checks
+    with their ``TypeError``, as scikit-learn's do.)"""
+    for name, col in columns:
+        try:
+            _as_float(col)
+        except ValueError:
+            raise ValueError(f"column {name!r} of X is not numeric; {advice}") from None
+        except TypeError:
+            return
 
 
 def open_table(estimator, X):
@@ -469,7 +512,19 @@ def open_table(estimator, X):
                 names = _get_feature_names(out)
             estimator._numeric_table_names = names
             out = out.to_numpy(dtype=np.float64, na_value=np.nan)
+    if encoding is None:
+        # A column of labels that categorical_features leaves out: named,
+        # before the usual checks fail on one of its values.
+        refuse_text_columns(out, type(estimator).__name__, advice=_UNSELECTED_TEXT)
     return out
+
+
+#: What to do with a column of labels that ``categorical_features`` does not select.
+_UNSELECTED_TEXT = (
+    "categorical_features does not select it: list it there (or leave categorical_features='from_dtype', "
+    "which selects every category and string column of a DataFrame) to split it by its levels, or code it "
+    "as numbers."
+)
 
 
 def close_table(estimator, n_features):

@@ -15,7 +15,7 @@ from ..tree.cart import CARTGrower
 from ..tree.export import check_decimals
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
-from ..utils._validation import refuse_dask, reset_fitted
+from ..utils._validation import check_score_inputs, refuse_dask, reset_fitted
 from ._base import SHARED_CONSTRAINTS, BaseCART
 
 if TYPE_CHECKING:
@@ -366,4 +366,5 @@ class CARTRegressor(RegressorMixin, BaseCART):
         --------
         predict : The value of every row.
         """
+        check_score_inputs(X, y, sample_weight, numeric=True)
         return super().score(X, y, sample_weight)

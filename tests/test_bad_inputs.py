@@ -255,6 +255,27 @@ def test_classifier_names_non_finite_labels(case, bad):
             case.make().fit(X, labels)
 
 
+@pytest.mark.parametrize("case", ESTIMATORS, ids=str)
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        (lambda y, w: (np.where(np.arange(y.shape[0]) == 3, np.nan, y), None), "^Input y contains NaN"),
+        (lambda y, w: (y[:-2], None), "^y has 38 entries, but X has 40 rows"),
+        (lambda y, w: (y, w[:3]), r"^sample_weight must have shape \(40,\), got \(3,\)"),
+        (lambda y, w: (y, -w), "^sample_weight has negative values"),
+    ],
+    ids=["NaN y", "short y", "short sample_weight", "negative sample_weight"],
+)
+def test_score_names_y_and_sample_weight(case, bad, message):
+    """score refuses a y or sample_weight that does not fit X's predictions naming it (scikit-learn's
+    metrics say "Input contains NaN" or list the lengths unnamed)."""
+    X, y = _data()
+    est = case.make().fit(X, y.astype(float) if case.regressor else y)
+    labels, weight = bad(y.astype(float), np.ones(y.shape[0]))
+    with pytest.raises(ValueError, match=message):
+        est.score(X, labels, sample_weight=weight)
+
+
 # ------------------------------------------------------------ builders and modules
 
 

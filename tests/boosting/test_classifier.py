@@ -245,3 +245,7 @@ def test_text_columns_are_refused_naming_the_column():
     np.testing.assert_array_equal(fitted.predict(numbers_as_text), expected)
     with pytest.raises(ValueError, match="^column 'k' of X is not numeric"):
         fitted.predict(plain.assign(k=pd.Series(["a"] * 60, dtype=object)))
+    # A numpy array of strings: its column by index.
+    words = np.column_stack([x.astype(str), rng.choice(["red", "blue"], 60)])
+    with pytest.raises(ValueError, match="^column 1 of X is not numeric; ExactBoostClassifier splits numbers"):
+        ExactBoostClassifier(n_estimators=2).fit(words, y)

@@ -142,6 +142,40 @@ def test_string_column_not_selected_is_named():
         CARTClassifier(categorical_features=["size"]).fit(df, y)
 
 
+@pytest.mark.parametrize("name", ["CARTClassifier", "CARTRegressor", "PACBayesForestClassifier"])
+def test_text_column_left_out_of_categorical_features_is_named(name):
+    """categorical_features=None (or a numpy table of strings, whose columns
+    are not guessed) with a column of labels: the column and the parameter are
+    named, not one of the column's values."""
+    import prunus
+
+    df, y = _table()
+    est = getattr(prunus, name)()
+    target = (y == "a").astype(float) if name == "CARTRegressor" else y
+    with pytest.raises(ValueError, match="column 'colour' of X is not numeric; categorical_features does not select"):
+        est.set_params(categorical_features=None).fit(df, target)
+    with pytest.raises(ValueError, match="column 0 of X is not numeric; categorical_features does not select"):
+        est.set_params(categorical_features="from_dtype").fit(df.astype(str).to_numpy(), target)
+
+
+def test_pandas_missing_values_in_a_numpy_table():
+    """A DataFrame's ``to_numpy()`` keeps pandas' NA as an object: it is a
+    missing value at fit and at predict, never a level nor a reason to call a
+    numeric column text."""
+    df, y = _table()
+    df = df.astype({"colour": "string"}).assign(count=pd.array(np.arange(len(df)) % 5, dtype="Int64"))
+    df.loc[::9, "count"] = pd.NA
+    assert df["colour"].isna().any()
+    est = CARTClassifier(selection="alpha", alpha=0.0, random_state=0).fit(df, y)
+    X = df.to_numpy()
+    with pytest.warns(UserWarning, match="feature names"):
+        np.testing.assert_array_equal(est.predict(X), est.predict(df))
+    on_numpy = CARTClassifier(selection="alpha", alpha=0.0, random_state=0, categorical_features=[0, 1]).fit(X, y)
+    assert list(on_numpy.categories_[0]) == list(est.categories_[0]) == ["blue", "green", "red", "white", "yellow"]
+    # "size" is coded in its category order on the frame, sorted as strings: the same partitions.
+    np.testing.assert_array_equal(on_numpy.predict(X), est.predict(df))
+
+
 def test_regressor_on_a_table():
     from prunus import CARTRegressor
 

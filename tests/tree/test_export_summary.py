@@ -166,3 +166,59 @@ def test_cart_regressor_plot_labels_every_node():
     assert texts[0].startswith(str(data.data.columns[reg.pruned_tree_.feature[0]]) + "\n<= ")
     assert texts[0].endswith(root) and all("\nmean " in t or t.startswith("mean ") for t in texts)
     plt.close("all")
+
+
+def _regressor_and_classifier():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 3))
+    y = 3.0 * (X[:, 0] > 0) + X[:, 1] + 0.1 * rng.normal(size=300)
+    from prunus import CARTRegressor
+
+    reg = CARTRegressor(selection="alpha", alpha=0.05, random_state=0).fit(X, y)
+    clf = CARTClassifier(selection="alpha", alpha=0.01, random_state=0).fit(X, y > 1.5)
+    return X, reg, clf
+
+
+def _leaf_lines(text, word):
+    import re
+
+    return {int(m[1]): m[2] for m in re.finditer(rf"leaf (\d+) {word}: (\S+)", text)}
+
+
+def test_regressor_leaves_read_as_values():
+    """A regression tree's leaves read "value: <mean>" (scikit-learn's word for
+    a regressor), never "class", in every text rendering that names them."""
+    X, reg, clf = _regressor_and_classifier()
+    text = reg.export_text()
+    assert "class" not in text
+    values = _leaf_lines(text, "value")
+    assert len(values) == reg.pruned_tree_.n_leaves > 2
+    leaves = reg.apply(X)
+    for leaf, prediction in zip(leaves, reg.predict(X)):
+        assert float(values[leaf]) == round(float(prediction), 3)
+    assert float(_leaf_lines(reg.export_text(decimals=1), "value")[leaves[0]]) == round(float(reg.predict(X[:1])[0]), 1)
+    # The tree's own renderings, given the regressor's node texts and what they are.
+    labels = reg.node_labels()
+    tree_text = reg.pruned_tree_.export_text(node_labels=labels, label_name="value")
+    assert "class" not in tree_text and f"value: {labels[int(leaves[0])]}" in tree_text
+    dot = reg.pruned_tree_.to_dot(node_labels=labels, label_name="value")
+    assert "class" not in dot and f"\\nvalue = {labels[int(leaves[0])]}" in dot
+    # A classifier's leaves keep reading as classes.
+    classes = _leaf_lines(clf.export_text(), "class")
+    for leaf, prediction in zip(clf.apply(X), clf.predict(X)):
+        assert classes[leaf] == str(prediction)
+    assert clf.export_text() == clf.pruned_tree_.export_text(node_labels=clf._leaf_texts(3)[0])
+
+
+@pytest.mark.parametrize("render", ["export_text", "to_dot"])
+def test_a_bad_label_name_is_named(render):
+    tree = tiny_tree()
+    with pytest.raises(ValueError, match=f"'label_name' parameter of {render} must be an instance of str"):
+        getattr(tree, render)(node_labels=["a"] * tree.n_nodes, label_name=3)
+
+
+def test_estimator_export_text_names_a_bad_decimals():
+    _, reg, clf = _regressor_and_classifier()
+    for est in (reg, clf):
+        with pytest.raises(ValueError, match="decimals"):
+            est.export_text(decimals=-1)

@@ -546,6 +546,39 @@ class BaseCART(BaseEstimator):
         """The text of every node of ``pruned_tree_`` drawn by :meth:`plot`."""
         raise NotImplementedError
 
+    def export_text(self, decimals: int = 3) -> str:
+        """The selected tree as indented text, one line per split side and per
+        leaf, as scikit-learn's ``export_text``: a classifier's leaves read
+        ``class: yes``, a regressor's ``value: 3.2`` (the leaf's mean).
+
+        Feature names and level names come from the fit (``feature_names_in_``,
+        ``categories_``). See :func:`prunus.tree.export_text`.
+
+        Parameters
+        ----------
+        decimals : int, default=3
+            Decimals of the thresholds (and of a regressor's values).
+
+        Returns
+        -------
+        text : str
+            ``|--- size <= 0.998``, ..., ``|   |--- leaf 2 class: no``.
+        """
+        check_is_fitted(self, "pruned_tree_")
+        names = getattr(self, "feature_names_in_", None)
+        labels, label_name = self._leaf_texts(decimals)
+        return self.pruned_tree_.export_text(
+            feature_names=None if names is None else list(names),
+            node_labels=labels,
+            decimals=decimals,
+            categories=getattr(self, "categories_", None),
+            label_name=label_name,
+        )
+
+    def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:
+        """The prediction of every node of ``pruned_tree_`` as text, and what it is ("class", "value")."""
+        raise NotImplementedError
+
     # ----------------------------------------------------------- predict
     def _check_X(self, X):
         check_is_fitted(self, "pruned_tree_")

@@ -452,13 +452,16 @@ class CARTClassifier(Classifier, BaseCART):
             self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
         )
 
+    def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:
+        return [str(c) for c in self.classes_[self._leaf_label]], "class"
+
     def _summary_args(self):
         names = getattr(self, "feature_names_in_", None)
         return dict(
             node_counts=self.pruned_counts_,
             feature_names=None if names is None else list(names),
             class_names=[str(c) for c in self.classes_],
-            node_labels=[str(c) for c in self.classes_[self._leaf_label]],
+            node_labels=self._leaf_texts(0)[0],
             categories=getattr(self, "categories_", None),
         )
 

@@ -15,7 +15,7 @@ from ..tree.cart import CARTGrower
 from ..tree.export import check_decimals
 from ..tree.sample import InMemorySample
 from ..utils._param_validation import StrOptions, validate_fit
-from ..utils._validation import refuse_dask, reset_fitted
+from ..utils._validation import check_score_inputs, refuse_dask, reset_fitted
 from ._base import SHARED_CONSTRAINTS, BaseCART
 
 if TYPE_CHECKING:
@@ -318,9 +318,14 @@ class CARTRegressor(RegressorMixin, BaseCART):
 
         return node_summaries(self.pruned_tree_, node_moments=self.pruned_counts_, decimals=decimals)
 
+    def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:
+        return [str(round(float(v), decimals)) for v in self._leaf_value], "value"
+
     def node_labels(self, decimals: int = 3) -> list[str]:
-        """Texts "mean = ..., n = ..." of the nodes of ``pruned_tree_``, for
-        :meth:`Tree.export_text`, :meth:`Tree.to_dot` and :meth:`Tree.plot`.
+        """Texts "mean = ..., weight = ..." of the nodes of ``pruned_tree_``, for
+        :meth:`Tree.export_text` and :meth:`Tree.to_dot` (with
+        ``label_name="value"``) and :meth:`Tree.plot`; :meth:`export_text`
+        writes the selected tree with its leaves' means.
 
         Parameters
         ----------
@@ -361,4 +366,5 @@ class CARTRegressor(RegressorMixin, BaseCART):
         --------
         predict : The value of every row.
         """
+        check_score_inputs(X, y, sample_weight, numeric=True)
         return super().score(X, y, sample_weight)

@@ -15,11 +15,17 @@ levels at fit so that the same codes are given at predict:
   ``HistGradientBoostingClassifier``.
 
 At predict, a level not seen at fit becomes NaN, so that it follows the
-missing values of every split it meets. pandas is never imported: a
-DataFrame is recognised by its ``columns`` and ``dtypes``.
+missing values of every split it meets; a value of another kind than the
+levels of fit (a number where the levels were strings, or the reverse) is
+refused naming its column, since every such row would silently be read as
+missing (R's ``predict`` refuses a column of another class the same way).
+pandas is never imported: a DataFrame is recognised by its ``columns`` and
+``dtypes``.
 """
 
 from __future__ import annotations
+
+from numbers import Number
 
 import numpy as np
 
@@ -95,7 +101,15 @@ def _missing(col, values):
     isna = getattr(col, "isna", None)
     if isna is not None:
         return np.asarray(isna(), dtype=bool)
-    return np.array([v is None or (isinstance(v, float) and v != v) for v in values], dtype=bool)
+    # A numpy column (e.g. a DataFrame's ``to_numpy()``) keeps pandas' NA and
+    # NaT as objects: known by their type's name, pandas not being imported.
+    return np.array(
+        [v is None or (isinstance(v, float) and v != v) or type(v).__name__ in _PANDAS_MISSING for v in values],
+        dtype=bool,
+    )
+
+
+_PANDAS_MISSING = frozenset({"NAType", "NaTType"})
 
 
 def _selected(categorical_features, names, n_features, X, dtypes=None):
@@ -186,7 +200,7 @@ class FeatureEncoding:
             if self.categorical[j]:
                 out[:, j] = _codes(col, self.categories[j], self._kinds[j], name)
             else:
-                out[:, j] = _numeric(col, name)
+                out[:, j] = _numeric(col, name, fitted_as="numbers")
         return out
 
 
@@ -199,14 +213,18 @@ def _as_table(X):
     return X
 
 
-def _numeric(col, name):
+def _numeric(col, name, fitted_as=None):
+    """float64 values of a numeric column (NaN missing); ``fitted_as``: at
+    predict, what the column held at fit (for the error of a column of text)."""
     values = _plain_numeric_values(col)
     if values is None:
         try:
-            if _is_category(col):
-                col = np.asarray(col, dtype=object)
-            values = np.array(col, dtype=np.float64)
+            values = _as_float(col)
         except (TypeError, ValueError):
+            if fitted_as is not None:
+                raise ValueError(
+                    f"column {name!r} of X holds values that are not numbers; it held {fitted_as} at fit."
+                ) from None
             raise ValueError(
                 f"column {name!r} of X is not numeric; list it in categorical_features to split it as categorical."
             ) from None
@@ -214,6 +232,25 @@ def _numeric(col, name):
     # "invalid value" floating-point warnings in every later sum.
     values[np.isnan(values)] = np.nan
     return values
+
+
+def _as_float(col):
+    """A new float64 array of a column's numbers, its missing cells (None,
+    NaN, pandas' NA / NaT) NaN; a ``TypeError`` / ``ValueError`` when a
+    present value is not a number (numbers written as text convert)."""
+    if _is_category(col):
+        col = np.asarray(col, dtype=object)
+    try:
+        return np.array(col, dtype=np.float64)
+    except (TypeError, ValueError):
+        # Perhaps only the missing cells (pandas' NA) refuse the conversion.
+        values = np.asarray(col, dtype=object)
+        missing = _missing(col, values)
+        if not missing.any():
+            raise
+        out = np.full(values.shape[0], np.nan)
+        out[~missing] = np.array(values[~missing], dtype=np.float64)
+        return out
 
 
 def _plain_numeric_values(col):
@@ -269,10 +306,47 @@ def _fit_levels(col, name):
     return "text", np.asarray(levels, dtype=object), codes
 
 
+def _value_kind(value) -> str:
+    """What a level is, for the check of the levels at predict against those of
+    fit: "text", "bytes", "number" (bools and numpy scalars included, which
+    compare equal to the numbers they hold), else the name of its type."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bytes):
+        return "bytes"
+    if isinstance(value, Number):
+        return "number"
+    return type(value).__name__
+
+
+def _check_unseen_kinds(unseen, levels, name):
+    """Refuse levels not seen at fit (``unseen``) that are of another kind
+    than every level of fit, naming the column: "1" against 1 is a column
+    read as another type (every row would follow the missing values), not a
+    new level."""
+    kinds = {_value_kind(level) for level in levels}
+    if not kinds:
+        return  # no level at fit: nothing to compare with
+    checked = set()
+    for value in unseen:
+        if type(value) in checked:
+            continue
+        checked.add(type(value))
+        kind = _value_kind(value)
+        if kind not in kinds:
+            fitted = " / ".join(sorted(kinds))
+            raise ValueError(
+                f"column {name!r} of X holds {kind} levels (e.g. {value!r}) but its levels at fit were {fitted} "
+                f"(e.g. {levels[0]!r}): convert the column to the type it had at fit (its levels are in "
+                "categories_). Levels of the same type not seen at fit go where missing values go."
+            )
+
+
 def _codes(col, levels, kind, name):
-    """Codes of a column at predict under the levels of fit; unseen -> NaN."""
+    """Codes of a column at predict under the levels of fit; unseen -> NaN
+    (a level of another kind than those of fit: a ``ValueError`` naming the column)."""
     if kind == "codes":
-        values = _numeric(col, name)
+        values = _numeric(col, name, fitted_as="integer level codes")
         bad = ~np.isnan(values) & ((values < 0) | (values >= levels.shape[0]) | (values != np.floor(values)))
         return np.where(bad, np.nan, values)
     lookup = {level: code for code, level in enumerate(levels)}
@@ -280,12 +354,20 @@ def _codes(col, levels, kind, name):
         # Map the column's own categories once, then its codes.
         own = np.asarray(col.cat.categories, dtype=object)
         mapping = np.array([lookup.get(level, np.nan) for level in own] + [np.nan], dtype=np.float64)
-        return mapping[np.asarray(col.cat.codes, dtype=np.int64)]  # code -1 (missing) reads the last entry
+        codes = np.asarray(col.cat.codes, dtype=np.int64)
+        if np.isnan(mapping[:-1]).any():
+            # Only the categories that occur: an unused category is no value of the column.
+            used = np.unique(codes[codes >= 0])
+            _check_unseen_kinds(own[used[np.isnan(mapping[used])]], levels, name)
+        return mapping[codes]  # code -1 (missing) reads the last entry
     values = np.asarray(col, dtype=object)
     missing = _missing(col, values)
     out = np.full(values.shape[0], np.nan)
     for i in np.flatnonzero(~missing):
         out[i] = lookup.get(values[i], np.nan)
+    unseen = ~missing & np.isnan(out)
+    if unseen.any():
+        _check_unseen_kinds(values[unseen], levels, name)
     return out
 
 
@@ -349,32 +431,50 @@ def fit_encoding(X, categorical_features="from_dtype", dtypes=None):
 
 
 # ------------------------------------------------------------------ estimators
-def refuse_text_columns(X, estimator_name):
-    """``X`` unchanged, once every column of a DataFrame reads as numbers.
+def refuse_text_columns(X, estimator_name, advice=None):
+    """``X`` unchanged, once every column of a DataFrame (or of a numpy
+    array of strings or objects) reads as numbers.
 
     For an estimator that splits numbers only: a column of labels (strings,
     a pandas ``category`` of strings) is refused naming the column, where the
     conversion to float64 would fail with only one of its values to show.
     Columns of numbers written as strings still convert, as scikit-learn's
-    checks convert them.
+    checks convert them. ``advice``: what the error says to do, after the
+    column's name (by default: code it as numbers first).
     """
-    if is_dask_collection(X) or not is_dataframe(X):
+    if is_dask_collection(X):
+        return X
+    if advice is None:
+        advice = (
+            f"{estimator_name} splits numbers only: code its strings as numbers first (e.g. with scikit-learn's "
+            "OrdinalEncoder)."
+        )
+    if not is_dataframe(X):
+        dtype = getattr(X, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in _STRING_KINDS and X.ndim == 2:
+            _refuse_text(_columns(X, frame=False), advice)
         return X
     dtypes = list(X.dtypes)
     if _all_numeric(dtypes):
         return X
-    for j, (name, dtype) in enumerate(zip(X.columns, dtypes)):
-        if _all_numeric([dtype]):
-            continue
-        col = X.iloc[:, j]
-        try:
-            np.asarray(np.asarray(col, dtype=object) if _is_category(col) else col, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
-                f"column {name!r} of X is not numeric; {estimator_name} splits numbers only: code it as numbers "
-                "first (e.g. with scikit-learn's OrdinalEncoder)."
-            ) from None
+    _refuse_text(
+        ((name, X.iloc[:, j]) for j, (name, dtype) in enumerate(zip(X.columns, dtypes)) if not _all_numeric([dtype])),
+        advice,
+    )
     return X
+
+
+def _refuse_text(columns, advice):
+    """Refuse the first of (name, column) holding strings that do not read as
+    numbers, naming it. (Other objects, such as a dict, fail the usual checks
+    with their ``TypeError``, as scikit-learn's do.)"""
+    for name, col in columns:
+        try:
+            _as_float(col)
+        except ValueError:
+            raise ValueError(f"column {name!r} of X is not numeric; {advice}") from None
+        except TypeError:
+            return
 
 
 def open_table(estimator, X):
@@ -412,7 +512,19 @@ def open_table(estimator, X):
                 names = _get_feature_names(out)
             estimator._numeric_table_names = names
             out = out.to_numpy(dtype=np.float64, na_value=np.nan)
+    if encoding is None:
+        # A column of labels that categorical_features leaves out: named,
+        # before the usual checks fail on one of its values.
+        refuse_text_columns(out, type(estimator).__name__, advice=_UNSELECTED_TEXT)
     return out
+
+
+#: What to do with a column of labels that ``categorical_features`` does not select.
+_UNSELECTED_TEXT = (
+    "categorical_features does not select it: list it there (or leave categorical_features='from_dtype', "
+    "which selects every category and string column of a DataFrame) to split it by its levels, or code it "
+    "as numbers."
+)
 
 
 def close_table(estimator, n_features):

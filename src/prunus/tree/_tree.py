@@ -651,6 +651,7 @@ class Tree:
         node_labels: Sequence[Any] | None = None,
         decimals: int = 3,
         categories: Sequence[Any] | None = None,
+        label_name: str = "class",
     ) -> str:
         """Indented text rendering (see :func:`prunus.tree.export_text`).
 
@@ -665,6 +666,9 @@ class Tree:
         categories : sequence, optional
             Names of the levels of each categorical feature (see
             :func:`prunus.tree.export_text`).
+        label_name : str, default="class"
+            What ``node_labels`` are, written before each leaf's entry
+            (``"value"`` for a regression tree's means).
 
         Returns
         -------
@@ -674,7 +678,12 @@ class Tree:
         from .export import export_text
 
         return export_text(
-            self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
+            self,
+            feature_names=feature_names,
+            node_labels=node_labels,
+            decimals=decimals,
+            categories=categories,
+            label_name=label_name,
         )
 
     def export_summary(
@@ -732,6 +741,7 @@ class Tree:
         node_labels: Sequence[Any] | None = None,
         decimals: int = 3,
         categories: Sequence[Any] | None = None,
+        label_name: str = "class",
     ) -> str:
         """Graphviz DOT source (see :func:`prunus.tree.to_dot`).
 
@@ -746,6 +756,9 @@ class Tree:
         categories : sequence, optional
             Names of the levels of each categorical feature (see
             :func:`prunus.tree.export_text`).
+        label_name : str, default="class"
+            What ``node_labels`` are, written before each leaf's entry
+            (``"value"`` for a regression tree's means).
 
         Returns
         -------
@@ -755,7 +768,12 @@ class Tree:
         from .export import to_dot
 
         return to_dot(
-            self, feature_names=feature_names, node_labels=node_labels, decimals=decimals, categories=categories
+            self,
+            feature_names=feature_names,
+            node_labels=node_labels,
+            decimals=decimals,
+            categories=categories,
+            label_name=label_name,
         )
 
     def plot(

@@ -133,6 +133,11 @@ def check_decimals(decimals: Any, caller_name: str) -> None:
     validate_params({"decimals": [Interval(Integral, 0, None, closed="left")]}, {"decimals": decimals}, caller_name)
 
 
+def check_label_name(label_name: Any, caller_name: str) -> None:
+    """Refuse a ``label_name`` that is not a string, naming it and ``caller_name``."""
+    validate_params({"label_name": [str]}, {"label_name": label_name}, caller_name)
+
+
 def _check_labels(tree, node_labels, feature_names=None, categories=None):
     if node_labels is not None and len(node_labels) != tree.n_nodes:
         raise ValueError(f"node_labels must have one entry per node ({tree.n_nodes}).")
@@ -155,10 +160,13 @@ def export_text(
     node_labels: Sequence[Any] | None = None,
     decimals: int = 3,
     categories: Sequence[Any] | None = None,
+    label_name: str = "class",
 ) -> str:
     """Indented text rendering, one line per split side and per leaf.
 
-    Categorical splits are shown as ``colour in {red, blue}``.
+    Categorical splits are shown as ``colour in {red, blue}``; a leaf as
+    ``leaf 3 class: yes`` (``leaf 3 value: 3.2`` with ``label_name="value"``,
+    for the means of a regression tree).
 
     Parameters
     ----------
@@ -174,6 +182,10 @@ def export_text(
         One entry per feature: the names of its levels in code order, or
         None (levels shown by code); a fitted
         :class:`~prunus.CARTClassifier` has them in ``categories_``.
+    label_name : str, default="class"
+        What ``node_labels`` are, written before each leaf's entry:
+        ``"class"`` for class labels, ``"value"`` for a regression tree's
+        means (as scikit-learn's ``export_text`` writes a regressor's leaves).
 
     Returns
     -------
@@ -185,6 +197,7 @@ def export_text(
     export_summary : rpart-style printout with sizes and predictions.
     """
     check_decimals(decimals, "export_text")
+    check_label_name(label_name, "export_text")
     _check_labels(tree, node_labels, feature_names, categories)
     lines = []
     # Items are either a node to expand or a ready line; a stack keeps the
@@ -197,7 +210,7 @@ def export_text(
             continue
         node = item
         if tree.children_left[node] == -1:
-            label = "" if node_labels is None else f" class: {node_labels[node]}"
+            label = "" if node_labels is None else f" {label_name}: {node_labels[node]}"
             lines.append(f"{prefix}|--- leaf {node}{label}")
             continue
         name = _feature_name(tree, feature_names, tree.feature[node])
@@ -394,6 +407,7 @@ def to_dot(
     node_labels: Sequence[Any] | None = None,
     decimals: int = 3,
     categories: Sequence[Any] | None = None,
+    label_name: str = "class",
 ) -> str:
     """Graphviz DOT source of the tree.
 
@@ -411,6 +425,9 @@ def to_dot(
         One entry per feature: the names of its levels in code order, or
         None (levels shown by code); a fitted
         :class:`~prunus.CARTClassifier` has them in ``categories_``.
+    label_name : str, default="class"
+        What ``node_labels`` are, written before each leaf's entry
+        (``"value"`` for a regression tree's means).
 
     Returns
     -------
@@ -418,13 +435,14 @@ def to_dot(
         A ``digraph``; a split node shows its left condition.
     """
     check_decimals(decimals, "to_dot")
+    check_label_name(label_name, "to_dot")
     _check_labels(tree, node_labels, feature_names, categories)
     out = ["digraph Tree {", 'node [shape=box, fontname="helvetica"];']
     for node in range(tree.n_nodes):
         if tree.children_left[node] == -1:
             text = f"leaf {node}"
             if node_labels is not None:
-                text += f"\\nclass = {_dot_escape(node_labels[node])}"
+                text += f"\\n{_dot_escape(label_name)} = {_dot_escape(node_labels[node])}"
         else:
             name = _feature_name(tree, feature_names, tree.feature[node])
             text = _dot_escape(_conditions(tree, node, name, decimals, categories)[0])

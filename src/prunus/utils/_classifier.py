@@ -5,6 +5,8 @@ from __future__ import annotations
 from numpy.typing import ArrayLike
 from sklearn.base import ClassifierMixin
 
+from ._validation import check_score_inputs
+
 
 class Classifier(ClassifierMixin):
     """scikit-learn's ``ClassifierMixin`` with ``score`` documented on prunus's pages."""
@@ -30,4 +32,5 @@ class Classifier(ClassifierMixin):
         --------
         predict : The class of every row.
         """
+        check_score_inputs(X, y, sample_weight)
         return super().score(X, y, sample_weight)

@@ -108,6 +108,24 @@ def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:
     return weight
 
 
+def check_score_inputs(X: Any, y: Any, sample_weight: Any, *, numeric: bool = False) -> None:
+    """Refuse a ``y`` or ``sample_weight`` that ``score(X, y, sample_weight)``
+    cannot compare with the predictions of ``X``, naming it, before predicting.
+
+    ``y``: finite when it holds numbers (``numeric``: it must), one entry per
+    row of ``X``; ``sample_weight`` as :func:`check_sample_weight` takes it.
+    scikit-learn's metrics would refuse the same input without naming it
+    ("Input contains NaN", "inconsistent numbers of samples: [150, 150, 3]").
+    """
+    from sklearn.utils.validation import _num_samples, check_array
+
+    y = check_array(y, ensure_2d=False, dtype="numeric" if numeric else None, input_name="y")
+    n_rows, n_labels = _num_samples(X), _num_samples(y)
+    if n_labels != n_rows:
+        raise ValueError(f"y has {n_labels} entries, but X has {n_rows} rows.")
+    check_sample_weight(sample_weight, n_rows)
+
+
 def check_classes(classes: np.ndarray) -> np.ndarray:
     """The sorted distinct labels of a classifier's ``y``; a ``ValueError`` when there is only one."""
     if classes.shape[0] < 2:

@@ -200,6 +200,11 @@ class PACBayesForestClassifier(Classifier, BaseEstimator):
         Features split by subsets of their levels, as in
         :class:`~prunus.CARTClassifier` (pandas ``category`` and string
         columns by default); unseen levels at predict follow missing values.
+        The codes are a category column's categories in their order, or the
+        sorted strings; trees grown to purity meet many tied splits, which
+        go to the first in code order, so the same table as a category
+        column whose categories are not sorted and as strings gives
+        different trees (see :ref:`the user guide <cart-level-order>`).
 
     Attributes
     ----------

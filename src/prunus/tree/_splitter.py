@@ -99,11 +99,17 @@ GrowthData = namedtuple(
 # ``columns`` at random rows; every partition and sort of ``index`` moves
 # them along, through the last row ``scan[n_features]``. (The keys share the
 # field rather than adding one: every field of the record is an argument of
-# each kernel call that takes it.)
+# each kernel call that takes it.) ``present_total`` / ``present_bits`` (the
+# sizes of ``total`` / ``best_bits``) hold, while a feature is scored on its
+# present rows (:func:`_scan_present_rows`), those rows' class weights and
+# the levels of its best candidate: scratch that kernel would otherwise
+# allocate, which would make it count references to every array of the
+# records at each call.
 Workspace = namedtuple(
     "Workspace",
-    "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
-    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows present_total "
+    "present_bits scan",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
 )
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
@@ -922,7 +928,28 @@ def _scan_presorted(data, work, settings, feature, segment, best, tol):
     return _scan_general(data, work, settings, feature, segment, best, tol)
 
 
-@njit_counted
+@njit(cache=True, nogil=True, inline="always")
+def _scoring_present(work):
+    """``work`` with ``present_total`` as its ``total`` and ``present_bits``
+    as its ``best_bits`` (the same arrays otherwise; no array is copied)."""
+    return Workspace(
+        work.index,
+        work.index_buffer,
+        work.goes_left,
+        work.left,
+        work.missing,
+        work.present_total,
+        work.node_rows,
+        work.present_bits,
+        work.table,
+        work.table_rows,
+        work.present_total,
+        work.present_bits,
+        work.scan,
+    )
+
+
+@njit_no_refcount
 def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     """rpart's scoring of a presorted ``feature`` with missing values at the
     node (``segment = (start, present_end, end)``, missing rows last): its
@@ -934,41 +961,41 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     ``decrease + node term``, so that features are compared by decrease
     under the usual tie rule; its missing side is right (the rows missing it
     are sent by surrogate splits, else by the side :func:`_learned_side`
-    gives them)."""
+    gives them).
+
+    The search reads the present rows' class weights from
+    ``work.present_total`` and writes its best levels to
+    ``work.present_bits`` (a record whose ``total`` and ``best_bits`` are
+    those), so ``work.total`` is left as it is and ``work.best_bits`` changes
+    only when this feature's candidate is the better."""
     start, present_end, end = segment
     total = work.total
-    saved_total = total.copy()
-    # Only a categorical search writes the levels of its best candidate.
-    categorical = is_categorical(data, feature)
-    saved_bits = work.best_bits.copy() if categorical else work.best_bits[:0]
+    present = work.present_total
     index = work.index[feature]
     criterion = settings.criterion
     if criterion == SQUARED_ERROR:
         # (weight, node mean, sum of deviations from it) of the present rows;
         # their own impurity is the full proxy less S_P^2 / W_P.
         w_missing, s_missing = _segment_sums(data, index, present_end, end, total[1])
-        total[0] -= w_missing
-        total[2] -= s_missing
-        if total[0] <= 0.0:
-            total[:] = saved_total
+        present[0] = total[0] - w_missing
+        present[1] = total[1]
+        present[2] = total[2] - s_missing
+        if present[0] <= 0.0:
             return best
-        present_term = total[2] * total[2] / total[0]
+        present_term = present[2] * present[2] / present[0]
     else:
         missing = segment_class_weights(data, index, present_end, end, work.missing)
         for k in range(total.shape[0]):
-            total[k] = max(total[k] - missing[k], 0.0)
-        present_term = node_term(total, criterion)
-    found = _scan_presorted(data, work, settings, feature, (start, present_end, present_end), _NONE, tol)
-    total[:] = saved_total
+            present[k] = max(total[k] - missing[k], 0.0)
+        present_term = node_term(present, criterion)
+    found = _scan_presorted(data, _scoring_present(work), settings, feature, (start, present_end, present_end), _NONE, tol)
     if found[1] == NO_FEATURE:
-        if categorical:
-            work.best_bits[:] = saved_bits
         return best
-    proxy = found[0] - present_term + node_term(saved_total, criterion)
+    proxy = found[0] - present_term + node_term(total, criterion)
     if _better(proxy, feature, best[0], best[1], tol):
+        if is_categorical(data, feature):
+            copy_into(work.best_bits, work.present_bits)
         return proxy, feature, found[2], False
-    if categorical:
-        work.best_bits[:] = saved_bits
     return best
 
 

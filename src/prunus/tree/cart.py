@@ -217,6 +217,8 @@ def _workspace_into(index, order, weight, n_classes, n_words, unsorted, n_cells)
         np.zeros(n_words, dtype=np.int64),
         np.zeros(n_cells * n_classes),
         np.zeros(n_cells, dtype=np.int64),
+        np.zeros(n_classes),
+        np.zeros(n_words, dtype=np.int64),
     )
 
 

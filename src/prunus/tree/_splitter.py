@@ -988,7 +988,9 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
         for k in range(total.shape[0]):
             present[k] = max(total[k] - missing[k], 0.0)
         present_term = node_term(present, criterion)
-    found = _scan_presorted(data, _scoring_present(work), settings, feature, (start, present_end, present_end), _NONE, tol)
+    found = _scan_presorted(
+        data, _scoring_present(work), settings, feature, (start, present_end, present_end), _NONE, tol
+    )
     if found[1] == NO_FEATURE:
         return best
     proxy = found[0] - present_term + node_term(total, criterion)

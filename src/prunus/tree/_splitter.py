@@ -104,12 +104,21 @@ GrowthData = namedtuple(
 # present rows (:func:`_scan_present_rows`), those rows' class weights and
 # the levels of its best candidate: scratch that kernel would otherwise
 # allocate, which would make it count references to every array of the
-# records at each call.
+# records at each call. ``level_scratch`` likewise holds the level tables and
+# search scratch of a categorical feature searched from its rows
+# (:func:`~._categorical_split.scan_categorical`; empty: allocated there).
 Workspace = namedtuple(
     "Workspace",
     "index index_buffer goes_left left missing total node_rows best_bits table table_rows present_total "
-    "present_bits scan",
-    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
+    "present_bits level_scratch scan",
+    defaults=(
+        np.zeros(0),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.zeros(0, dtype=np.int64),
+        np.zeros(0),
+        np.empty((0, 0)),
+    ),
 )
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
@@ -945,6 +954,7 @@ def _scoring_present(work):
         work.table_rows,
         work.present_total,
         work.present_bits,
+        work.level_scratch,
         work.scan,
     )
 

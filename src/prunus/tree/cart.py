@@ -22,6 +22,7 @@ from ..utils import _memory
 from ..utils._memory import mapped_empty
 from ..utils._param_validation import Interval, RealNotInt, StrOptions, validate_params
 from . import _surrogate
+from ._categorical_split import level_scratch_size
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
@@ -219,6 +220,7 @@ def _workspace_into(index, order, weight, n_classes, n_words, unsorted, n_cells)
         np.zeros(n_cells, dtype=np.int64),
         np.zeros(n_classes),
         np.zeros(n_words, dtype=np.int64),
+        np.empty(level_scratch_size(n_words, n_classes)),
     )
 
 

@@ -467,21 +467,7 @@ def _with_weight(data, weight, unit, integer):
 def _workspace(arrays, keys):
     """The ``Workspace`` of ``_workspace_into``'s arrays with the carried
     ``keys`` (see ``carried_keys``; a classification scans in one pass)."""
-    (
-        index,
-        buffer,
-        goes_left,
-        left,
-        missing,
-        total,
-        node_rows,
-        best_bits,
-        table,
-        table_rows,
-        present,
-        bits,
-        scratch,
-    ) = arrays
+    index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, scratch = arrays
     return Workspace(
         index,
         buffer,
@@ -493,8 +479,6 @@ def _workspace(arrays, keys):
         best_bits,
         table,
         table_rows,
-        present,
-        bits,
         scratch,
         keys,
     )

@@ -587,7 +587,7 @@ def _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, 
 
 @njit(cache=True, nogil=True, inline="always")
 def level_scratch_size(n_words, n_stats):
-    """Floats of ``Workspace.level_scratch`` for :func:`scan_categorical`:
+    """Floats of scratch for :func:`scan_categorical`:
     the tables, present levels and search scratch of a feature of up to
     ``64 * n_words`` levels (the most its split's bitset of ``n_words``
     words holds) and ``n_stats`` statistics per level."""
@@ -605,7 +605,8 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
 
     Without reference counting (it runs for every such feature at every
     node): the level tables, present levels and search scratch live in
-    ``work.level_scratch``; a search that allocates (see
+    ``work.search_scratch`` past its first ``len(total) + len(best_bits)``
+    (see :data:`~._splitter.Workspace`); a search that allocates (see
     :func:`_allocation_free`), or a workspace without that scratch, goes
     through :func:`_scan_categorical_allocated`, the same search.
 
@@ -614,7 +615,7 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """
     n_levels = data.n_categories[feature]
     n_stats = work.total.shape[0]
-    scratch = work.level_scratch
+    scratch = work.search_scratch[n_stats + work.best_bits.shape[0] :]
     if scratch.shape[0] < n_levels * (n_stats + 2) + _scratch_size(n_levels, n_stats):
         return _scan_categorical_allocated(data, work, settings, feature, rows, segment, best, tol)
     start, end = segment

@@ -22,7 +22,13 @@ from collections import namedtuple
 import numpy as np
 
 from .._compiled import njit
-from ._categorical_split import is_categorical, scan_categorical, scan_categorical_table, set_absent_levels
+from ._categorical_split import (
+    is_categorical,
+    level_scratch_size,
+    scan_categorical,
+    scan_categorical_table,
+    set_absent_levels,
+)
 from ._criterion import (
     GINI,
     MISCLASSIFICATION,
@@ -99,27 +105,28 @@ GrowthData = namedtuple(
 # ``columns`` at random rows; every partition and sort of ``index`` moves
 # them along, through the last row ``scan[n_features]``. (The keys share the
 # field rather than adding one: every field of the record is an argument of
-# each kernel call that takes it.) ``present_total`` / ``present_bits`` (the
-# sizes of ``total`` / ``best_bits``) hold, while a feature is scored on its
-# present rows (:func:`_scan_present_rows`), those rows' class weights and
-# the levels of its best candidate: scratch that kernel would otherwise
-# allocate, which would make it count references to every array of the
-# records at each call. ``level_scratch`` likewise holds the level tables and
-# search scratch of a categorical feature searched from its rows
-# (:func:`~._categorical_split.scan_categorical`; empty: allocated there).
+# each kernel call that takes it.) ``search_scratch`` (float64, at least
+# :func:`search_scratch_size` long) is scratch that searches would otherwise
+# allocate, which would make them count references to every array of the
+# records at each call: while a feature is scored on its present rows
+# (:func:`_scan_present_rows`), its first ``len(total)`` floats hold those
+# rows' class weights and the next ``len(best_bits)`` words the levels of the
+# feature's best candidate; the rest holds the level tables and search
+# scratch of a categorical feature searched from its rows
+# (:func:`~._categorical_split.scan_categorical`; too short: allocated there).
 Workspace = namedtuple(
     "Workspace",
-    "index index_buffer goes_left left missing total node_rows best_bits table table_rows present_total "
-    "present_bits level_scratch scan",
-    defaults=(
-        np.zeros(0),
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0),
-        np.zeros(0, dtype=np.int64),
-        np.zeros(0),
-        np.empty((0, 0)),
-    ),
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows search_scratch scan",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.empty((0, 0))),
 )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def search_scratch_size(n_words, n_stats):
+    """Floats of ``Workspace.search_scratch`` for ``n_stats`` statistics per
+    node and level subsets of ``n_words`` words."""
+    return n_stats + n_words + level_scratch_size(n_words, n_stats)
+
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
@@ -938,23 +945,32 @@ def _scan_presorted(data, work, settings, feature, segment, best, tol):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _scoring_present(work):
-    """``work`` with ``present_total`` as its ``total`` and ``present_bits``
-    as its ``best_bits`` (the same arrays otherwise; no array is copied)."""
+def _present_scratch(work):
+    """(class weights, levels) of the present rows' search: the first
+    ``len(total)`` floats of ``work.search_scratch`` and the next
+    ``len(best_bits)`` words (see :data:`Workspace`)."""
+    n_stats = work.total.shape[0]
+    return work.search_scratch[:n_stats], work.search_scratch[n_stats : n_stats + work.best_bits.shape[0]].view(
+        np.int64
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scoring_present(work, present, bits):
+    """``work`` with ``present`` as its ``total`` and ``bits`` as its
+    ``best_bits`` (the same arrays otherwise; no array is copied)."""
     return Workspace(
         work.index,
         work.index_buffer,
         work.goes_left,
         work.left,
         work.missing,
-        work.present_total,
+        present,
         work.node_rows,
-        work.present_bits,
+        bits,
         work.table,
         work.table_rows,
-        work.present_total,
-        work.present_bits,
-        work.level_scratch,
+        work.search_scratch,
         work.scan,
     )
 
@@ -973,14 +989,14 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     are sent by surrogate splits, else by the side :func:`_learned_side`
     gives them).
 
-    The search reads the present rows' class weights from
-    ``work.present_total`` and writes its best levels to
-    ``work.present_bits`` (a record whose ``total`` and ``best_bits`` are
-    those), so ``work.total`` is left as it is and ``work.best_bits`` changes
-    only when this feature's candidate is the better."""
+    The search reads the present rows' class weights from, and writes its
+    best levels to, ``work.search_scratch`` (:func:`_present_scratch`: a
+    record whose ``total`` and ``best_bits`` are those), so ``work.total`` is
+    left as it is and ``work.best_bits`` changes only when this feature's
+    candidate is the better."""
     start, present_end, end = segment
     total = work.total
-    present = work.present_total
+    present, bits = _present_scratch(work)
     index = work.index[feature]
     criterion = settings.criterion
     if criterion == SQUARED_ERROR:
@@ -999,14 +1015,14 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
             present[k] = max(total[k] - missing[k], 0.0)
         present_term = node_term(present, criterion)
     found = _scan_presorted(
-        data, _scoring_present(work), settings, feature, (start, present_end, present_end), _NONE, tol
+        data, _scoring_present(work, present, bits), settings, feature, (start, present_end, present_end), _NONE, tol
     )
     if found[1] == NO_FEATURE:
         return best
     proxy = found[0] - present_term + node_term(total, criterion)
     if _better(proxy, feature, best[0], best[1], tol):
         if is_categorical(data, feature):
-            copy_into(work.best_bits, work.present_bits)
+            copy_into(work.best_bits, bits)
         return proxy, feature, found[2], False
     return best
 

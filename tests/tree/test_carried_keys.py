@@ -72,7 +72,7 @@ def _workspace(index, node_rows, goes_left, n_classes, keys=None):
         np.zeros(1, dtype=np.int64),
         np.zeros(0),
         np.zeros(0, dtype=np.int64),
-        keys,
+        scan=keys,
     )
 
 

@@ -467,5 +467,18 @@ def _with_weight(data, weight, unit, integer):
 def _workspace(arrays, keys):
     """The ``Workspace`` of ``_workspace_into``'s arrays with the carried
     ``keys`` (see ``carried_keys``; a classification scans in one pass)."""
-    index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows = arrays
-    return Workspace(index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, keys)
+    index, buffer, goes_left, left, missing, total, node_rows, best_bits, table, table_rows, scratch = arrays
+    return Workspace(
+        index,
+        buffer,
+        goes_left,
+        left,
+        missing,
+        total,
+        node_rows,
+        best_bits,
+        table,
+        table_rows,
+        scratch,
+        keys,
+    )

@@ -81,14 +81,21 @@ def _level_tables(data, work, settings, feature, rows, segment):
     """Per-level statistics and row counts of the node's rows
     ``rows[start:end]`` (``segment = (start, end)``), the statistics of its
     missing rows into ``work.missing``, and the number of missing rows."""
-    start, end = segment
     n_levels = data.n_categories[feature]
-    n_stats = work.total.shape[0]
+    stats = np.zeros((n_levels, work.total.shape[0]))
+    counts = np.zeros(n_levels, dtype=np.int64)
+    return stats, counts, _fill_level_tables(data, work, settings, feature, rows, segment, (stats, counts))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _fill_level_tables(data, work, settings, feature, rows, segment, tables):
+    """:func:`_level_tables` added into ``tables = (stats, counts)``
+    (zeros); returns the number of missing rows."""
+    stats, counts = tables
+    start, end = segment
     regression = settings.criterion == SQUARED_ERROR
     column = data.columns[feature]
     mean = work.total[1]
-    stats = np.zeros((n_levels, n_stats))
-    counts = np.zeros(n_levels, dtype=np.int64)
     missing = work.missing
     missing[:] = 0.0
     n_missing = 0
@@ -108,7 +115,7 @@ def _level_tables(data, work, settings, feature, rows, segment):
             target[1] += w * (data.target[row] - mean)
         else:
             target[data.y[row]] += w
-    return stats, counts, n_missing
+    return n_missing
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -578,7 +585,17 @@ def _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, 
     return _search_levels(work, settings, feature, stats, counts, (present, scratch), sizes, best, tol, exact)
 
 
-@njit_counted
+@njit(cache=True, nogil=True, inline="always")
+def level_scratch_size(n_words, n_stats):
+    """Floats of scratch for :func:`scan_categorical`:
+    the tables, present levels and search scratch of a feature of up to
+    ``64 * n_words`` levels (the most its split's bitset of ``n_words``
+    words holds) and ``n_stats`` statistics per level."""
+    n_levels = 64 * n_words
+    return n_levels * (n_stats + 2) + _scratch_size(n_levels, n_stats) if n_words > 0 else 0
+
+
+@njit_no_refcount
 def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     """Best subset split of the categorical ``feature`` at the node whose
     rows are ``rows[start:end]`` (``segment = (start, end)``), offered
@@ -586,9 +603,40 @@ def scan_categorical(data, work, settings, feature, rows, segment, best, tol):
     candidate's threshold is NaN and its left levels are written to
     ``work.best_bits``.
 
+    Without reference counting (it runs for every such feature at every
+    node): the level tables, present levels and search scratch live in
+    ``work.search_scratch`` past its first ``len(total) + len(best_bits)``
+    (see :data:`~._splitter.Workspace`); a search that allocates (see
+    :func:`_allocation_free`), or a workspace without that scratch, goes
+    through :func:`_scan_categorical_allocated`, the same search.
+
     Returns ``(best, searched)``: ``searched`` is False when the feature is
     constant or entirely missing at the node.
     """
+    n_levels = data.n_categories[feature]
+    n_stats = work.total.shape[0]
+    scratch = work.search_scratch[n_stats + work.best_bits.shape[0] :]
+    if scratch.shape[0] < n_levels * (n_stats + 2) + _scratch_size(n_levels, n_stats):
+        return _scan_categorical_allocated(data, work, settings, feature, rows, segment, best, tol)
+    start, end = segment
+    stats = scratch[: n_levels * n_stats].reshape((n_levels, n_stats))
+    stats[:] = 0.0
+    codes = scratch[n_levels * n_stats : n_levels * (n_stats + 2)].view(np.int64)
+    counts = codes[:n_levels]
+    counts[:] = 0
+    n_missing = _fill_level_tables(data, work, settings, feature, rows, segment, (stats, counts))
+    sizes = (end - start, n_missing)
+    exact = data.integer_weight
+    present = codes[n_levels : n_levels + _present_levels(counts, codes[n_levels:])]
+    if not _allocation_free(settings, present.shape[0], n_stats, exact):
+        return _search_allocated(work, settings, feature, stats, counts, sizes, best, tol, exact)
+    search_scratch = scratch[n_levels * (n_stats + 2) :]
+    return _search_exact(work, settings, feature, stats, counts, (present, search_scratch), sizes, best, tol)
+
+
+@njit_counted
+def _scan_categorical_allocated(data, work, settings, feature, rows, segment, best, tol):
+    """:func:`scan_categorical` with its tables allocated."""
     start, end = segment
     stats, counts, n_missing = _level_tables(data, work, settings, feature, rows, segment)
     sizes = (end - start, n_missing)

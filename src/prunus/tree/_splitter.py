@@ -22,7 +22,13 @@ from collections import namedtuple
 import numpy as np
 
 from .._compiled import njit
-from ._categorical_split import is_categorical, scan_categorical, scan_categorical_table, set_absent_levels
+from ._categorical_split import (
+    is_categorical,
+    level_scratch_size,
+    scan_categorical,
+    scan_categorical_table,
+    set_absent_levels,
+)
 from ._criterion import (
     GINI,
     MISCLASSIFICATION,
@@ -99,12 +105,28 @@ GrowthData = namedtuple(
 # ``columns`` at random rows; every partition and sort of ``index`` moves
 # them along, through the last row ``scan[n_features]``. (The keys share the
 # field rather than adding one: every field of the record is an argument of
-# each kernel call that takes it.)
+# each kernel call that takes it.) ``search_scratch`` (float64, at least
+# :func:`search_scratch_size` long) is scratch that searches would otherwise
+# allocate, which would make them count references to every array of the
+# records at each call: while a feature is scored on its present rows
+# (:func:`_scan_present_rows`), its first ``len(total)`` floats hold those
+# rows' class weights and the next ``len(best_bits)`` words the levels of the
+# feature's best candidate; the rest holds the level tables and search
+# scratch of a categorical feature searched from its rows
+# (:func:`~._categorical_split.scan_categorical`; too short: allocated there).
 Workspace = namedtuple(
     "Workspace",
-    "index index_buffer goes_left left missing total node_rows best_bits table table_rows scan",
-    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.empty((0, 0))),
+    "index index_buffer goes_left left missing total node_rows best_bits table table_rows search_scratch scan",
+    defaults=(np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros(0), np.empty((0, 0))),
 )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def search_scratch_size(n_words, n_stats):
+    """Floats of ``Workspace.search_scratch`` for ``n_stats`` statistics per
+    node and level subsets of ``n_words`` words."""
+    return n_stats + n_words + level_scratch_size(n_words, n_stats)
+
 
 # Stopping rules and options, all numbers (max_depth / max_leaf_nodes are -1
 # when unbounded, max_features is the number of features to draw per node,
@@ -922,7 +944,38 @@ def _scan_presorted(data, work, settings, feature, segment, best, tol):
     return _scan_general(data, work, settings, feature, segment, best, tol)
 
 
-@njit_counted
+@njit(cache=True, nogil=True, inline="always")
+def _present_scratch(work):
+    """(class weights, levels) of the present rows' search: the first
+    ``len(total)`` floats of ``work.search_scratch`` and the next
+    ``len(best_bits)`` words (see :data:`Workspace`)."""
+    n_stats = work.total.shape[0]
+    return work.search_scratch[:n_stats], work.search_scratch[n_stats : n_stats + work.best_bits.shape[0]].view(
+        np.int64
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _scoring_present(work, present, bits):
+    """``work`` with ``present`` as its ``total`` and ``bits`` as its
+    ``best_bits`` (the same arrays otherwise; no array is copied)."""
+    return Workspace(
+        work.index,
+        work.index_buffer,
+        work.goes_left,
+        work.left,
+        work.missing,
+        present,
+        work.node_rows,
+        bits,
+        work.table,
+        work.table_rows,
+        work.search_scratch,
+        work.scan,
+    )
+
+
+@njit_no_refcount
 def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     """rpart's scoring of a presorted ``feature`` with missing values at the
     node (``segment = (start, present_end, end)``, missing rows last): its
@@ -934,41 +987,43 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
     ``decrease + node term``, so that features are compared by decrease
     under the usual tie rule; its missing side is right (the rows missing it
     are sent by surrogate splits, else by the side :func:`_learned_side`
-    gives them)."""
+    gives them).
+
+    The search reads the present rows' class weights from, and writes its
+    best levels to, ``work.search_scratch`` (:func:`_present_scratch`: a
+    record whose ``total`` and ``best_bits`` are those), so ``work.total`` is
+    left as it is and ``work.best_bits`` changes only when this feature's
+    candidate is the better."""
     start, present_end, end = segment
     total = work.total
-    saved_total = total.copy()
-    # Only a categorical search writes the levels of its best candidate.
-    categorical = is_categorical(data, feature)
-    saved_bits = work.best_bits.copy() if categorical else work.best_bits[:0]
+    present, bits = _present_scratch(work)
     index = work.index[feature]
     criterion = settings.criterion
     if criterion == SQUARED_ERROR:
         # (weight, node mean, sum of deviations from it) of the present rows;
         # their own impurity is the full proxy less S_P^2 / W_P.
         w_missing, s_missing = _segment_sums(data, index, present_end, end, total[1])
-        total[0] -= w_missing
-        total[2] -= s_missing
-        if total[0] <= 0.0:
-            total[:] = saved_total
+        present[0] = total[0] - w_missing
+        present[1] = total[1]
+        present[2] = total[2] - s_missing
+        if present[0] <= 0.0:
             return best
-        present_term = total[2] * total[2] / total[0]
+        present_term = present[2] * present[2] / present[0]
     else:
         missing = segment_class_weights(data, index, present_end, end, work.missing)
         for k in range(total.shape[0]):
-            total[k] = max(total[k] - missing[k], 0.0)
-        present_term = node_term(total, criterion)
-    found = _scan_presorted(data, work, settings, feature, (start, present_end, present_end), _NONE, tol)
-    total[:] = saved_total
+            present[k] = max(total[k] - missing[k], 0.0)
+        present_term = node_term(present, criterion)
+    found = _scan_presorted(
+        data, _scoring_present(work, present, bits), settings, feature, (start, present_end, present_end), _NONE, tol
+    )
     if found[1] == NO_FEATURE:
-        if categorical:
-            work.best_bits[:] = saved_bits
         return best
-    proxy = found[0] - present_term + node_term(saved_total, criterion)
+    proxy = found[0] - present_term + node_term(total, criterion)
     if _better(proxy, feature, best[0], best[1], tol):
+        if is_categorical(data, feature):
+            copy_into(work.best_bits, bits)
         return proxy, feature, found[2], False
-    if categorical:
-        work.best_bits[:] = saved_bits
     return best
 
 

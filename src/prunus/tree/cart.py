@@ -27,7 +27,7 @@ from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._regression_grower import grow_squared_error, grow_squared_error_into, node_capacity
-from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace, carried_keys, carries_keys
+from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace, carried_keys, carries_keys, search_scratch_size
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
 from ._tree import MAX_CATEGORIES, Tree, _check_weight, check_target, check_X_missing
 
@@ -217,6 +217,7 @@ def _workspace_into(index, order, weight, n_classes, n_words, unsorted, n_cells)
         np.zeros(n_words, dtype=np.int64),
         np.zeros(n_cells * n_classes),
         np.zeros(n_cells, dtype=np.int64),
+        np.empty(search_scratch_size(n_words, n_classes)),
     )
 
 

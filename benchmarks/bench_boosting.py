@@ -109,7 +109,7 @@ CONFIGS = {
     "exhaustive": dict(split_search="exhaustive"),
     "quick": dict(split_search="quick"),  # defaults: quick_init=0.9, quick_batches=20
     "quick(0.5,10)": dict(split_search="quick", quick_init=0.5, quick_batches=10),
-    # the estimator's default: lower_first, target 0.9, min_batch=1, init 0.9, batches sized by the bound's rate
+    # the estimator's default: lower_first, target 0.97, min_batch=1, init 0.9, batches sized by the bound's rate
     "adaptive": dict(split_search="adaptive"),
     "adaptive(gap, auto)": dict(
         split_search="adaptive", adaptive_rule="gap", min_batch="auto", adaptive_init=0.9, exhaustive_below=0.0

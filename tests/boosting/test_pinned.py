@@ -76,20 +76,20 @@ SEARCHES = {
         exhaustive_below=0.0,
     ),
     # batches sized by the rate at which each feature's lower bound rises
-    "lower_first(0.9, init 0.9, extrapolated)": dict(
+    "lower_first(0.97, init 0.9, extrapolated)": dict(
         split_search="adaptive",
         adaptive_rule="lower_first",
-        adaptive_target=0.9,
+        adaptive_target=0.97,
         min_batch=1,
         adaptive_init=0.9,
         adaptive_extrapolate=True,
         exhaustive_below=0.0,
     ),
     # the same with small nodes searched exhaustively (the estimator's default)
-    "lower_first(0.9, init 0.9, extrapolated, small nodes exhaustive)": dict(
+    "lower_first(0.97, init 0.9, extrapolated, small nodes exhaustive)": dict(
         split_search="adaptive",
         adaptive_rule="lower_first",
-        adaptive_target=0.9,
+        adaptive_target=0.97,
         min_batch=1,
         adaptive_init=0.9,
         adaptive_extrapolate=True,
@@ -192,9 +192,9 @@ def test_pinned_searches_share_trees(pinned):
         np.testing.assert_allclose(rec["estimator_weights"], reference["estimator_weights"], rtol=WEIGHT_RTOL)
 
 
-DEFAULT_SEARCH = "lower_first(0.9, init 0.9, extrapolated, small nodes exhaustive)"
+DEFAULT_SEARCH = "lower_first(0.97, init 0.9, extrapolated, small nodes exhaustive)"
 # the default's rule without its exhaustive search of small nodes
-DEFAULT_RULE = "lower_first(0.9, init 0.9, extrapolated)"
+DEFAULT_RULE = "lower_first(0.97, init 0.9, extrapolated)"
 
 
 def test_default_search_is_pinned_and_its_rule_assesses_less_than_quick_boost(pinned):

@@ -430,7 +430,7 @@ Mode `{mode}`: {s.rounds} boosting rounds (paper: 500). Datasets: {", ".join(dat
 AP-B runs Algorithm 1 as written (`adaptive_rule="gap", min_batch=1,
 adaptive_init=0.5`). AP-LF is `ExactBoostClassifier`'s default setting:
 Adaptive-Pruning with prunus' lower-bound-first rule (an initial pass over 90%
-of the weight instead of 50%; a batch aims 90% of the way from the
+of the weight instead of 50%; a batch aims 97% of the way from the
 second-smallest lower bound to the smallest upper bound): the feature with the smallest lower bound is assessed by (nearly) the
 weight it provably needs; nodes whose examples are about as few as the cells of
 their class-weight tables are searched exhaustively (`exhaustive_below=0.5`), where

@@ -533,14 +533,18 @@ class BaseCART(BaseEstimator):
             The Axes drawn on.
         """
         check_is_fitted(self, "pruned_tree_")
-        names = getattr(self, "feature_names_in_", None)
         return self.pruned_tree_.plot(
-            feature_names=None if names is None else list(names),
-            node_labels=self._node_summaries(decimals),
-            ax=ax,
-            decimals=decimals,
-            categories=getattr(self, "categories_", None),
+            **self._names(), node_labels=self._node_summaries(decimals), ax=ax, decimals=decimals
         )
+
+    def _names(self) -> dict[str, Any]:
+        """The feature and level names of the fit (``feature_names_in_``,
+        ``categories_``), as the renderings of ``pruned_tree_`` take them."""
+        names = getattr(self, "feature_names_in_", None)
+        return {
+            "feature_names": None if names is None else list(names),
+            "categories": getattr(self, "categories_", None),
+        }
 
     def _node_summaries(self, decimals: int) -> list[str]:
         """The text of every node of ``pruned_tree_`` drawn by :meth:`plot`."""
@@ -565,14 +569,9 @@ class BaseCART(BaseEstimator):
             ``|--- size <= 0.998``, ..., ``|   |--- leaf 2 class: no``.
         """
         check_is_fitted(self, "pruned_tree_")
-        names = getattr(self, "feature_names_in_", None)
         labels, label_name = self._leaf_texts(decimals)
         return self.pruned_tree_.export_text(
-            feature_names=None if names is None else list(names),
-            node_labels=labels,
-            decimals=decimals,
-            categories=getattr(self, "categories_", None),
-            label_name=label_name,
+            **self._names(), node_labels=labels, decimals=decimals, label_name=label_name
         )
 
     def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:

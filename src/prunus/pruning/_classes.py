@@ -442,27 +442,24 @@ class CARTClassifier(Classifier, BaseCART):
             One line per node: ``node) split n loss yval (yprob)``, ``*`` at a leaf.
         """
         check_is_fitted(self, "pruned_tree_")
-        return self.pruned_tree_.export_summary(**self._summary_args(), decimals=decimals)
+        return self.pruned_tree_.export_summary(**self._summary_args(), **self._names(), decimals=decimals)
 
     def _node_summaries(self, decimals: int) -> list[str]:
         from ..tree import node_summaries
 
-        args = self._summary_args()
-        return node_summaries(
-            self.pruned_tree_, **{k: v for k, v in args.items() if k not in ("feature_names", "categories")}
-        )
+        return node_summaries(self.pruned_tree_, **self._summary_args())
 
     def _leaf_texts(self, decimals: int) -> tuple[list[str], str]:
         return [str(c) for c in self.classes_[self._leaf_label]], "class"
 
     def _summary_args(self):
-        names = getattr(self, "feature_names_in_", None)
+        """The nodes' class weights, class names and leaf classes of
+        ``pruned_tree_``, as :func:`~prunus.tree.export_summary` and
+        :func:`~prunus.tree.node_summaries` take them."""
         return dict(
             node_counts=self.pruned_counts_,
-            feature_names=None if names is None else list(names),
             class_names=[str(c) for c in self.classes_],
             node_labels=self._leaf_texts(0)[0],
-            categories=getattr(self, "categories_", None),
         )
 
     def predict_proba(self, X: ArrayLike) -> np.ndarray:

@@ -305,13 +305,7 @@ class CARTRegressor(RegressorMixin, BaseCART):
             One line per node: ``node) split n deviance yval``.
         """
         check_is_fitted(self, "pruned_tree_")
-        names = getattr(self, "feature_names_in_", None)
-        return self.pruned_tree_.export_summary(
-            node_moments=self.pruned_counts_,
-            feature_names=None if names is None else list(names),
-            categories=getattr(self, "categories_", None),
-            decimals=decimals,
-        )
+        return self.pruned_tree_.export_summary(node_moments=self.pruned_counts_, **self._names(), decimals=decimals)
 
     def _node_summaries(self, decimals: int) -> list[str]:
         from ..tree import node_summaries

@@ -12,7 +12,6 @@ from prunus.tree import grow_cart
 from prunus.utils._testing import sklearn_check_params
 
 from ._brute import all_pruned_subtrees, exact_node_risk
-from ._checks import expected_failures
 
 
 def _problem(n=600, q=0.2, seed=0, d=2):
@@ -39,7 +38,6 @@ def _problem(n=600, q=0.2, seed=0, d=2):
             CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
             CARTRegressor(selection="penalty", penalty_c=0.5, random_state=0),
         ],
-        expected_failures,
     ),
 )
 def test_sklearn_compatible(estimator, check):

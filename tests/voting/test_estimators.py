@@ -10,12 +10,6 @@ from prunus.utils._testing import sklearn_check_params
 from prunus.voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier, pac_bayes_weights
 from prunus.voting._classes import LOG_GRID
 
-
-def _expected_failures(est):
-    """Checks expected to fail, with the reason (none at present)."""
-    return {}
-
-
 _ESTIMATORS = [
     PACBayesTreeClassifier(random_state=0),
     PACBayesTreeClassifier(partition="kd", prior="theory", random_state=0),
@@ -25,7 +19,7 @@ _ESTIMATORS = [
 ]
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params(_ESTIMATORS, _expected_failures))
+@pytest.mark.parametrize("estimator, check", sklearn_check_params(_ESTIMATORS))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

@@ -1,7 +1,8 @@
 """scikit-learn's estimator checks over every public estimator of prunus.
 
-Each estimator of ``prunus.__all__`` in one small configuration (the test file
-of each area checks its other configurations) goes through every check of
+Each estimator of ``prunus.__all__`` and of ``prunus.distributed.__all__`` (on
+in-memory data) in one small configuration (the test file of each area checks
+its other configurations) goes through every check of
 ``parametrize_with_checks`` (:func:`prunus.utils._testing.sklearn_check_params`,
 the checks that fail by design named in
 :func:`prunus.utils._testing.expected_failed_checks`), then through the public
@@ -45,6 +46,10 @@ try:  # the optional torch extra
     from prunus import TreeSoftmaxClassifier
 except ImportError:  # pragma: no cover - without torch
     TreeSoftmaxClassifier = None
+try:  # the optional dask extra
+    import prunus.distributed as distributed
+except ImportError:  # pragma: no cover - without dask
+    distributed = None
 
 #: Public models that learn from a stream of token ids, not from a table: by design no scikit-learn estimators.
 NOT_ESTIMATORS = {"TreeLanguageModel"}
@@ -60,6 +65,12 @@ ESTIMATORS = [
 ]
 if TreeSoftmaxClassifier is not None:
     ESTIMATORS.append(TreeSoftmaxClassifier(hidden_layer_sizes=(16,), epochs=25, lr=0.03, random_state=0, n_threads=1))
+if distributed is not None:
+    ESTIMATORS += [
+        distributed.DaskCARTClassifier(random_state=0),
+        distributed.DaskCARTRegressor(random_state=0),
+        distributed.DaskPACBayesTreeClassifier(random_state=0),
+    ]
 
 
 def _name(est):
@@ -100,10 +111,13 @@ def test_classifier_predictions_on_blobs(estimator, n_classes):
 
 
 def test_every_public_estimator_is_checked():
-    """Every scikit-learn estimator of ``prunus.__all__`` is in ``ESTIMATORS``; the others are not estimators."""
+    """Every scikit-learn estimator of ``prunus.__all__`` (and of ``prunus.distributed.__all__``) is in
+    ``ESTIMATORS``; the others are not estimators."""
     public = {name: getattr(prunus, name) for name in prunus.__all__ if name not in NOT_ESTIMATORS | {"__version__"}}
     if TreeSoftmaxClassifier is None:
         public.pop("TreeSoftmaxClassifier")
+    if distributed is not None:
+        public.update({name: getattr(distributed, name) for name in distributed.__all__})
     estimators = {name for name, obj in public.items() if inspect.isclass(obj) and issubclass(obj, BaseEstimator)}
     assert estimators == {_name(est) for est in ESTIMATORS}
     for name in NOT_ESTIMATORS:

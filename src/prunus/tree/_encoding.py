@@ -528,7 +528,7 @@ _UNSELECTED_TEXT = (
 
 
 #: Why a column of labels is refused at predict when every column of the fit was numeric.
-_NUMERIC_AT_FIT = "the estimator was fitted on numbers in every column."
+_NUMERIC_AT_FIT = "it held numbers at fit."
 
 
 def close_table(estimator, n_features):

@@ -11,11 +11,6 @@ from prunus.utils._testing import sklearn_check_params  # noqa: E402
     "estimator, check",
     sklearn_check_params(
         [TreeSoftmaxClassifier(hidden_layer_sizes=(16,), epochs=25, lr=0.03, random_state=0, n_threads=1)],
-        expected_failed_checks=lambda est: {
-            # minibatch SGD sees the rows in a different order / count, so weights
-            # are not exactly equivalent to repetitions
-            "check_sample_weight_equivalence_on_dense_data": "stochastic minibatch training",
-        },
     ),
 )
 def test_sklearn_compatible(estimator, check):

@@ -12,7 +12,6 @@ from prunus.tree import grow_cart
 from prunus.utils._testing import sklearn_check_params
 
 from ._brute import all_pruned_subtrees, exact_node_risk
-from ._checks import expected_failures
 
 
 def _problem(n=600, q=0.2, seed=0, d=2):
@@ -39,7 +38,6 @@ def _problem(n=600, q=0.2, seed=0, d=2):
             CARTClassifier(selection="penalty", kappa=2.0, random_state=0),
             CARTRegressor(selection="penalty", penalty_c=0.5, random_state=0),
         ],
-        expected_failures,
     ),
 )
 def test_sklearn_compatible(estimator, check):
@@ -268,3 +266,23 @@ def test_feature_count_mismatch_at_predict():
     est = CARTClassifier(random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(np.ones((3, 5)))
+
+
+@pytest.mark.parametrize(
+    "pairs, message",
+    [
+        (
+            [(np.arange(10), np.arange(10, 61))] * 2,
+            r"^cv yielded a fold with empty or out-of-range indices \(n_samples = 60\)",
+        ),
+        ([(np.arange(30), np.arange(0))] * 2, r"^cv yielded a fold with empty or out-of-range indices"),
+        ([(np.arange(30), np.arange(30, 60), np.arange(3))] * 2, r"^cv must yield \(train, test\) index pairs"),
+        ([(np.arange(30), np.arange(30, 60))], r"^cv must give at least 2 folds, got 1"),
+    ],
+)
+@pytest.mark.parametrize("cls", [CARTClassifier, CARTRegressor])
+def test_cv_pairs_are_checked(cls, pairs, message):
+    """(train, test) pairs given as cv are checked against the rows before a fold indexes them."""
+    X, y = _problem(n=60)
+    with pytest.raises(ValueError, match=message):
+        cls(selection="cv", cv=pairs, random_state=0).fit(X, y)

@@ -4,17 +4,12 @@ import pickle
 
 import numpy as np
 import pytest
+from sklearn.model_selection import KFold
 
 from prunus.tree import grow_cart
 from prunus.utils._testing import sklearn_check_params
 from prunus.voting import HSVoteClassifier, PACBayesTreeClassifier, PenalizedTreeClassifier, pac_bayes_weights
 from prunus.voting._classes import LOG_GRID
-
-
-def _expected_failures(est):
-    """Checks expected to fail, with the reason (none at present)."""
-    return {}
-
 
 _ESTIMATORS = [
     PACBayesTreeClassifier(random_state=0),
@@ -22,10 +17,11 @@ _ESTIMATORS = [
     PenalizedTreeClassifier(partition="kd", random_state=0),
     PenalizedTreeClassifier(partition="cart", penalty="sn", random_state=0),
     HSVoteClassifier(random_state=0),
+    PACBayesTreeClassifier(grow_size=6, random_state=0),
 ]
 
 
-@pytest.mark.parametrize("estimator, check", sklearn_check_params(_ESTIMATORS, _expected_failures))
+@pytest.mark.parametrize("estimator, check", sklearn_check_params(_ESTIMATORS))
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -218,6 +214,25 @@ def test_bad_input():
     est = PACBayesTreeClassifier("kd", lambda1=1.0, lambda2=1.0).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         est.predict(X[:, :2])
+
+
+@pytest.mark.parametrize("cls", [PACBayesTreeClassifier, PenalizedTreeClassifier, HSVoteClassifier])
+def test_cv_pairs_out_of_range_are_refused(cls):
+    """(train, test) pairs given as cv are checked against the rows before a fold indexes them."""
+    X, y = _data(60, n_classes=2)
+    beyond = [(np.arange(10), np.arange(10, 61))] * 2
+    with pytest.raises(ValueError, match=r"^cv yielded a fold with empty or out-of-range indices \(n_samples = 60\)"):
+        cls(cv=beyond, random_state=0).fit(X, y)
+
+
+def test_cv_pairs_with_grow_size_are_refused():
+    """With grow_size the cross-validation runs on rows drawn at random: the caller's pairs cannot index them."""
+    X, y = _data(60)
+    pairs = list(KFold(3).split(X))
+    with pytest.raises(ValueError, match=r"^cv given as \(train, test\) index pairs cannot be used with grow_size"):
+        PACBayesTreeClassifier(grow_size=20, cv=pairs, random_state=0).fit(X, y)
+    # a splitter is run on the drawn rows
+    assert PACBayesTreeClassifier(grow_size=20, cv=KFold(3), random_state=0).fit(X, y).cv_results_ is not None
 
 
 @pytest.mark.parametrize("cls", [PACBayesTreeClassifier, PenalizedTreeClassifier, HSVoteClassifier])

@@ -16,19 +16,9 @@ from prunus.voting import (
 from prunus.voting._forest import FOREST_LAMBDA1, FOREST_LAMBDA2
 
 
-def _expected_failures(est):
-    """Checks expected to fail, with the reason."""
-    return {
-        "check_sample_weight_equivalence_on_dense_data": (
-            "each tree's sample draws rows, not weight units: a weight of 2 is not two drawn copies "
-            "(as for scikit-learn's random forest)"
-        ),
-    }
-
-
 @pytest.mark.parametrize(
     "estimator, check",
-    sklearn_check_params([PACBayesForestClassifier(n_estimators=5, random_state=0)], _expected_failures),
+    sklearn_check_params([PACBayesForestClassifier(n_estimators=5, random_state=0)]),
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -18,6 +18,7 @@ from sklearn.utils.validation import (
 from torch import nn
 from torch.nn import functional as F
 
+from ..tree._encoding import refuse_text_columns
 from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
 from ..utils._progress import progress_bar
@@ -234,7 +235,7 @@ class TreeSoftmaxClassifier(Classifier, BaseEstimator):
         --------
         predict : The class of every row.
         """
-        X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight)
+        X, codes, sample_weight = open_classifier_fit(self, X, y, sample_weight, prepare_X=self._numeric)
         sizes = self._validate_params()
         k = self.classes_.shape[0]
         self.mean_, self.scale_ = _standardizer(X)
@@ -310,10 +311,18 @@ class TreeSoftmaxClassifier(Classifier, BaseEstimator):
         bar.close()
         self.module_.eval()
 
+    def _numeric(self, X):
+        """``X`` unchanged once every column reads as numbers; a column of labels is refused naming it."""
+        name = type(self).__name__
+        advice = (
+            f"{name} reads numbers only: code its strings as numbers first (e.g. with scikit-learn's OneHotEncoder)."
+        )
+        return refuse_text_columns(X, name, advice=advice)
+
     @torch.no_grad()
     def _represent(self, X):
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, self._numeric(X), dtype=np.float64, reset=False)
         self.module_.eval()
         Xt = torch.as_tensor(_standardize(X, self.mean_, self.scale_), dtype=torch.float32).to(self.device_)
         return self.module_["body"](Xt)

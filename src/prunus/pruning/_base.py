@@ -23,7 +23,7 @@ from ..tree.cart import GrowthParams, check_growth_params
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._random import seeded_random_state
-from ..utils._validation import refuse_dask
+from ..utils._validation import check_cv_pairs, refuse_dask
 from . import selection as sel
 from ._cp_table import CPTable, cp_table
 from ._reselect import reselect
@@ -451,23 +451,9 @@ class BaseCART(BaseEstimator):
                 splitter_cls = StratifiedKFold if stratify else KFold
                 folds = splitter_cls(n_splits=n_splits, shuffle=True, random_state=seed).split(X, y)
             return (folds, n_splits) if lazy else list(folds)
-        splits = list(self.cv.split(X, y)) if hasattr(self.cv, "split") else list(self.cv)
-        n = X.shape[0]
-        for pair in splits:
-            if len(pair) != 2:
-                raise ValueError("cv must yield (train, test) index pairs.")
-            train, test = (np.asarray(idx) for idx in pair)
-            if (
-                train.size == 0
-                or test.size == 0
-                or train.min() < 0
-                or test.min() < 0
-                or max(train.max(), test.max()) >= n
-            ):
-                raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n}).")
-        if len(splits) < 2:
-            raise ValueError(f"cv must give at least 2 folds, got {len(splits)}.")
-        pairs = [(np.asarray(a), np.asarray(b)) for a, b in splits]
+        pairs = check_cv_pairs(self.cv.split(X, y) if hasattr(self.cv, "split") else self.cv, X.shape[0])
+        if len(pairs) < 2:
+            raise ValueError(f"cv must give at least 2 folds, got {len(pairs)}.")
         return (pairs, len(pairs)) if lazy else pairs
 
     # ----------------------------------------------------------- subtrees

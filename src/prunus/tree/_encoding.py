@@ -527,6 +527,10 @@ _UNSELECTED_TEXT = (
 )
 
 
+#: Why a column of labels is refused at predict when every column of the fit was numeric.
+_NUMERIC_AT_FIT = "it held numbers at fit."
+
+
 def close_table(estimator, n_features):
     """After the usual checks (which forget fitted attributes and saw only
     codes): ``is_categorical_``, ``categories_`` and the column names of the
@@ -560,6 +564,8 @@ def predict_table(estimator, X, ensure_all_finite="allow-nan") -> np.ndarray:
     if encoding is None:
         from sklearn.utils.validation import validate_data
 
+        # A column of labels is named, as at fit, before the conversion fails on one of its values.
+        X = refuse_text_columns(X, type(estimator).__name__, advice=_NUMERIC_AT_FIT)
         return validate_data(estimator, X, reset=False, dtype=np.float64, ensure_all_finite=ensure_all_finite)
     from sklearn.utils.validation import _check_feature_names
 

@@ -27,6 +27,7 @@ Matrix = np.ndarray | Any
 __all__ = [
     "Matrix",
     "check_classes",
+    "check_cv_pairs",
     "check_sample_weight",
     "encode_labels",
     "is_dask_collection",
@@ -77,6 +78,44 @@ def reset_fitted(estimator: Any) -> None:
     for name in list(vars(estimator)):
         if name.endswith("_") and not name.startswith("_"):
             delattr(estimator, name)
+
+
+def check_cv_pairs(splits: Any, n_samples: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (train, test) index pairs of a cross-validation, each checked against the rows it indexes.
+
+    Parameters
+    ----------
+    splits : iterable of (train, test)
+        What a splitter's ``split`` yields, or the pairs given as ``cv``.
+    n_samples : int
+        Rows the indices point into.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        The pairs as arrays.
+
+    Raises
+    ------
+    ValueError
+        Naming ``cv``: an item is no pair, or a side is empty or indexes a row outside
+        ``[0, n_samples)`` (before any fold indexes the data with it).
+    """
+    pairs = []
+    for pair in splits:
+        if len(pair) != 2:
+            raise ValueError("cv must yield (train, test) index pairs.")
+        train, test = (np.asarray(idx) for idx in pair)
+        if (
+            train.size == 0
+            or test.size == 0
+            or train.min() < 0
+            or test.min() < 0
+            or max(train.max(), test.max()) >= n_samples
+        ):
+            raise ValueError(f"cv yielded a fold with empty or out-of-range indices (n_samples = {n_samples}).")
+        pairs.append((train, test))
+    return pairs
 
 
 def check_sample_weight(sample_weight: Any, n_samples: int) -> np.ndarray:

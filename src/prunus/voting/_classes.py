@@ -50,7 +50,7 @@ from ..tree.sample import CountPlan, InMemorySample, LabelledSample, SampledSpli
 from ..utils._class_weight import CLASS_WEIGHT, class_weight_factors
 from ..utils._classifier import Classifier
 from ..utils._param_validation import Integral, Interval, Real, StrOptions
-from ..utils._validation import open_classifier_fit, refuse_dask
+from ..utils._validation import check_cv_pairs, open_classifier_fit, refuse_dask
 from ._hsvote import hs_errors, hs_eta, hs_log_phi, path_mean_kernel
 from ._pacbayes import (
     EMPTY_CELLS,
@@ -248,6 +248,12 @@ class _SubtreeClassifier(Classifier, BaseEstimator):
         block in memory; a cluster's through
         :class:`prunus.distributed.DaskPACBayesTreeClassifier`).
         """
+        if self.cv is not None and not isinstance(self.cv, numbers.Integral) and not hasattr(self.cv, "split"):
+            # Index pairs point into rows the caller chose; the CV here runs on rows drawn at random.
+            raise ValueError(
+                "cv given as (train, test) index pairs cannot be used with grow_size: the cross-validation "
+                "runs on the grow_size rows drawn at random; give a number of folds or a splitter."
+            )
         n = sample.n_samples
         grow_size = check_grow_size(self.grow_size, n)
         rng = check_random_state(self.random_state)
@@ -292,7 +298,7 @@ class _SubtreeClassifier(Classifier, BaseEstimator):
     def _search(self, X, y, sw, fixed, free, rng):
         cv, is_splitter = self._folds(X, y)
         if is_splitter:
-            splits = list(cv.split(X, y))
+            splits = check_cv_pairs(cv.split(X, y), X.shape[0])
         else:
             fold_seed = int(rng.randint(np.iinfo(np.int32).max))
             min_count = np.bincount(y).min()

@@ -90,3 +90,16 @@ def test_counts_do_not_depend_on_the_rounding_allowance(search, margin_scale):
         node, ws, slot, value = got
         expected = rebuilt_counts(node, slot, value)
         np.testing.assert_array_equal(_counts_by_moves(node, slot, value, ws, margin_scale), expected)
+
+
+@pytest.mark.parametrize("search", ["lower_first", "quick", "exhaustive"])
+def test_counts_with_many_classes_and_levels(search):
+    # Ten classes and up to 40 levels: many thresholds, whose best one changes as the prefix grows, so the
+    # probes that follow one threshold's error hand over to others before the answer is confirmed.
+    for seed in range(8):
+        got = searched_node(seed, 300, 6, 10, 40, search)
+        if got is None:
+            continue
+        node, ws, slot, value = got
+        expected = rebuilt_counts(node, slot, value)
+        np.testing.assert_array_equal(weight_order_counts(node, slot, value, ws), expected)

@@ -15,7 +15,7 @@ histogram rebuilt from the first example computes it (bit for bit).
 import numpy as np
 
 from .._compiled import njit
-from ._bounds import feature_summary
+from ._bounds import _error_summary, feature_summary
 from ._records import ERROR, class_sums_at
 from ._split import _assess, _assess_dense_next, _clear_row
 
@@ -68,6 +68,53 @@ def _copy_cursor(sp, s, nzs, brange, to_ws):
         sp.cur[s] = brange[2]
     else:
         brange[2] = sp.cur[s]
+
+
+@njit(cache=True, inline="always")
+def _side_sums(node, ws, s, t, sums):
+    """The class sums of one side of threshold ``t`` of row ``s`` (bins ``<= t``, or ``> t``) into ``sums[c]``.
+
+    The side of fewer seen bins is summed; the other side's class sums are
+    the row's class sums minus these (``_error_of_sides``).
+    """
+    present = node.present
+    lo = max(ws.brange[s, 0], 0)
+    hi = ws.brange[s, 1]
+    first, last = (lo, min(t, hi)) if t - lo < hi - t else (max(t + 1, lo), hi)
+    for ci in range(present.shape[0]):
+        sums[present[ci]] = 0.0
+    for b in range(first, last + 1):
+        for ci in range(present.shape[0]):
+            sums[present[ci]] += ws.hist[s, b, present[ci]]
+
+
+@njit(cache=True, inline="always")
+def _error_of_sides(node, ws, s, sums):
+    """The best-labelling error of the split whose one side has class sums ``sums`` (``_side_sums``).
+
+    Every threshold's error is at least the feature's lower bound ``L``, so a
+    threshold that errs less than ``E*`` shows ``L < E*`` without the scan of
+    every threshold.
+    """
+    present = node.present
+    total = 0.0
+    top_one = 0.0
+    top_other = 0.0
+    for ci in range(present.shape[0]):
+        c = present[ci]
+        z = ws.seen_tot[s, c]
+        total += z
+        top_one = max(top_one, sums[c])
+        top_other = max(top_other, z - sums[c])
+    return max(total - top_one - top_other, 0.0)
+
+
+@njit(cache=True, inline="always")
+def _summary_and_witness(node, ws, s, witness):
+    """The feature's lower bound (as ``feature_summary`` gives it) and, with ``witness``, a threshold attaining it."""
+    if witness:
+        return _error_summary(node, ws, s, True)
+    return feature_summary(node, ws, s, 1.0)[0], -1
 
 
 @njit(cache=True)
@@ -174,6 +221,27 @@ def _unassess_dense(node, ws, s, start, stop):
     class_sums_at(node, seen_tot, s, start)
 
 
+@njit(cache=True, inline="always")
+def _secant_probe(a, b, m1, v1, m2, v2, run, target, Zp):
+    """The next probe in ``(a, b)``: where the line through ``(m1, v1)`` and ``(m2, v2)`` crosses ``target``.
+
+    The bounds rise about linearly in the assessed weight near the answer.
+    After ``run >= 2`` probes on the same side of it, ``2^(run-1)`` times as
+    far from the last probe, to get to the other side (the answer is then
+    bracketed closely); after four, or without a rising line, the middle.
+    """
+    mid = (a + b) // 2
+    dz = Zp[m2] - Zp[m1]
+    dv = v2 - v1
+    if run < 4 and dz * dv > 0.0:
+        z = Zp[m2] + (target - v2) * (dz / dv)
+        if run >= 2:
+            z = Zp[m2] + (1 << (run - 1)) * (z - Zp[m2])
+        if np.isfinite(z):
+            mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
+    return mid
+
+
 @njit(cache=True)
 def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     """``weight_order_counts`` on dense codes with the error criterion, without rebuilding prefixes.
@@ -189,30 +257,32 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     at most ``B`` bins and ``C`` classes, so a row that received ``ops``
     operations gives the rebuild's lower bound to within
     ``margin = 8 u Z_n (2n + B + C + 8 + ops)`` (a generous bound;
-    ``margin_scale`` is the 8, ``MARGIN_SCALE``). A probe
-    whose value is within ``margin`` of ``E* - tie`` is decided on a rebuilt
-    prefix instead; any other is decided as a rebuild would.
+    ``margin_scale`` is the 8, ``MARGIN_SCALE``). A scan whose value is
+    within ``margin`` of ``E* - tie`` is decided on a rebuilt prefix
+    instead; any other is decided as a rebuild would.
 
     One unit of assessed weight raises an error lower bound by at most one
     unit, so from a known value at ``m'`` every ``m`` whose weight
     ``Z_m - Z_m'`` cannot close (or open) the distance to ``E* - tie`` is
     decided without a probe. The probes follow the secant through the last
-    two measured values, stepping past it after probes that stay on one
-    side (with no value below ``E*`` known but ``L_0 = 0``, the answer usually
-    lies close below the search's ``m_k``, and a line from the origin
-    approaches it from one side only), bisecting after four such probes; a
-    probe far below the row rebuilds it from the first example when that
-    takes fewer operations than removing examples. Where the probes fall
-    changes only their number, never the answer.
+    two measured values (``_secant_probe``; with no value below ``E*``
+    known but ``L_0 = 0``, the answer usually lies close below the search's
+    ``m_k``, and a line from the origin approaches it from one side only);
+    a probe far below the row rebuilds it from the first example when that
+    takes fewer operations than removing examples.
+
+    With more than two classes, a scan of every threshold is needed only
+    where the answer is confirmed. ``L_m`` is the least error of the
+    thresholds, each of which is non-decreasing in ``m``, so the answer is
+    the prefix where the last of them reaches ``E* - tie``. The best
+    threshold of the last scan (the witness) is the likely last one: the
+    probes follow its error alone (the class sums of its shorter side, a
+    fraction of a scan), which proves ``L_m < E* - tie`` wherever it is
+    below by more than the rounding of both, up to the first prefix where it
+    is not. That prefix is scanned: either ``L`` reaches ``E* - tie`` there
+    (the answer), or the scan's best threshold is the next witness. Where
+    the probes fall changes only their number, never the answer.
     """
-    n = node.idx.shape[0]
-    S = node.feats.shape[0]
-    Zp = node.Zp
-    upd = ws.upd
-    target = best_value - node.tie
-    unit = margin_scale * _UNIT_ROUNDOFF * abs(Zp[n]) * (1.0 + 1e-3)
-    fixed = 2 * n + ws.hist.shape[1] + ws.seen_tot.shape[1] + 8
-    out = np.zeros(S, dtype=np.int64)
     # A saved exact row (the rebuild of the first ``ckpt`` examples, ``ckpt < answer``; -1: none), made at
     # the feature's first probe too close to call: a later one restores it and adds the examples up to
     # the probe, instead of rebuilding from the first example. Zero outside its seen bins between features.
@@ -223,6 +293,20 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     occ = np.zeros(B, dtype=np.uint8)
     brange = np.empty(3, dtype=np.int64)
     nzs = np.empty(C)
+    sums = np.empty(C)  # the class sums of one side of the witness (``_side_sums``)
+    n = node.idx.shape[0]
+    S = node.feats.shape[0]
+    out = np.zeros(S, dtype=np.int64)
+    Zp = node.Zp
+    upd = ws.upd
+    target = best_value - node.tie
+    unit = margin_scale * _UNIT_ROUNDOFF * abs(Zp[n]) * (1.0 + 1e-3)
+    fixed = 2 * n + B + C + 8
+    # Witnesses only with more than two classes: a two-class scan costs one add per bin, as a witness does.
+    witness = node.present.shape[0] > 2
+    # How far the witness's error may be from the one a scan of the row gives at that threshold: two sums
+    # of at most B cells and C class sums, each moved by at most u Z_n per operation (twice over).
+    slack = 4.0 * (B + C + 4) * _UNIT_ROUNDOFF * abs(Zp[n])
     for s in range(S):
         if s == best_slot:
             out[s] = n
@@ -237,7 +321,7 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
         ops = mk  # float operations any of its cells received: bounds their rounding
         exact = True  # bit for bit the rebuild of its first ``pos`` examples
         # The answer lies in (a, b]: L_a < E* - tie (L_0 = 0), and b = n or L_b >= E* - tie.
-        # ``la`` and ``lb`` are the values there when known (NaN: not known).
+        # ``la`` and ``lb`` are the values there when known (NaN: not known); ``la`` may be an upper bound.
         a = 0
         la = 0.0
         b = n
@@ -248,6 +332,9 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
         mb = n
         vb = np.nan
         margin = unit * (fixed + ops)
+        # The witness ``wt`` (-1: none) errs at least E* - tie at ``bt`` (a < bt <= b), as far as known.
+        wt = -1
+        bt = n
         # The search's last two updates: the lower bound (as summed) after its first ``upd[s, 0]``
         # (then ``upd[s, 2]``) examples; -1 for none.
         for k in range(2):
@@ -263,19 +350,21 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 lb = vb = v
         if a < mk < b:
             # The row is a rebuild of the first ``m_k`` examples: its value decides exactly.
-            v = feature_summary(node, ws, s, 1.0)[0]
+            v, t = _summary_and_witness(node, ws, s, witness)
             if v >= target:
                 b = mb = mk
                 lb = vb = v
             else:
                 a = ma = mk
                 la = va = v
+            wt = t
         elif mk == n and b == n and np.isnan(lb):
             # P(n) holds by definition (E* is the lowest value); its value only narrows the search.
             v = feature_summary(node, ws, s, 1.0)[0]
             if v >= target + margin:
                 lb = vb = v
-        # the last two measured points (examples, value), older first, for the secant of the next probe
+        # the last two measured points (examples, value: of L or of the witness), older first, for the
+        # secant of the next probe
         m1 = ma
         v1 = va
         m2 = mb
@@ -298,19 +387,15 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                     la = np.nan
             if b - a <= 1:
                 break
-            # The next probe: where the line through the last two measured values (a secant: the bound
-            # rises about linearly in the assessed weight near the answer) crosses E* - tie. After k >= 2
-            # probes on the same side of it, 2^(k-1) times as far from the last probe, to get to the other
-            # side (the answer is then bracketed closely); after four, the middle of the bracket.
-            mid = (a + b) // 2
-            dz = Zp[m2] - Zp[m1]
-            dv = v2 - v1
-            if run < 4 and dz * dv > 0.0:
-                z = Zp[m2] + (target - v2) * (dz / dv)
-                if run >= 2:
-                    z = Zp[m2] + (1 << (run - 1)) * (z - Zp[m2])
-                if np.isfinite(z):
-                    mid = min(max(np.searchsorted(Zp, z), a + 1), b - 1)
+            bt = min(max(bt, a + 1), b)
+            # the next probe: of the witness's error while it has a bracket, else a scan
+            follow = wt >= 0 and bt - a > 1
+            if follow:
+                mid = _secant_probe(a, bt, m1, v1, m2, v2, run, target, Zp)
+            elif wt >= 0:
+                mid = bt  # = a + 1: the witness's first prefix at E* - tie is scanned
+            else:
+                mid = _secant_probe(a, b, m1, v1, m2, v2, run, target, Zp)
             if mid >= pos:
                 if exact:
                     # the row is the rebuild of the first ``pos`` examples: the search's adds, bit for bit
@@ -335,7 +420,28 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 exact = True
             pos = mid
             margin = unit * (fixed + ops)
-            v = feature_summary(node, ws, s, 1.0)[0]
+            if follow:
+                # The witness's error is at least L_m: below E* - tie by more than the rounding of its sums
+                # and of the row, it proves L_m below, as a rebuild decides it (and bounds L_m from above).
+                _side_sums(node, ws, s, wt, sums)
+                v = _error_of_sides(node, ws, s, sums) + slack
+                below = v < target - margin
+                run = run + 1 if run > 0 and below != above else 1
+                above = not below
+                m1 = m2
+                v1 = v2
+                m2 = mid
+                v2 = v
+                if below:
+                    a = mid
+                    la = v
+                    if exact and ckpt >= 0:
+                        _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
+                        ckpt = mid
+                else:
+                    bt = mid
+                continue
+            v, t = _summary_and_witness(node, ws, s, witness)
             if not exact and target - margin <= v < target + margin:
                 # too close to call with rounded sums: the prefix exactly, from the saved row at or below
                 # ``a`` (saved now if there is none yet)
@@ -348,7 +454,7 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                     _copy_row(node, ws, s, hist, seen, occ, brange, nzs, True)
                 _assess_dense_next(node, ws, s, ckpt, mid)
                 exact = True
-                v = feature_summary(node, ws, s, 1.0)[0]
+                v, t = _summary_and_witness(node, ws, s, witness)
             run = run + 1 if run > 0 and (v >= target) == above else 1
             above = v >= target
             m1 = m2
@@ -364,6 +470,9 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
                 if exact and ckpt >= 0:
                     _copy_row(node, ws, s, hist, seen, occ, brange, nzs, False)
                     ckpt = mid
+            # the scan's best threshold is the next witness
+            wt = t
+            bt = b
         out[s] = b
         if ckpt >= 0:
             for bb in range(max(brange[0], 0), min(brange[1] + 1, B)):

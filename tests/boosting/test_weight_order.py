@@ -23,8 +23,11 @@ SEARCHES = {
 }
 
 
-def searched_node(seed, n, k, n_classes, n_values, search):
-    """A random node after ``search``: its record, work space, winner and exact value."""
+def searched_node(seed, n, k, n_classes, n_values, search, every_t=False):
+    """A random node after ``search``: its record, work space, winner and exact value.
+
+    ``every_t``: every interval update also finds its best threshold (as in a fit with ``track_bounds``).
+    """
     rng = np.random.RandomState(seed)
     X = rng.randint(0, n_values, size=(n, k)).astype(float)
     if k > 2:
@@ -41,6 +44,7 @@ def searched_node(seed, n, k, n_classes, n_values, search):
     nbins = b.n_bins[feats]
     cfg = search_settings(n_classes=n_classes, **SEARCHES[search])
     ws = new_workspace(len(feats), int(nbins.max()), n_classes)
+    ws.every_t[0] = every_t
     order = np.argsort(-w, kind="stable").astype(np.int64)
     slot, _, value, _, node = split_node(b.transform(X), order, y, w, feats, nbins, cfg, ws)
     return node, ws, slot, value
@@ -92,12 +96,14 @@ def test_counts_do_not_depend_on_the_rounding_allowance(search, margin_scale):
         np.testing.assert_array_equal(_counts_by_moves(node, slot, value, ws, margin_scale), expected)
 
 
+@pytest.mark.parametrize("every_t", [False, True])
 @pytest.mark.parametrize("search", ["lower_first", "quick", "exhaustive"])
-def test_counts_with_many_classes_and_levels(search):
+def test_counts_with_many_classes_and_levels(search, every_t):
     # Ten classes and up to 40 levels: many thresholds, whose best one changes as the prefix grows, so the
-    # probes that follow one threshold's error hand over to others before the answer is confirmed.
+    # probes that follow one threshold's error hand over to others before the answer is confirmed; with
+    # ``every_t`` they start from the best threshold of the search's last update.
     for seed in range(8):
-        got = searched_node(seed, 300, 6, 10, 40, search)
+        got = searched_node(seed, 300, 6, 10, 40, search, every_t)
         if got is None:
             continue
         node, ws, slot, value = got

@@ -322,20 +322,21 @@ def _error_summary_binary(node, ws, slot, want_t):
 
 
 @njit(cache=True, inline="always")
-def feature_summary(node, ws, s, unseen):
+def feature_summary(node, ws, s, unseen, every_t=False):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()`` of feature slot ``s``.
 
     ``unseen`` is the node's weight not yet assessed for the feature.
-    ``bestStump()`` (returned only once ``unseen == 0``, else -1 for the error
-    criterion) is the lowest threshold whose value is within ``node.tie`` of
-    the minimum: values that differ only by rounding count as ties.
+    ``bestStump()`` (returned only once ``unseen == 0``, or with ``every_t``,
+    else -1 for the error criterion) is the lowest threshold whose value is
+    within ``node.tie`` of the minimum: values that differ only by rounding
+    count as ties.
     """
     nb = node.nbins[s]
     if node.criterion == ERROR:
         if node.present.shape[0] == 2:
-            lb, tb = _error_summary_binary(node, ws, s, unseen <= 0.0)
+            lb, tb = _error_summary_binary(node, ws, s, unseen <= 0.0 or every_t)
         else:
-            lb, tb = _error_summary(node, ws, s, unseen <= 0.0)
+            lb, tb = _error_summary(node, ws, s, unseen <= 0.0 or every_t)
         return lb, lb + unseen, tb
     C = node.node_tot.shape[0]
     for c in range(C):

@@ -195,6 +195,7 @@ def grow_tree(codes, y, w, idx, feats, nbins, thresholds, max_depth, settings, w
         int(max_depth),
         bool(track_bounds),
     )
+    ws.every_t[0] = bool(track_bounds)
     left, right, feature, tbin, label, assessments, exhaustive, lbwo = grow_kernel(codes, rnd, settings, ws)
     threshold = np.full(left.shape[0], -2.0)
     for node in np.flatnonzero(left >= 0):

@@ -157,6 +157,7 @@ Workspace = namedtuple(
         "nz",
         "cls",
         "upd",
+        "every_t",
     ],
 )
 Workspace.__doc__ = """Work arrays reused by every node of a fit (S features, B bins, C classes).
@@ -171,6 +172,8 @@ L, U, nz : (B,) scratch of one feature's scan; left, right, unseen_cls : (C,); c
 upd : (S, 4) float, the last two interval updates of each feature in the node: examples assessed and lower
     bound (as summed, not rounded) at the last one, then at the one before (-1 examples: none). LB_wo's
     search for ``min{m : L_m >= E*}`` starts from them.
+every_t : (1,) bool, whether every interval update also finds its best threshold ``tb`` (else only a
+    feature's last, on all the node's examples): LB_wo's search follows that threshold from there.
 """
 
 
@@ -242,6 +245,7 @@ def new_workspace(n_features, max_bins, n_classes):
         nz=np.empty(B, dtype=np.int64),
         cls=np.empty(8, dtype=np.int64),
         upd=np.full((S, 4), -1.0),
+        every_t=np.zeros(1, dtype=np.bool_),
     )
 
 

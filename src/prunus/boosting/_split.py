@@ -209,7 +209,9 @@ def _rewind(node, s):
 def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
-    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]])
+    # With more than two classes LB_wo's search starts from the best threshold of a feature's last update
+    every_t = ws.every_t[0] and node.present.shape[0] > 2
+    lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]], every_t)
     upd = ws.upd
     upd[s, 2] = upd[s, 0]
     upd[s, 3] = upd[s, 1]

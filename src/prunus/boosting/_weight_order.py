@@ -332,8 +332,9 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
         mb = n
         vb = np.nan
         margin = unit * (fixed + ops)
-        # The witness ``wt`` (-1: none) errs at least E* - tie at ``bt`` (a < bt <= b), as far as known.
-        wt = -1
+        # The witness ``wt`` (-1: none) errs at least E* - tie at ``bt`` (a < bt <= b), as far as known: at
+        # first the best threshold of the search's last update, when the row holds what that update saw.
+        wt = ws.tb[s] if witness and upd[s, 0] == mk else -1
         bt = n
         # The search's last two updates: the lower bound (as summed) after its first ``upd[s, 0]``
         # (then ``upd[s, 2]``) examples; -1 for none.

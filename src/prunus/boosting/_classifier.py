@@ -370,9 +370,10 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
 
         order = np.argsort(-w, kind="stable").astype(np.int64)
         dense = not sparse.issparse(X)
-        ordered = np.empty((n_features, n) if dense else (0, 0), dtype=Xb.dtype if dense else np.uint8)
+        ordered = None  # dense input: the codes permuted into a round's order (allocated when first needed)
+        laid = Xb  # the codes as the searches read them: ``Xb`` itself or ``ordered``
         positions = np.arange(n, dtype=np.int64)
-        layout = None  # dense input: the example ids in the order ``ordered`` holds their codes
+        layout = None  # dense input: the example ids in the order ``laid`` holds their codes
         rank = np.empty(n, dtype=np.int64)  # position of every example in ``layout`` (when it holds all n)
         node_counts = []
         trees, labels, alphas, errors, assess, exhaust, lbwo = [], [], [], [], [], [], []
@@ -397,16 +398,21 @@ class ExactBoostClassifier(Classifier, BaseEstimator):
                 if t % 2 == 1 and train.shape[0] == n and layout is not None and layout.shape[0] == n:
                     rows = rank[train]
                 else:
-                    if ordered.shape[1] != train.shape[0]:
-                        ordered = np.empty((Xb.shape[0], train.shape[0]), dtype=Xb.dtype)
-                    codes_in_order(Xb, train, ordered)
+                    if train.shape[0] == n and np.array_equal(train, positions):
+                        # Equal weights (the first round without sample weights) keep the ids' order: a copy
+                        # of the codes in that order would be ``Xb`` itself.
+                        laid = Xb
+                    else:
+                        if ordered is None or ordered.shape[1] != train.shape[0]:
+                            ordered = np.empty((Xb.shape[0], train.shape[0]), dtype=Xb.dtype)
+                        laid = codes_in_order(Xb, train, ordered)
                     layout = train
                     if train.shape[0] == n:
                         rank[layout] = positions
                         rows = positions
                     else:
                         rows = np.arange(train.shape[0])
-                codes, yt, wt = ordered, y_codes[layout], w[layout]
+                codes, yt, wt = laid, y_codes[layout], w[layout]
             else:
                 codes, yt, wt, rows = Xb, y_codes, w, train
             grown = grow_tree(

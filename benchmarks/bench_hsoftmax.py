@@ -7,7 +7,8 @@ All in ONE process, same thread count, same epoch budget:
 2. Algorithm 2 re-building a depth-3 tree over 10k labels (aim < 1 s);
 3. (``--scaled``) the same step at d = 200, batch 512, Zipf-distributed labels, for
    vocabularies up to 250k: flat, adaptive (cutoffs [2000, 5000] up to 20k labels,
-   [20000, 60000] above), random / learned / Huffman trees; CPU time, layers in turns;
+   [20000, 60000] above), random / learned / Huffman trees; CPU time, layers in turns
+   (``--device cuda``: on a GPU, wall time after synchronising);
 4. the HLBL language model on Penn Treebank (learned / random / Huffman tree,
    flat, adaptive): every output layer trained for the
    same number of epochs on the same tokens (learned tree: tree learned in
@@ -19,6 +20,7 @@ Usage::
     python benchmarks/bench_hsoftmax.py --tokens 0      # whole PTB train
     python benchmarks/bench_hsoftmax.py --first-epoch 600000   # tree-learning epoch vs fixed-tree epochs
     python benchmarks/bench_hsoftmax.py --scaled 10000 250000  # one step per output layer, d = 200, batch 512
+    python benchmarks/bench_hsoftmax.py --scaled 10000 250000 --device cuda   # the same step on a GPU
 """
 
 from __future__ import annotations
@@ -105,16 +107,30 @@ def scaled_layers(vocab, dim, arity, depth):
     }
 
 
-def bench_scaled(vocab, dim=200, batch=512, arity=None, depth=3, repeats=5):
-    """CPU seconds of one training step (forward, backward, Adagrad) per layer, Zipf-distributed
-    labels; the layers take turns, the median over ``repeats`` rounds is kept."""
+def step_clock(device):
+    """The clock a step is timed with: CPU time on the CPU; on a GPU, wall time after the device's queued work is done."""
+    if torch.device(device).type == "cpu":
+        return time.process_time
+
+    def clock():
+        torch.cuda.synchronize(device)
+        return time.perf_counter()
+
+    return clock
+
+
+def bench_scaled(vocab, dim=200, batch=512, arity=None, depth=3, repeats=5, device="cpu"):
+    """Milliseconds of one training step (forward, backward, Adagrad) per layer, Zipf-distributed
+    labels; the layers take turns, the median over ``repeats`` rounds is kept (``step_clock``)."""
     torch.manual_seed(0)
     arity = LabelTree(vocab, arity, depth).arity
-    h = torch.randn(batch, dim)
-    y = zipf_ids(vocab, batch)
+    h = torch.randn(batch, dim, device=device)
+    y = zipf_ids(vocab, batch).to(device)
     layers = scaled_layers(vocab, dim, arity, depth)
+    clock = step_clock(device)
     steps = {}
     for name, layer in layers.items():
+        layer.to(device)
         layer.train()
         opt = torch.optim.Adagrad(layer.parameters(), lr=0.025)
 
@@ -126,9 +142,9 @@ def bench_scaled(vocab, dim=200, batch=512, arity=None, depth=3, repeats=5):
     times = {name: [] for name in layers}
     for _ in range(repeats):
         for name, step in steps.items():
-            start = time.process_time()
+            start = clock()
             step()
-            times[name].append(time.process_time() - start)
+            times[name].append(clock() - start)
     return {name: 1000 * float(np.median(t)) for name, t in times.items()}
 
 
@@ -232,13 +248,20 @@ def main():
     )
     parser.add_argument("--arity", type=int, default=None, help="tree arity for --scaled (default: smallest for depth)")
     parser.add_argument("--depth", type=int, default=3, help="tree depth for --scaled")
+    parser.add_argument(
+        "--device", default="cpu", help="torch device for --scaled, e.g. cuda (GPU: wall ms after synchronising)"
+    )
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
     if args.scaled:
         for vocab in args.scaled:
-            print(f"\n[scaled] V = {vocab}: one training step, d = 200, batch 512 (CPU ms, median)", flush=True)
-            rows = bench_scaled(vocab, arity=args.arity, depth=args.depth, repeats=5 if vocab <= 20000 else 3)
+            unit = "CPU ms" if torch.device(args.device).type == "cpu" else f"wall ms on {args.device}"
+            print(f"\n[scaled] V = {vocab}: one training step, d = 200, batch 512 ({unit}, median)", flush=True)
+            repeats = 5 if vocab <= 20000 else 3
+            if torch.device(args.device).type != "cpu":
+                repeats = 21  # a GPU step takes milliseconds: more rounds, still seconds in all
+            rows = bench_scaled(vocab, arity=args.arity, depth=args.depth, repeats=repeats, device=args.device)
             flat = rows["flat"]
             for name, ms in rows.items():
                 print(f"  {name:32s} {ms:9.2f} ms   flat/this = {flat / ms:6.2f}x", flush=True)

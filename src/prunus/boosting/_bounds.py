@@ -322,6 +322,18 @@ def _error_summary_binary(node, ws, slot, want_t):
 
 
 @njit(cache=True, inline="always")
+def follows_witness(node):
+    """Whether the weight-order bound follows one threshold of a feature (its witness) between scans.
+
+    Only with more than two present classes: a two-class scan
+    (``_error_summary_binary``) costs one add per bin, as following one
+    threshold does. The split search then finds every update's best
+    threshold (``Workspace.every_t``) to start the bound's search from.
+    """
+    return node.present.shape[0] > 2
+
+
+@njit(cache=True, inline="always")
 def feature_summary(node, ws, s, unseen, every_t=False):
     """Feature-level ``LB()``, ``UB()`` and ``bestStump()`` of feature slot ``s``.
 

@@ -22,7 +22,11 @@ from typing import Any
 import numpy as np
 
 from .._compiled import njit
-from ._bounds import feature_summary, threshold_bounds  # noqa: F401 (threshold_bounds: re-exported for tests)
+from ._bounds import (  # noqa: F401 (threshold_bounds: re-exported for tests)
+    feature_summary,
+    follows_witness,
+    threshold_bounds,
+)
 from ._records import (
     ADAPTIVE_GAP,
     ADAPTIVE_LOWER_FIRST,
@@ -209,8 +213,8 @@ def _rewind(node, s):
 def _update(node, ws, s):
     """Recompute the interval and best threshold of feature slot ``s`` from its histogram."""
     Zp = node.Zp
-    # With more than two classes LB_wo's search starts from the best threshold of a feature's last update
-    every_t = ws.every_t[0] and node.present.shape[0] > 2
+    # LB_wo's search starts from the best threshold of a feature's last update
+    every_t = ws.every_t[0] and follows_witness(node)
     lbv, ubv, ws.tb[s] = feature_summary(node, ws, s, Zp[Zp.shape[0] - 1] - Zp[ws.mk[s]], every_t)
     upd = ws.upd
     upd[s, 2] = upd[s, 0]

@@ -15,7 +15,7 @@ histogram rebuilt from the first example computes it (bit for bit).
 import numpy as np
 
 from .._compiled import njit
-from ._bounds import _error_summary, feature_summary
+from ._bounds import _error_summary, feature_summary, follows_witness
 from ._records import ERROR, class_sums_at
 from ._split import _assess, _assess_dense_next, _clear_row
 
@@ -302,8 +302,7 @@ def _counts_by_moves(node, best_slot, best_value, ws, margin_scale):
     target = best_value - node.tie
     unit = margin_scale * _UNIT_ROUNDOFF * abs(Zp[n]) * (1.0 + 1e-3)
     fixed = 2 * n + B + C + 8
-    # Witnesses only with more than two classes: a two-class scan costs one add per bin, as a witness does.
-    witness = node.present.shape[0] > 2
+    witness = follows_witness(node)
     # How far the witness's error may be from the one a scan of the row gives at that threshold: two sums
     # of at most B cells and C class sums, each moved by at most u Z_n per operation (twice over).
     slack = 4.0 * (B + C + 4) * _UNIT_ROUNDOFF * abs(Zp[n])

@@ -68,6 +68,7 @@ def _assert_same(batch, reference):
     weights=st.sampled_from(["unit", "integer"]),
     n_folds=st.integers(2, 6),
     stratify=st.booleans(),
+    threads=st.integers(1, 4),
 )
 def test_batched_folds_equal_folds_one_by_one(
     seed,
@@ -85,6 +86,7 @@ def test_batched_folds_equal_folds_one_by_one(
     weights,
     n_folds,
     stratify,
+    threads,
 ):
     rng = np.random.default_rng(seed)
     X, y, n_cat = _table(rng, n, d, n_classes, n_levels, nan_rate)
@@ -112,9 +114,10 @@ def test_batched_folds_equal_folds_one_by_one(
         reference = _one_by_one(job, folds, betas)
     except ValueError:
         # A fold without weight: the batch gives way, the one-fold path raises.
-        assert _fold_batch.fold_batch(job, folds, betas) is None
+        assert _fold_batch.fold_batch(job, folds, betas, threads) is None
         return
-    _assert_same(_fold_batch.fold_batch(job, folds, betas), reference)
+    # One compiled call, or one per run of consecutive folds in threads: the same numbers.
+    _assert_same(_fold_batch.fold_batch(job, folds, betas, threads), reference)
 
 
 @pytest.mark.parametrize("majority_last", [True, False])
@@ -183,9 +186,9 @@ def test_an_integer_cv_summarises_the_batch_arrays(monkeypatch):
     calls = []
     risks = sel.fold_batch_risks
 
-    def spy(job, folds, betas):
+    def spy(job, folds, betas, threads):
         calls.append(type(folds).__name__)
-        return risks(job, folds, betas)
+        return risks(job, folds, betas, threads)
 
     monkeypatch.setattr(sel, "fold_batch_risks", spy)
     monkeypatch.setattr(sel, "fold_batch", None)  # the per-fold triples: not called
@@ -194,3 +197,39 @@ def test_an_integer_cv_summarises_the_batch_arrays(monkeypatch):
     est = CARTClassifier(selection="cv", cv=7, random_state=2, n_jobs=1).fit(X, y)
     assert calls == ["AssignedFolds"] * 2  # both routing rules
     assert est.cv_results_["mean_risk"].shape == est.path_.alphas.shape
+
+
+@pytest.mark.parametrize("missing", ["auto", "surrogate", "learned"])
+@pytest.mark.parametrize("cv", [7, 2])
+def test_default_fit_shares_the_batch_among_threads(monkeypatch, missing, cv):
+    # With n_jobs=None the batch's folds are shared among one thread per core
+    # (three here, whatever the machine, and whatever the folds' work), in
+    # runs of consecutive folds; with n_jobs=1 they run in one call. The fits
+    # are equal.
+    from prunus.pruning import _base
+
+    sizes = []
+    risks = _fold_batch.classification_fold_risks
+
+    def spy(sample, growth, rows, temperatures):
+        sizes.append(rows.train_offsets.shape[0] - 1)
+        return risks(sample, growth, rows, temperatures)
+
+    monkeypatch.setattr(_fold_batch, "classification_fold_risks", spy)
+    monkeypatch.setattr(_base, "usable_cpus", lambda: 3)
+    monkeypatch.setattr(sel, "_THREAD_START_SECONDS", 1e-12)  # a thread for every run, however short
+    rng = np.random.default_rng(8)
+    X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
+    kwargs = dict(selection="cv", cv=cv, random_state=2, missing=missing, categorical_features=np.flatnonzero(n_cat))
+    threaded = CARTClassifier(**kwargs).fit(X, y)
+    n_rules = 2 if threaded.missing_ != missing else 1
+    # the runs of folds of each call (their threads record them in any order)
+    assert sorted(sizes) == sorted(([2, 3, 2] if cv == 7 else [1, 1]) * n_rules)
+    sizes.clear()
+    one = CARTClassifier(n_jobs=1, **kwargs).fit(X, y)
+    assert sizes == [cv] * n_rules
+    assert threaded.missing_ == one.missing_
+    assert threaded.selected_index_ == one.selected_index_
+    assert threaded.pruned_tree_ == one.pruned_tree_
+    for key, value in one.cv_results_.items():
+        np.testing.assert_array_equal(threaded.cv_results_[key], value)

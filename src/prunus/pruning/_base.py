@@ -20,6 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..tree._encoding import predict_table
 from ..tree.cart import GrowthParams, check_growth_params
+from ..utils._cpus import usable_cpus
 from ..utils._param_validation import CV_SPLITS, Integral, Interval, Real, RealNotInt, StrOptions
 from ..utils._progress import progress_bar
 from ..utils._random import seeded_random_state
@@ -384,10 +385,25 @@ class BaseCART(BaseEstimator):
         process start growing them at once)."""
         folds, n_folds = self._folds(grower.X, grower.y, grower.n_classes, rng, lazy=True)
         n_jobs = self._n_jobs(grower)
-        # The default's threads: started in this process for the folds, unless joblib is configured.
-        local_threads = self.n_jobs is None and n_jobs == -1
+        # The default's threads: started in this process for the folds, unless joblib is configured;
+        # below _THREADS_FROM_CELLS, where the folds run in one compiled call, that call's folds are
+        # shared among one thread per core.
+        default = self.n_jobs is None and self._auto_threads
+        local_threads = default and n_jobs == -1
         return sel.FoldRun(
-            grower, weight, folds, self.method, params, grow_seed, rng, n_jobs, loss, n_folds, local_threads, start
+            grower,
+            weight,
+            folds,
+            self.method,
+            params,
+            grow_seed,
+            rng,
+            n_jobs,
+            loss,
+            n_folds,
+            local_threads,
+            start,
+            batch_threads=usable_cpus() if default else 1,
         )
 
     def _select_cv(self, grower, sequence, run, progress, loss=None):

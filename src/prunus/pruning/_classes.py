@@ -135,8 +135,11 @@ class CARTClassifier(Classifier, BaseCART):
         Folds run in parallel with joblib threads (the builder releases the
         GIL, and every fold reuses the order of X sorted once per fit).
         ``None``: one thread per core when X has at least 20,000 cells (rows
-        times features), where a fold's growth outweighs starting threads,
-        else sequentially; ``1``: always sequentially. Results are the same.
+        times features), where a fold's growth outweighs starting threads;
+        below, the folds of a classification grown by M2 (with integer
+        weights and no ``max_leaf_nodes``) run in one compiled call per
+        core, each over a run of consecutive folds, else sequentially;
+        ``1``: always sequentially. Results are the same.
     verbose : int, default=0
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.

@@ -10,13 +10,16 @@ the kernels :meth:`~prunus.tree.cart.CARTGrower.grow_arrays` and
 the same inputs: the same numbers, bit for bit.
 
 It applies where that fold loss does (method M2, 0-1 loss, integer weights)
-to folds run one after the other in the calling thread; folds in threads
+to folds that would run one after the other in the calling thread; the
+batch may share them among a few threads, each running a run of
+consecutive folds in one call. Folds run by joblib or in a pool of threads
 keep one task per fold.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -77,7 +80,7 @@ def batchable(job: Any) -> bool:
 
 
 def fold_batch(
-    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray, threads: int = 1
 ) -> list[tuple[np.ndarray, np.ndarray, float]] | None:
     """(wrong, squares, held-out weight) of every fold, as
     ``selection._fold_loss`` gives them one fold at a time, from one
@@ -94,12 +97,15 @@ def fold_batch(
         The folds (an integer ``cv``'s come concatenated already).
     betas : ndarray of float64
         The temperatures at which each fold's pruned trees are evaluated.
+    threads : int, default=1
+        Threads of this process among which the folds are shared
+        (:func:`fold_batch_risks`).
 
     Returns
     -------
     list of (ndarray, ndarray, float) or None
     """
-    risks = fold_batch_risks(job, folds, betas)
+    risks = fold_batch_risks(job, folds, betas, threads)
     if risks is None:
         return None
     wrong, held = risks
@@ -107,18 +113,80 @@ def fold_batch(
 
 
 def fold_batch_risks(
-    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray
+    job: Any, folds: Sequence[tuple[np.ndarray, np.ndarray]] | AssignedFolds, betas: np.ndarray, threads: int = 1
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """:func:`fold_batch`'s numbers as two arrays: the misclassified weight
     of shape (n_folds, n_temperatures) (fold k's row is its ``wrong`` and
     its ``squares``) and the held-out weights of shape (n_folds,); None
-    where :func:`fold_batch` gives None."""
+    where :func:`fold_batch` gives None.
+
+    With ``threads`` > 1 the folds are shared among that many threads of
+    this process, each running :func:`classification_fold_risks` on a run
+    of consecutive folds (the kernel releases the GIL; its records are only
+    read). Each fold is computed as in one call, so the numbers are the same.
+    """
     records = batch_records(job, folds)
     if records is None:
         return None
     sample, growth, rows = records
     betas = np.asarray(betas, dtype=np.float64)
-    return classification_fold_risks(sample, growth, rows, betas)
+    if threads <= 1:
+        return classification_fold_risks(sample, growth, rows, betas)
+    results = _in_threads(
+        [(sample, part_growth, part, betas) for part_growth, part in _fold_groups(growth, rows, threads)]
+    )
+    return np.concatenate([wrong for wrong, _ in results]), np.concatenate([held for _, held in results])
+
+
+def _fold_groups(growth: Any, rows: Any, n_groups: int) -> list[tuple[Any, Any]]:
+    """(:data:`FoldGrowth`, :data:`FoldRows`) of ``n_groups`` runs of
+    consecutive folds, in order, as even as can be.
+
+    Offsets index the concatenated rows, so a run's offsets are a slice of
+    the whole's and its rows are the same arrays; the folds' own settings
+    (``min_samples_split``, ``min_samples_leaf``, one per fold) are sliced
+    alike.
+    """
+    train, train_offsets, test, test_offsets = rows
+    n_folds = train_offsets.shape[0] - 1
+    ends = [round(n_folds * g / n_groups) for g in range(n_groups + 1)]
+    return [
+        (
+            growth._replace(
+                min_samples_split=growth.min_samples_split[a:b], min_samples_leaf=growth.min_samples_leaf[a:b]
+            ),
+            FoldRows(train, train_offsets[a : b + 1], test, test_offsets[a : b + 1]),
+        )
+        for a, b in zip(ends[:-1], ends[1:])
+        if b > a
+    ]
+
+
+def _in_threads(calls: list[tuple[Any, ...]]) -> list[Any]:
+    """``classification_fold_risks(*args)`` of every ``args`` of ``calls``: the
+    first in this thread, each other in a thread of its own; in order.
+
+    Threads started per call rather than a pool kept by the module: a pool's
+    threads would not exist in a process forked from this one.
+    """
+    results: list[Any] = [None] * len(calls)
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            results[i] = classification_fold_risks(*calls[i])
+        except BaseException as exc:  # re-raised in the calling thread
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(1, len(calls))]
+    for worker in workers:
+        worker.start()
+    run(0)
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
+    return results
 
 
 def batch_records(

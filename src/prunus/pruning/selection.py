@@ -8,6 +8,7 @@ returns an index ``k`` into it. On ties the smaller tree (larger ``k``) wins.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -545,6 +546,11 @@ class FoldRun:
     temperatures, are made beside the first folds. Otherwise the folds run
     as :meth:`results` reads them. A context manager: leaving it stops the
     folds not yet started and waits for the others.
+
+    ``batch_threads`` (keyword only): folds that run one after the other in
+    one compiled call (:func:`~._fold_batch.fold_batch`) are shared among
+    at most this many threads of this process, each running a run of
+    consecutive folds; the numbers are the same.
     """
 
     def __init__(
@@ -561,6 +567,8 @@ class FoldRun:
         n_folds: int | None = None,
         local_threads: bool = False,
         start: bool = False,
+        *,
+        batch_threads: int = 1,
     ) -> None:
         if n_folds is None:
             folds = list(folds)
@@ -580,8 +588,10 @@ class FoldRun:
             spacing = GrowthSpacing(grower.growth_seconds)
         integer = None if grower.regression else _integer_weights(weight)
         self.job = FoldJob(grower, weight, method, params, grow_seed, loss, integer, spacing)
-        # Folds one after the other of a small classification: one compiled call for all (see _fold_batch).
+        # Folds one after the other of a small classification: one compiled call for all (see _fold_batch),
+        # or one for each run of consecutive folds, in threads of this process.
         self._batch = self._sequential and batchable(self.job)
+        self._batch_threads = max(1, min(batch_threads, n_folds))
         self._betas: Future[np.ndarray] = Future()
         self._pool: ThreadedMap | None = None
         # Growths started early only where they do not shape memory (GrowthSpacing).
@@ -607,12 +617,12 @@ class FoldRun:
             if self._batch:
                 if self._folds is not None:
                     # Their rows concatenated, made once for every rule of the fit: no pairs made here.
-                    batch = fold_batch(self.job, self._folds, betas)
+                    batch = fold_batch(self.job, self._folds, betas, self._threads_for_batch())
                     if batch is not None:
                         return iter(batch)
                 else:
                     taken = list(self._tasks)
-                    batch = fold_batch(self.job, [fold for fold, _ in taken], betas)
+                    batch = fold_batch(self.job, [fold for fold, _ in taken], betas, self._threads_for_batch())
                     if batch is not None:
                         return iter(batch)
                     self._tasks = iter(taken)
@@ -622,6 +632,18 @@ class FoldRun:
         tasks = (delayed(_fold_loss)(self.job, fold, seed, betas) for fold, seed in self._tasks)
         return Parallel(n_jobs=self._n_jobs, prefer="threads", return_as="generator")(tasks)
 
+    def _threads_for_batch(self) -> int:
+        """Threads among which the batch's folds are shared: at most
+        ``batch_threads``, and where the folds' work is small about
+        sqrt(work / a thread's start), which minimises work / t + (t - 1)
+        starts. The work is taken as n_folds times the last growth's CPU
+        time (T_max's, about a fold's)."""
+        seconds = self.job.grower.growth_seconds
+        if self._batch_threads <= 1 or not seconds:
+            return 1
+        best = int(math.sqrt(self.n_folds * seconds / _THREAD_START_SECONDS))
+        return max(1, min(self._batch_threads, best))
+
     def batched(self, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(wrong of shape (n_folds, len(betas)), held-out weights of shape
         (n_folds,)) of the folds of an integer ``cv`` run one after the
@@ -630,7 +652,7 @@ class FoldRun:
         None where they do not run so (then :meth:`results` runs them, once)."""
         if not (self._sequential and self._batch and self._folds is not None):
             return None
-        risks = fold_batch_risks(self.job, self._folds, betas)
+        risks = fold_batch_risks(self.job, self._folds, betas, self._threads_for_batch())
         if risks is None:
             # The batch gave way (a fold without a training row of positive
             # weight): results() runs the folds one by one without trying it again.
@@ -653,6 +675,10 @@ class FoldRun:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+
+#: CPU seconds to start and join a thread (measured: about 60 us), against
+#: which a batch's folds are shared among threads (``FoldRun``).
+_THREAD_START_SECONDS = 1e-4
 
 #: Bytes of X from which the folds' growths in local threads are kept out of
 #: phase (:class:`GrowthSpacing`).

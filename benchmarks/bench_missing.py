@@ -25,8 +25,15 @@ numeric column ``2 p`` times its rank / n, for a factor ``1.5 p`` on a random
 half of the levels and ``0.5 p`` on the others), p = 0.1 and 0.3.
 
 The column ``learned chosen`` is the share of draws where the default kept
-the learned side. Times are wall-clock seconds of one prunus fit (kernels loaded first); the
-machine may be shared.
+the learned side. The column ``gap`` is the default's mean error less the lower
+of the ``learned`` and ``rpart`` means (the better of the two; ``learned``
+alone without rpart), and ``se`` its paired standard error: the standard
+deviation over the draws of the per-draw difference between the default and
+that rule (the same split and mask for both), divided by the square root of
+the number of draws. A gap larger than about two standard errors is not the
+luck of the draws. Times are wall-clock seconds of one prunus fit (kernels
+loaded first), or with ``--cpu`` the CPU seconds of the process; the machine
+may be shared.
 
 Two options measure where differences from rpart come from:
 
@@ -39,8 +46,11 @@ Two options measure where differences from rpart come from:
   ``min_samples_leaf=L`` (rpart's ``minbucket`` is 7 by default: rpart's
   rules with rpart's leaf size).
 
+``--per-draw FILE`` writes every draw's errors (one CSV row per table,
+pattern and draw) for a closer look at where the means come from.
+
 Run: ``python benchmarks/bench_missing.py [--draws 10] [--tables rpart,registered,synthetic] [--rates 0,0.1,0.3]
-[--no-rpart] [--rpart-seeds 1] [--min-leaf L]``
+[--no-rpart] [--rpart-seeds 1] [--min-leaf L] [--cpu] [--per-draw FILE]``
 """
 
 import argparse
@@ -53,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, os.path.dirname(__file__))
-from bench_categorical import RPART_DATA, rpart_tables, run_rpart, synthetic  # noqa: E402
+from bench_categorical import CLOCK, RPART_DATA, rpart_tables, run_rpart, synthetic  # noqa: E402
 
 from prunus import CARTClassifier, datasets  # noqa: E402
 
@@ -104,10 +114,31 @@ def masked(X, kind, p, rng):
 
 def fit_error(Xtr, ytr, Xte, yte, seed, missing, **params):
     est = CARTClassifier(selection="cv", cv=10, random_state=seed, missing=missing, **params)
-    start = time.perf_counter()
+    clock = time.process_time if CLOCK["cpu"] else time.perf_counter
+    start = clock()
     est.fit(Xtr, ytr)
-    seconds = time.perf_counter() - start
+    seconds = clock() - start
     return float(np.mean(est.predict(Xte) != yte)), seconds, est.missing_ == "learned"
+
+
+def paired_gap(default, learned, rpart):
+    """The default's mean error less the lower of the learned and rpart means, and its paired standard error.
+
+    Parameters
+    ----------
+    default, learned, rpart : ndarray of shape (n_draws,)
+        Test errors of each draw; ``rpart`` all NaN when rpart did not run.
+
+    Returns
+    -------
+    gap, se : float
+        ``se`` is the standard error of the mean of the per-draw differences
+        with the better rule (NaN with a single draw).
+    """
+    better = learned if np.isnan(rpart).any() or learned.mean() <= rpart.mean() else rpart
+    diff = default - better
+    se = diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else np.nan
+    return float(diff.mean()), float(se)
 
 
 def main():
@@ -118,7 +149,10 @@ def main():
     parser.add_argument("--rates", default="0,0.1,0.3", help="missing rates to run (0: complete data)")
     parser.add_argument("--rpart-seeds", type=int, default=1, help="rpart's CV seeds 1..S, errors averaged")
     parser.add_argument("--min-leaf", type=int, default=None, help="add missing='surrogate' with this min_samples_leaf")
+    parser.add_argument("--cpu", action="store_true", help="time CPU seconds of the process instead of wall-clock")
+    parser.add_argument("--per-draw", default=None, help="write every draw's errors to this CSV file")
     args = parser.parse_args()
+    CLOCK["cpu"] = args.cpu
     if args.rpart_seeds < 1:
         parser.error(f"--rpart-seeds must be >= 1, got {args.rpart_seeds}")
     if args.min_leaf is not None and args.min_leaf < 1:
@@ -139,10 +173,11 @@ def main():
     extra = f"|{extra} |" if extra else "|"
     header = (
         f"{'table':<18}{'pattern':>10} | {'default':>7} {'surrogate':>9} {'learned':>8} {'rpart':>7} {extra} "
-        f"{'learned chosen':>14} | {'s default':>9} {'s surr':>7} {'s learned':>9}"
+        f"{'gap':>6} {'se':>5} | {'learned chosen':>14} | {'s default':>9} {'s surr':>7} {'s learned':>9}"
     )
     print(header)
     print("-" * len(header), flush=True)
+    draws_out = []
     for group in args.tables.split(","):
         if group == "rpart" and not has_r:
             continue
@@ -173,7 +208,14 @@ def main():
                         seed_errors.append(by_seed)
                         e_r = float(np.mean(by_seed))
                     rows.append((e_a, e_s, e_l, e_r, chose, t_a, t_s, t_l))
+                    draws_out.append(
+                        dict(table=name, pattern=label, rate=p, draw=d, default=e_a, surrogate=e_s, learned=e_l)
+                        | dict(rpart=e_r, learned_chosen=chose, t_default=t_a)
+                        | ({"surr_leaf": leaf_errors[-1]} if args.min_leaf is not None else {})
+                        | {f"rpart_seed{s + 1}": e for s, e in enumerate(seed_errors[-1] if has_r else [])}
+                    )
                 m = np.mean(rows, axis=0)
+                gap, se = paired_gap(*np.asarray(rows)[:, [0, 2, 3]].T)
                 pattern = label if kind is None else f"{label} {p:.0%}"
                 cells = ""
                 if args.min_leaf is not None:
@@ -184,9 +226,11 @@ def main():
                 cells = f"|{cells} |" if cells else "|"
                 print(
                     f"{name:<18}{pattern:>10} | {m[0]:>7.3f} {m[1]:>9.3f} {m[2]:>8.3f} {m[3]:>7.3f} {cells} "
-                    f"{m[4]:>14.1f} | {m[5]:>9.3f} {m[6]:>7.3f} {m[7]:>9.3f}",
+                    f"{gap:>6.3f} {se:>5.3f} | {m[4]:>14.2f} | {m[5]:>9.3f} {m[6]:>7.3f} {m[7]:>9.3f}",
                     flush=True,
                 )
+                if args.per_draw is not None:
+                    pd.DataFrame(draws_out).to_csv(args.per_draw, index=False)
 
 
 if __name__ == "__main__":

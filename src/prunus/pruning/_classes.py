@@ -208,13 +208,12 @@ class CARTClassifier(Classifier, BaseCART):
         rule is better everywhere. On classification CV fits (rpart's four
         example tables, ``breast_cancer``, ``spam`` and two synthetic
         factor tables; 30% of the cells missing completely at random or
-        not at random, 10 draws; ``benchmarks/bench_missing.py``) the
+        not at random, 50 draws; ``benchmarks/bench_missing.py``) the
         surrogates win where missingness is incidental and the learned
-        side where missingness carries the target (``spam`` and the
-        synthetic tables, not at random: 0.149 against 0.172); the mean
-        test error of "auto" is 0.322 completely at random (surrogates
-        0.324, learned side 0.333, rpart 0.325) and 0.329 not at random
-        (0.334, 0.337, rpart 0.339).
+        side where missingness carries the target (``spam`` not at random:
+        0.153 against 0.168); the mean test error of "auto" is 0.331
+        completely at random (surrogates 0.328, learned side 0.340, rpart
+        0.333) and 0.328 not at random (0.337, 0.335, rpart 0.344).
     max_surrogates : int >= 0, default=5
         Surrogate splits kept per split (rpart's ``maxsurrogate``); 0 keeps
         the majority side alone. Ignored by fits with the learned side.

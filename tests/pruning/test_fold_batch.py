@@ -217,7 +217,7 @@ def test_default_fit_shares_the_batch_among_threads(monkeypatch, missing, cv):
 
     monkeypatch.setattr(_fold_batch, "classification_fold_risks", spy)
     monkeypatch.setattr(_base, "usable_cpus", lambda: 3)
-    monkeypatch.setattr(sel, "_THREAD_START_SECONDS", 1e-12)  # a thread for every run, however short
+    monkeypatch.setattr(sel, "_THREAD_SECONDS", 1e-12)  # a thread for every run, however short
     rng = np.random.default_rng(8)
     X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
     kwargs = dict(selection="cv", cv=cv, random_state=2, missing=missing, categorical_features=np.flatnonzero(n_cat))

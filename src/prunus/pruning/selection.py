@@ -635,13 +635,14 @@ class FoldRun:
     def _threads_for_batch(self) -> int:
         """Threads among which the batch's folds are shared: at most
         ``batch_threads``, and where the folds' work is small about
-        sqrt(work / a thread's start), which minimises work / t + (t - 1)
-        starts. The work is taken as n_folds times the last growth's CPU
-        time (T_max's, about a fold's)."""
+        sqrt(work / a thread's cost), which minimises work / t + (t - 1)
+        costs (:data:`_THREAD_SECONDS`); none below four costs. The work is
+        taken as n_folds times the last growth's CPU time (T_max's, about a
+        fold's)."""
         seconds = self.job.grower.growth_seconds
         if self._batch_threads <= 1 or not seconds:
             return 1
-        best = int(math.sqrt(self.n_folds * seconds / _THREAD_START_SECONDS))
+        best = int(math.sqrt(self.n_folds * seconds / _THREAD_SECONDS))
         return max(1, min(self._batch_threads, best))
 
     def batched(self, betas: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -676,9 +677,13 @@ class FoldRun:
         self.close()
 
 
-#: CPU seconds to start and join a thread (measured: about 60 us), against
-#: which a batch's folds are shared among threads (``FoldRun``).
-_THREAD_START_SECONDS = 1e-4
+#: What a thread adds to a batch's wall time (``FoldRun``), in seconds: its
+#: start and join take about 60 us, but measured on 2 cores the threads of a
+#: CV fit cost more: ten folds of about 0.6 ms of growth in all (kyphosis,
+#: iris) took 0.1-0.24 ms longer in two threads than in one, about 1.1 ms
+#: (car.test.frame) took the same, 1.3-2 ms (wine, cu.summary, stagec)
+#: 9-16% less in the whole fit.
+_THREAD_SECONDS = 3e-4
 
 #: Bytes of X from which the folds' growths in local threads are kept out of
 #: phase (:class:`GrowthSpacing`).

@@ -138,8 +138,9 @@ class CARTClassifier(Classifier, BaseCART):
         times features), where a fold's growth outweighs starting threads;
         below, the folds of a classification grown by M2 (with integer
         weights and no ``max_leaf_nodes``) run in one compiled call per
-        core, each over a run of consecutive folds, else sequentially;
-        ``1``: always sequentially. Results are the same.
+        core, each over a run of consecutive folds, where their work
+        outweighs a thread's cost (else in one call), and other folds
+        sequentially; ``1``: always sequentially. Results are the same.
     verbose : int, default=0
         With ``verbose > 0`` a progress bar counts the growths (the folds and
         the final tree) of a cross-validated fit.

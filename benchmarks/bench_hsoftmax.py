@@ -255,12 +255,12 @@ def main():
     torch.set_num_threads(args.threads)
     print(f"torch {torch.__version__}, {args.threads} thread(s)")
     if args.scaled:
+        on_cpu = torch.device(args.device).type == "cpu"
+        unit = "CPU ms" if on_cpu else f"wall ms on {args.device}"
         for vocab in args.scaled:
-            unit = "CPU ms" if torch.device(args.device).type == "cpu" else f"wall ms on {args.device}"
             print(f"\n[scaled] V = {vocab}: one training step, d = 200, batch 512 ({unit}, median)", flush=True)
-            repeats = 5 if vocab <= 20000 else 3
-            if torch.device(args.device).type != "cpu":
-                repeats = 21  # a GPU step takes milliseconds: more rounds, still seconds in all
+            # a GPU step takes milliseconds: more rounds, still seconds in all
+            repeats = (5 if vocab <= 20000 else 3) if on_cpu else 21
             rows = bench_scaled(vocab, arity=args.arity, depth=args.depth, repeats=repeats, device=args.device)
             flat = rows["flat"]
             for name, ms in rows.items():

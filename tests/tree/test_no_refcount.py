@@ -16,23 +16,24 @@ import textwrap
 
 from numba.core.registry import CPUDispatcher
 
-TREE_MODULES = [
-    "_categorical_split",
-    "_criterion",
-    "_grower",
-    "_level_split",
-    "_no_refcount",
-    "_regression_grower",
-    "_splitter",
-    "_surrogate",
+KERNEL_MODULES = [
+    "prunus.tree._categorical_split",
+    "prunus.tree._criterion",
+    "prunus.tree._grower",
+    "prunus.tree._level_split",
+    "prunus.tree._no_refcount",
+    "prunus.tree._regression_grower",
+    "prunus.tree._splitter",
+    "prunus.tree._surrogate",
+    "prunus.pruning._fold_batch",
 ]
 
 
 def _kernels():
-    """{(module, name): (dispatcher, names of the kernels its body calls)} of the tree's kernel modules."""
+    """{(module, name): (dispatcher, names of the kernels its body calls)} of the growth's kernel modules."""
     kernels = {}
-    for name in TREE_MODULES:
-        module = importlib.import_module(f"prunus.tree.{name}")
+    for name in KERNEL_MODULES:
+        module = importlib.import_module(name)
         for node in ast.parse(inspect.getsource(module)).body:
             kernel = getattr(module, getattr(node, "name", ""), None)
             if not isinstance(node, ast.FunctionDef) or not isinstance(kernel, CPUDispatcher):

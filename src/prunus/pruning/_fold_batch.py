@@ -29,6 +29,7 @@ import numpy as np
 from .._compiled import njit
 from ..tree._grower import grow_depth_first
 from ..tree._kernels import apply_categorical_kernel, apply_rows_kernel
+from ..tree._no_refcount import njit_no_refcount
 from ..tree._splitter import GrowthData, Settings, Workspace, carried_keys, carries_keys
 from ..tree._surrogate import (
     DEFERRED,
@@ -424,44 +425,62 @@ def _route_by_store(sample, data, grow_weight, rows, nodes, store):
     """
     X = sample.X
     held, train = rows
-    left, right, feature, threshold, missing_left, counts, bits = nodes
-    split = (feature, threshold, bits)
+    left = nodes[0]
     tables = (store.n_found, store.feature, store.threshold, store.left_below, store.bits, store.known)
-    n_found = store.n_found
     n_cat = data.n_categories
     # Leaves of the training rows, found when a node first needs its rows.
     train_leaf = np.empty(0, dtype=np.int64)
     out = np.empty(held.shape[0], dtype=np.int64)
     for i in range(held.shape[0]):
-        x = X[held[i]]
-        node = 0
+        node = _descend(X, held[i], 0, nodes, tables, n_cat)
         while left[node] != -1:
-            if n_found[node] == DEFERRED and _primary_side(x, node, split, n_cat) == 0:
-                if train_leaf.shape[0] == 0:
-                    train_leaf = _training_leaves(X, train, grow_weight, nodes, tables, n_cat)
-                _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
-            node = left[node] if _side(x, node, (*split, missing_left), tables, n_cat) == 1 else right[node]
+            # A deferred node the row cannot follow by its split.
+            if train_leaf.shape[0] == 0:
+                train_leaf = np.empty(train.shape[0], dtype=np.int64)
+                _training_leaves(X, (train, grow_weight), nodes, tables, n_cat, train_leaf)
+            _find_deferred(X, data, grow_weight, (train, train_leaf), nodes, store, node)
+            node = _descend(X, held[i], node, nodes, tables, n_cat)
         out[i] = node
     return out
 
 
-@njit(cache=True, nogil=True)
-def _training_leaves(X, train, grow_weight, nodes, tables, n_cat):
-    """Leaf of every training row (-1 for those of no weight), routed as the
-    growth sent them (``tables`` as for :func:`_surrogates_side`): no row
-    meets a deferred node without its feature."""
+@njit_no_refcount
+def _descend(X, row, node, nodes, tables, n_cat):
+    """The node where the row ``X[row]`` stops going down from ``node``: its
+    leaf, or a node whose search the growth deferred and whose split's
+    feature it misses. Without reference counting: it runs for every
+    held-out row of a fold, and its view of the row would otherwise count
+    a reference at every node."""
+    x = X[row]
     left, right, feature, threshold, missing_left, counts, bits = nodes
     split = (feature, threshold, bits)
-    out = np.full(train.shape[0], -1, dtype=np.int64)
-    for i in range(train.shape[0]):
-        if not grow_weight[train[i]] > 0.0:
+    n_found = tables[0]
+    while left[node] != -1:
+        if n_found[node] == DEFERRED and _primary_side(x, node, split, n_cat) == 0:
+            return node
+        node = left[node] if _side(x, node, (*split, missing_left), tables, n_cat) == 1 else right[node]
+    return node
+
+
+@njit_no_refcount
+def _training_leaves(X, train, nodes, tables, n_cat, out):
+    """Leaf of every training row, ``train = (rows, grow weights)``, into
+    ``out`` (-1 for those of no weight), routed as the growth sent them
+    (``tables`` as for :func:`_surrogates_side`): no row meets a deferred
+    node without its feature. Without reference counting, as
+    :func:`_descend`."""
+    rows, grow_weight = train
+    left, right, feature, threshold, missing_left, counts, bits = nodes
+    split = (feature, threshold, bits, missing_left)
+    for i in range(rows.shape[0]):
+        out[i] = -1
+        if not grow_weight[rows[i]] > 0.0:
             continue
-        x = X[train[i]]
+        x = X[rows[i]]
         node = 0
         while left[node] != -1:
-            node = left[node] if _side(x, node, (*split, missing_left), tables, n_cat) == 1 else right[node]
+            node = left[node] if _side(x, node, split, tables, n_cat) == 1 else right[node]
         out[i] = node
-    return out
 
 
 @njit(cache=True, nogil=True)

@@ -27,6 +27,10 @@ Fits
   minsplit = 2, minbucket = 1``, no competitors or surrogates), each timed
   inside R on the same rows.
 
+With ``--missing P`` every cell of the synthetic tables (training and test
+rows) is missing with probability ``P``: prunus fits with its default
+``missing="auto"``, rpart with its surrogate splits.
+
 Times are the best of ``--repeat`` fits (prunus's kernels loaded first). The
 machine may be shared: compare the ratios, measured in the same run; ``--cpu``
 times CPU seconds instead of wall-clock ones (prunus's whole process, threads
@@ -46,7 +50,7 @@ presorted: "before") and on, with its default ``n_jobs`` and with
 ``n_jobs=1``, in one process; rpart grown fully is left out above
 ``--full-max-rows``.
 
-Run: ``python benchmarks/bench_categorical.py [--quick] [--draws 20] [--repeat 3]``
+Run: ``python benchmarks/bench_categorical.py [--quick] [--draws 20] [--repeat 3] [--missing 0.1]``
 or ``python benchmarks/bench_categorical.py --few-levels [--sizes 2000 20000] [--repeat 3]``
 """
 
@@ -134,6 +138,16 @@ def synthetic(n, n_classes, seed, levels=(2, 5, 10, 20, 50)):
     for j in range(3):
         frame[f"x{j}"] = num[:, j]
     return pd.DataFrame(frame), np.array([f"c{k}" for k in y])
+
+
+def missing_at_random(df, rate, rng):
+    """A copy of the table with every cell missing with probability ``rate``."""
+    out = df.copy()
+    for name in out.columns:
+        column = out[name].copy()
+        column[rng.random(len(out)) < rate] = np.nan
+        out[name] = column
+    return out
 
 
 def as_codes(df):
@@ -318,6 +332,7 @@ def main():
     parser.add_argument("--full-max-rows", type=int, default=20_000, help="with --few-levels: rpart full up to this")
     parser.add_argument("--table-levels", action="store_true", help="tables against presorted by distinct values")
     parser.add_argument("--cpu", action="store_true", help="time CPU seconds (prunus's process, rpart's user + system)")
+    parser.add_argument("--missing", type=float, default=0.0, help="cells of the synthetic tables missing (MCAR)")
     args = parser.parse_args()
     CLOCK["cpu"] = args.cpu
     draws = 4 if args.quick else args.draws
@@ -370,9 +385,12 @@ def main():
         levels = (2, 5, 10, 20, 50) if n_classes == 2 else (2, 4, 6, 10, 12)
         for n_train in sizes:
             X, y = synthetic(n_train + 10_000, n_classes, seed=n_train + n_classes, levels=levels)
+            if args.missing > 0:
+                X = missing_at_random(X, args.missing, np.random.default_rng(n_train + n_classes))
             Xtr, Xte = X.iloc[:n_train].reset_index(drop=True), X.iloc[n_train:].reset_index(drop=True)
             result = evaluate(Xtr, y[:n_train], Xte, y[n_train:], args.repeat, has_r, 0)
-            report(f"synthetic K={n_classes}", n_train, [result])
+            missing = f", {args.missing:.0%} NaN" if args.missing > 0 else ""
+            report(f"synthetic K={n_classes}{missing}", n_train, [result])
 
 
 if __name__ == "__main__":

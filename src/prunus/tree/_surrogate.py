@@ -38,6 +38,7 @@ import math
 from collections import namedtuple
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
@@ -78,7 +79,7 @@ DEFERRED = -1
 # The last three are the searches' scratch, sized once per growth so that the
 # kernels run per node allocate nothing (see :mod:`._no_refcount`): ``levels``
 # (float64, 4 per level: a categorical candidate's weights and row counts per
-# level and side), ``present`` (bool, one per level: the levels with a row at
+# level and side; all zero between searches), ``present`` (bool, one per level: the levels with a row at
 # the node) and ``level_sets`` (int64 words, shape (2, W): a candidate's
 # levels sent left and levels with a side); a level bitset of ``W`` words
 # holds at most ``64 W`` levels.
@@ -307,16 +308,21 @@ def sorted_numeric_candidate(column, weight, rows, m, side):
 def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
     """Best categorical surrogate of one feature over ``rows``: writes the
     levels sent left to ``sets[0]`` and those with a side to ``sets[1]``
-    (int64 words), using ``table`` (float64, at least ``4 n_levels``) as
-    scratch. Returns (found, agreement weight)."""
+    (int64 words), using ``table`` (float64, at least ``4 n_levels``, all
+    zero, and left so) as scratch. Returns (found, agreement weight).
+
+    Only the levels met by a row of positive weight are read and cleared
+    (in ascending order, the order of a pass over every level): a node deep
+    in a tree has a few rows, which meet a few of a feature's many levels."""
     # Weights and counts of rows per level and side; counts below 2^53 are exact as floats.
-    table[: 4 * n_levels] = 0.0
     lwt = table[:n_levels]
     rwt = table[n_levels : 2 * n_levels]
     lcnt = table[2 * n_levels : 3 * n_levels]
     rcnt = table[3 * n_levels : 4 * n_levels]
     bits = sets[0]
     known = sets[1]
+    bits[:] = 0
+    known[:] = 0
     for i in range(rows.shape[0]):
         r = rows[i]
         v = column[r]
@@ -331,27 +337,40 @@ def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
         else:
             rcnt[k] += w > 0.0
             rwt[k] += w
-    total_left = lwt.sum()
-    total_right = rwt.sum()
+        if w > 0.0:
+            known[k >> 6] |= np.int64(1) << (k & 63)
+    # The levels met hold every nonzero weight: their sums are those over all levels.
+    total_left = 0.0
+    total_right = 0.0
+    for word in range(known.shape[0]):
+        met = known[word]
+        while met != 0:
+            k = 64 * word + trailing_zeros(met)
+            met &= met - 1
+            total_left += lwt[k]
+            total_right += rwt[k]
     default_left = total_left > total_right
-    bits[:] = 0
-    known[:] = 0
     agree = 0.0
     n_disagree = 0
     n_agree = 0
-    for k in range(n_levels):
-        if lcnt[k] == 0 and rcnt[k] == 0:
-            continue
-        known[k >> 6] |= np.int64(1) << (k & 63)
-        if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
-            agree += rwt[k]
-            n_disagree += lcnt[k]
-            n_agree += rcnt[k]
-        else:
-            agree += lwt[k]
-            bits[k >> 6] |= np.int64(1) << (k & 63)
-            n_disagree += rcnt[k]
-            n_agree += lcnt[k]
+    for word in range(known.shape[0]):
+        met = known[word]
+        while met != 0:
+            k = 64 * word + trailing_zeros(met)
+            met &= met - 1
+            if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
+                agree += rwt[k]
+                n_disagree += lcnt[k]
+                n_agree += rcnt[k]
+            else:
+                agree += lwt[k]
+                bits[word] |= np.int64(1) << (k & 63)
+                n_disagree += rcnt[k]
+                n_agree += lcnt[k]
+            lwt[k] = 0.0
+            rwt[k] = 0.0
+            lcnt[k] = 0.0
+            rcnt[k] = 0.0
     return n_disagree > 1 and n_agree > 1, agree
 
 

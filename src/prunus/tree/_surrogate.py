@@ -36,15 +36,19 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from typing import Any
 
 import numpy as np
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 
 from .._compiled import njit
 from ._categorical_split import is_categorical, set_absent_levels
 from ._criterion import GINI, MISCLASSIFICATION, SQUARED_ERROR, midpoint
 from ._no_refcount import copy_into, njit_counted, njit_no_refcount
 from ._splitter import side_moments
+
+#: The count of trailing zero bits of an integer (an LLVM intrinsic, typed loosely for static checkers).
+trailing_zeros: Any = _trailing_zeros
 
 #: Last resort of a row missing every surrogate's feature: the primary
 #: split's majority side by weight (rpart), rather than the side the split

@@ -350,7 +350,8 @@ def _grow_fold(sample, growth, grow_weight, k):
         flags = np.ones(3, dtype=np.bool_)  # [2]: searches deferred where no training row needs them
         flags[:2] = shared.store_flags[:2]
         store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, flags)
-        data = _with_weight(shared.plain, grow_weight, unit, False)
+        # Integer weights (see batchable): its categorical searches bounded, as in CARTGrower.grow_arrays.
+        data = _with_weight(shared.plain, grow_weight, unit, True)
         return grow_depth_first(data, work, settings, store), store
     # Integer weights throughout (see batchable): a growth with tables has integer_weight.
     data = _with_weight(shared.tables, grow_weight, unit, shared.unsorted.shape[0] > 0)

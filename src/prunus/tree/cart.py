@@ -581,7 +581,10 @@ class CARTGrower:
             scan = np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
         unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
-        integer_weight = levels is not None and (
+        # Integer weights let a growth with tables subtract them, and a classification with
+        # surrogates search a categorical feature's subsets with bounds (the same split; see
+        # _categorical_split._allocation_free).
+        integer_weight = (levels is not None or (present_only and not self.regression)) and (
             unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
         )
         data = self._growth_data(weight, unit_weight, integer_weight, levels)

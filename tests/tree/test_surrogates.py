@@ -271,3 +271,43 @@ def test_equal_agreements_keep_the_first_cut(below_left):
     assert store.threshold[0, 0] == 2.25
     assert bool(store.left_below[0, 0]) == below_left
     assert store.agreement[0, 0] == 1.0 and store.adj[0, 0] == 1.0
+
+
+@SETTINGS
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(1, 130),
+    st.integers(1, 60),
+    st.sampled_from(["unit", "integer", "float"]),
+)
+def test_categorical_candidate_matches_reference(seed, n_levels, n_rows, weighting):
+    """One categorical candidate on a node of a few rows or of many (below
+    and above half the levels: the search reads only the levels met, or
+    every level), levels in up to three bitset words, a scratch table left
+    dirty by an earlier call."""
+    from prunus.tree._surrogate import categorical_candidate
+
+    rng = np.random.default_rng(seed)
+    n = 200
+    x = rng.integers(0, n_levels, n).astype(float)
+    x[rng.random(n) < 0.15] = np.nan
+    w = {"unit": np.ones(n), "integer": rng.integers(0, 4, n).astype(float), "float": rng.uniform(0.0, 2.0, n)}[
+        weighting
+    ]
+    side = rng.choice(np.array([1, -1, 0], dtype=np.int8), size=n, p=[0.45, 0.45, 0.1])
+    n_words = -(-n_levels // 64)
+    sets = np.zeros((2, n_words), dtype=np.int64)
+    table = rng.uniform(-5.0, 5.0, 4 * 64 * n_words)  # scratch as another call may leave it
+    for rows in (np.sort(rng.choice(n, n_rows, replace=False)), np.arange(n)):
+        rows = rows.astype(np.int32)
+        found, agree = categorical_candidate(x, w, rows, side, n_levels, sets, table)
+        want = ref.categorical(x, w, rows.tolist(), side, n_levels)
+        assert found == (want is not None)
+        if want is None:
+            continue
+        if weighting == "float":
+            np.testing.assert_allclose(agree, want[0], rtol=1e-12)
+        else:
+            assert agree == want[0]
+        assert ref._levels(sets[0].view(np.uint64)) == want[1]
+        assert ref._levels(sets[1].view(np.uint64)) == want[2]

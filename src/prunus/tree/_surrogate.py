@@ -83,7 +83,7 @@ DEFERRED = -1
 # The last three are the searches' scratch, sized once per growth so that the
 # kernels run per node allocate nothing (see :mod:`._no_refcount`): ``levels``
 # (float64, 4 per level: a categorical candidate's weights and row counts per
-# level and side; all zero between searches), ``present`` (bool, one per level: the levels with a row at
+# level and side), ``present`` (bool, one per level: the levels with a row at
 # the node) and ``level_sets`` (int64 words, shape (2, W): a candidate's
 # levels sent left and levels with a side); a level bitset of ``W`` words
 # holds at most ``64 W`` levels.
@@ -312,13 +312,66 @@ def sorted_numeric_candidate(column, weight, rows, m, side):
 def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
     """Best categorical surrogate of one feature over ``rows``: writes the
     levels sent left to ``sets[0]`` and those with a side to ``sets[1]``
-    (int64 words), using ``table`` (float64, at least ``4 n_levels``, all
-    zero, and left so) as scratch. Returns (found, agreement weight).
+    (int64 words), using ``table`` (float64, at least ``4 n_levels``) as
+    scratch. Returns (found, agreement weight).
 
-    Only the levels met by a row of positive weight are read and cleared
-    (in ascending order, the order of a pass over every level): a node deep
-    in a tree has a few rows, which meet a few of a feature's many levels."""
+    A node with fewer than half as many rows as the feature has levels
+    (deep in a tree) reads and clears only the levels its rows meet
+    (:func:`_few_rows_candidate`), the same numbers; with more rows, the
+    pass over every level costs less than the rows' second pass."""
+    if 2 * rows.shape[0] < n_levels:
+        return _few_rows_candidate(column, weight, rows, side, n_levels, sets, table)
     # Weights and counts of rows per level and side; counts below 2^53 are exact as floats.
+    table[: 4 * n_levels] = 0.0
+    lwt = table[:n_levels]
+    rwt = table[n_levels : 2 * n_levels]
+    lcnt = table[2 * n_levels : 3 * n_levels]
+    rcnt = table[3 * n_levels : 4 * n_levels]
+    bits = sets[0]
+    known = sets[1]
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = column[r]
+        s = side[r]
+        if math.isnan(v) or s == 0:
+            continue
+        k = np.int64(v)
+        w = weight[r]
+        if s == 1:
+            lcnt[k] += w > 0.0
+            lwt[k] += w
+        else:
+            rcnt[k] += w > 0.0
+            rwt[k] += w
+    total_left = lwt.sum()
+    total_right = rwt.sum()
+    default_left = total_left > total_right
+    bits[:] = 0
+    known[:] = 0
+    agree = 0.0
+    n_disagree = 0
+    n_agree = 0
+    for k in range(n_levels):
+        if lcnt[k] == 0 and rcnt[k] == 0:
+            continue
+        known[k >> 6] |= np.int64(1) << (k & 63)
+        if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
+            agree += rwt[k]
+            n_disagree += lcnt[k]
+            n_agree += rcnt[k]
+        else:
+            agree += lwt[k]
+            bits[k >> 6] |= np.int64(1) << (k & 63)
+            n_disagree += rcnt[k]
+            n_agree += lcnt[k]
+    return n_disagree > 1 and n_agree > 1, agree
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _few_rows_candidate(column, weight, rows, side, n_levels, sets, table):
+    """:func:`categorical_candidate` that reads, clears and sums only the
+    levels met by the rows (few rows meet few of many levels): in ascending
+    order, the order of a pass over every level, so the same sums."""
     lwt = table[:n_levels]
     rwt = table[n_levels : 2 * n_levels]
     lcnt = table[2 * n_levels : 3 * n_levels]
@@ -327,6 +380,11 @@ def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
     known = sets[1]
     bits[:] = 0
     known[:] = 0
+    for i in range(rows.shape[0]):
+        v = column[rows[i]]
+        if not math.isnan(v):
+            k = np.int64(v)
+            lwt[k] = rwt[k] = lcnt[k] = rcnt[k] = 0.0
     for i in range(rows.shape[0]):
         r = rows[i]
         v = column[r]
@@ -343,7 +401,7 @@ def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
             rwt[k] += w
         if w > 0.0:
             known[k >> 6] |= np.int64(1) << (k & 63)
-    # The levels met hold every nonzero weight: their sums are those over all levels.
+    # The levels met hold every nonzero weight: their sums are those over every level.
     total_left = 0.0
     total_right = 0.0
     for word in range(known.shape[0]):
@@ -371,10 +429,6 @@ def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
                 bits[word] |= np.int64(1) << (k & 63)
                 n_disagree += rcnt[k]
                 n_agree += lcnt[k]
-            lwt[k] = 0.0
-            rwt[k] = 0.0
-            lcnt[k] = 0.0
-            rcnt[k] = 0.0
     return n_disagree > 1 and n_agree > 1, agree
 
 

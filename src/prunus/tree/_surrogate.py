@@ -323,47 +323,26 @@ def categorical_candidate(column, weight, rows, side, n_levels, sets, table):
         return _few_rows_candidate(column, weight, rows, side, n_levels, sets, table)
     # Weights and counts of rows per level and side; counts below 2^53 are exact as floats.
     table[: 4 * n_levels] = 0.0
-    lwt = table[:n_levels]
-    rwt = table[n_levels : 2 * n_levels]
-    lcnt = table[2 * n_levels : 3 * n_levels]
-    rcnt = table[3 * n_levels : 4 * n_levels]
+    tables = _level_tables(table, n_levels)
     bits = sets[0]
     known = sets[1]
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        v = column[r]
-        s = side[r]
-        if math.isnan(v) or s == 0:
-            continue
-        k = np.int64(v)
-        w = weight[r]
-        if s == 1:
-            lcnt[k] += w > 0.0
-            lwt[k] += w
-        else:
-            rcnt[k] += w > 0.0
-            rwt[k] += w
-    total_left = lwt.sum()
-    total_right = rwt.sum()
-    default_left = total_left > total_right
+    _tally_levels(column, weight, rows, side, tables, known[:0])
+    default_left = tables[0].sum() > tables[1].sum()
     bits[:] = 0
     known[:] = 0
     agree = 0.0
     n_disagree = 0
     n_agree = 0
     for k in range(n_levels):
-        if lcnt[k] == 0 and rcnt[k] == 0:
+        if tables[2][k] == 0 and tables[3][k] == 0:
             continue
         known[k >> 6] |= np.int64(1) << (k & 63)
-        if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
-            agree += rwt[k]
-            n_disagree += lcnt[k]
-            n_agree += rcnt[k]
-        else:
-            agree += lwt[k]
+        weight_agreeing, agreeing, disagreeing, left = _level_vote(tables, k, default_left)
+        agree += weight_agreeing
+        n_agree += agreeing
+        n_disagree += disagreeing
+        if left:
             bits[k >> 6] |= np.int64(1) << (k & 63)
-            n_disagree += rcnt[k]
-            n_agree += lcnt[k]
     return n_disagree > 1 and n_agree > 1, agree
 
 
@@ -372,10 +351,7 @@ def _few_rows_candidate(column, weight, rows, side, n_levels, sets, table):
     """:func:`categorical_candidate` that reads, clears and sums only the
     levels met by the rows (few rows meet few of many levels): in ascending
     order, the order of a pass over every level, so the same sums."""
-    lwt = table[:n_levels]
-    rwt = table[n_levels : 2 * n_levels]
-    lcnt = table[2 * n_levels : 3 * n_levels]
-    rcnt = table[3 * n_levels : 4 * n_levels]
+    tables = _level_tables(table, n_levels)
     bits = sets[0]
     known = sets[1]
     bits[:] = 0
@@ -384,23 +360,9 @@ def _few_rows_candidate(column, weight, rows, side, n_levels, sets, table):
         v = column[rows[i]]
         if not math.isnan(v):
             k = np.int64(v)
-            lwt[k] = rwt[k] = lcnt[k] = rcnt[k] = 0.0
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        v = column[r]
-        s = side[r]
-        if math.isnan(v) or s == 0:
-            continue
-        k = np.int64(v)
-        w = weight[r]
-        if s == 1:
-            lcnt[k] += w > 0.0
-            lwt[k] += w
-        else:
-            rcnt[k] += w > 0.0
-            rwt[k] += w
-        if w > 0.0:
-            known[k >> 6] |= np.int64(1) << (k & 63)
+            for part in tables:
+                part[k] = 0.0
+    _tally_levels(column, weight, rows, side, tables, known)
     # The levels met hold every nonzero weight: their sums are those over every level.
     total_left = 0.0
     total_right = 0.0
@@ -409,8 +371,8 @@ def _few_rows_candidate(column, weight, rows, side, n_levels, sets, table):
         while met != 0:
             k = 64 * word + trailing_zeros(met)
             met &= met - 1
-            total_left += lwt[k]
-            total_right += rwt[k]
+            total_left += tables[0][k]
+            total_right += tables[1][k]
     default_left = total_left > total_right
     agree = 0.0
     n_disagree = 0
@@ -420,16 +382,61 @@ def _few_rows_candidate(column, weight, rows, side, n_levels, sets, table):
         while met != 0:
             k = 64 * word + trailing_zeros(met)
             met &= met - 1
-            if lwt[k] < rwt[k] or (lwt[k] == rwt[k] and not default_left):
-                agree += rwt[k]
-                n_disagree += lcnt[k]
-                n_agree += rcnt[k]
-            else:
-                agree += lwt[k]
+            weight_agreeing, agreeing, disagreeing, left = _level_vote(tables, k, default_left)
+            agree += weight_agreeing
+            n_agree += agreeing
+            n_disagree += disagreeing
+            if left:
                 bits[word] |= np.int64(1) << (k & 63)
-                n_disagree += rcnt[k]
-                n_agree += lcnt[k]
     return n_disagree > 1 and n_agree > 1, agree
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _level_tables(table, n_levels):
+    """Views of ``table``: the weights of the rows the primary sends left and
+    right, then their counts of positive weight, per level."""
+    return (
+        table[:n_levels],
+        table[n_levels : 2 * n_levels],
+        table[2 * n_levels : 3 * n_levels],
+        table[3 * n_levels : 4 * n_levels],
+    )
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _tally_levels(column, weight, rows, side, tables, known):
+    """Add every row of ``rows`` with a level and a primary side into
+    ``tables`` (:func:`_level_tables`); with ``known`` not empty, flag in it
+    the levels met by a row of positive weight."""
+    left_weight, right_weight, left_count, right_count = tables
+    flag = known.shape[0] > 0
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        v = column[r]
+        s = side[r]
+        if math.isnan(v) or s == 0:
+            continue
+        k = np.int64(v)
+        w = weight[r]
+        if s == 1:
+            left_count[k] += w > 0.0
+            left_weight[k] += w
+        else:
+            right_count[k] += w > 0.0
+            right_weight[k] += w
+        if flag and w > 0.0:
+            known[k >> 6] |= np.int64(1) << (k & 63)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _level_vote(tables, k, default_left):
+    """Level ``k`` goes to the side that sends more of its weight (a tie: the
+    primary's heavier side, ``default_left``). Returns (the weight that then
+    agrees, its rows agreeing, its rows disagreeing, whether it goes left)."""
+    left_weight, right_weight, left_count, right_count = tables
+    if left_weight[k] < right_weight[k] or (left_weight[k] == right_weight[k] and not default_left):
+        return right_weight[k], right_count[k], left_count[k], False
+    return left_weight[k], left_count[k], right_count[k], True
 
 
 @njit_counted

@@ -42,7 +42,8 @@ def _completed(sample, growth, weight, train, k):
     left, right, feature, threshold, missing_left, counts, bits = nodes
     tables = (store.n_found, store.feature, store.threshold, store.left_below, store.bits, store.known)
     n_cat = growth.shared.plain.n_categories
-    leaves = _fold_batch._training_leaves(sample.X, train, weight, nodes, tables, n_cat)
+    leaves = np.empty(train.shape[0], dtype=np.int64)
+    _fold_batch._training_leaves(sample.X, (train, weight), nodes, tables, n_cat, leaves)
     deferred = np.flatnonzero(store.n_found[: left.shape[0]] == DEFERRED)
     for node in deferred:
         assert left[node] != -1  # only splits search

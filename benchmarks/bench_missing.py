@@ -158,7 +158,9 @@ def main():
     if args.min_leaf is not None and args.min_leaf < 1:
         parser.error(f"--min-leaf must be >= 1, got {args.min_leaf}")
     rates = [float(r) for r in args.rates.split(",")]
-    has_r = not args.no_rpart and shutil.which("Rscript") is not None and os.path.exists(RPART_DATA + ".rdb")
+    # rpart's example tables are read from its package's files; R itself is needed only for the rpart column.
+    has_rpart_data = os.path.exists(RPART_DATA + ".rdb")
+    has_r = not args.no_rpart and shutil.which("Rscript") is not None and has_rpart_data
     warm, wy = synthetic(300, 3, 0)
     warm = masked(warm, "mcar", 0.2, np.random.default_rng(0))
     for missing in ("auto", "surrogate", "learned"):
@@ -179,7 +181,8 @@ def main():
     print("-" * len(header), flush=True)
     draws_out = []
     for group in args.tables.split(","):
-        if group == "rpart" and not has_r:
+        if group == "rpart" and not has_rpart_data:
+            print(f"rpart's example tables left out: {RPART_DATA}.rdb not found (apt-get install r-cran-rpart)")
             continue
         for name, X, y in groups[group]():
             for label, kind, p in PATTERNS:

@@ -118,6 +118,10 @@ def test_batched_folds_equal_folds_one_by_one(
         return
     # One compiled call, or one per run of consecutive folds in threads: the same numbers.
     _assert_same(_fold_batch.fold_batch(job, folds, betas, threads), reference)
+    # Grown before the temperatures are known, as step functions read at them: the same numbers.
+    early = _fold_batch.EarlyFoldBatch(_fold_batch.batch_records(job, folds), threads)
+    wrong, held = early.risks(betas)
+    _assert_same([(wrong[k], wrong[k], float(held[k])) for k in range(len(folds))], reference)
 
 
 @pytest.mark.parametrize("majority_last", [True, False])
@@ -218,6 +222,7 @@ def test_default_fit_shares_the_batch_among_threads(monkeypatch, missing, cv):
     monkeypatch.setattr(_fold_batch, "classification_fold_risks", spy)
     monkeypatch.setattr(_base, "usable_cpus", lambda: 3)
     monkeypatch.setattr(sel, "_THREAD_SECONDS", 1e-12)  # a thread for every run, however short
+    monkeypatch.setattr(_fold_batch, "EARLY_FROM_WORK", 10**12)  # threads started after T_max's growth
     rng = np.random.default_rng(8)
     X, y, n_cat = _table(rng, 70, 4, 3, 6, 0.15)
     kwargs = dict(selection="cv", cv=cv, random_state=2, missing=missing, categorical_features=np.flatnonzero(n_cat))
@@ -233,3 +238,73 @@ def test_default_fit_shares_the_batch_among_threads(monkeypatch, missing, cv):
     assert threaded.pruned_tree_ == one.pruned_tree_
     for key, value in one.cv_results_.items():
         np.testing.assert_array_equal(threaded.cv_results_[key], value)
+
+
+@pytest.mark.parametrize("missing", ["auto", "surrogate", "learned"])
+@pytest.mark.parametrize("cpus", [2, 3, 16])
+def test_default_fit_starts_the_batch_beside_t_max(monkeypatch, missing, cpus):
+    # With enough work the default's batch starts growing its folds before
+    # T_max, in runs of consecutive folds: every run but the last in a thread
+    # of its own, the last (fewer folds) in the thread that grows T_max.
+    # The fit equals the one whose folds start after T_max, and n_jobs=1's.
+    from prunus.pruning import _base
+
+    runs = []
+    steps = _fold_batch.classification_fold_steps
+
+    def spy(sample, growth, rows):
+        runs.append(rows.train_offsets.shape[0] - 1)
+        return steps(sample, growth, rows)
+
+    monkeypatch.setattr(_fold_batch, "classification_fold_steps", spy)
+    monkeypatch.setattr(_base, "usable_cpus", lambda: cpus)
+    rng = np.random.default_rng(8)
+    X, y, n_cat = _table(rng, 300, 4, 3, 6, 0.15)
+    kwargs = dict(selection="cv", cv=10, random_state=2, missing=missing, categorical_features=np.flatnonzero(n_cat))
+    early = CARTClassifier(**kwargs).fit(X, y)
+    n_rules = 2 if early.missing_ != missing else 1
+    threads = min(cpus, 10)
+    own = (10 - _fold_batch.LEAD_IN_FOLDS) // threads
+    assert len(runs) == n_rules * (threads if own else threads - 1)
+    assert sum(runs) == 10 * n_rules
+    runs.clear()
+    monkeypatch.setattr(_fold_batch, "EARLY_FROM_WORK", 10**12)
+    late = CARTClassifier(**kwargs).fit(X, y)
+    one = CARTClassifier(n_jobs=1, **kwargs).fit(X, y)
+    assert runs == []
+    for other in (late, one):
+        assert early.missing_ == other.missing_
+        assert early.selected_index_ == other.selected_index_
+        assert early.pruned_tree_ == other.pruned_tree_
+        for key, value in other.cv_results_.items():
+            np.testing.assert_array_equal(early.cv_results_[key], value)
+
+
+def test_only_enough_work_starts_early():
+    rng = np.random.default_rng(3)
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None, max_surrogates=5)
+
+    def job(n, d, nan_rate):
+        X, y, n_cat = _table(rng, n, d, 2, 4, nan_rate)
+        return sel.FoldJob(CARTGrower(X, y, 2, n_categories=n_cat), np.ones(n), "M2", params, 0, None, True)
+
+    work = _fold_batch.EARLY_FROM_WORK
+    assert _fold_batch.starts_early(job(work // 2, 2, 0.0), 2)
+    assert not _fold_batch.starts_early(job(work // 2, 2, 0.0), 1)  # one thread: nothing to start
+    assert not _fold_batch.starts_early(job(work // 2 - 1, 2, 0.0), 2)
+    # surrogate searches weigh more: a quarter of the rows suffices once some row misses a value
+    assert _fold_batch.starts_early(job(work // (2 * _fold_batch.SURROGATE_WORK), 2, 0.3), 2)
+
+
+def test_a_failed_early_fold_is_raised_by_the_fit(monkeypatch):
+    from prunus.pruning import _base
+
+    def fail(sample, growth, rows):
+        raise MemoryError("no room for the fold")
+
+    monkeypatch.setattr(_fold_batch, "classification_fold_steps", fail)
+    monkeypatch.setattr(_base, "usable_cpus", lambda: 2)
+    rng = np.random.default_rng(4)
+    X, y, _ = _table(rng, 400, 4, 2, 4, 0.0)
+    with pytest.raises(MemoryError, match="no room for the fold"):
+        CARTClassifier(selection="cv", cv=5, random_state=0).fit(X, y)

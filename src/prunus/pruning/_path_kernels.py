@@ -340,22 +340,12 @@ def leaf_squared_errors(nodes, parent, leaves, rows, y, weight, temperatures):
     return out[:, :n_points]
 
 
-@njit(cache=True, nogil=True)
-def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
-    """Held-out misclassified weight of a cross-validation fold's
-    classification tree at every temperature, from its grown arrays: what
-    :func:`~prunus.pruning.path.cost_complexity_path` (0-1 loss) then
-    ``CostComplexityPath._held_out_rows`` compute, with no Python object per
-    fold.
-
-    ``nodes`` = (children_left, children_right, class weights per node) of
-    the tree grown on the fold's training rows; ``leaves`` are the leaves
-    reached by its held-out rows (their class codes ``held_y`` and weights
-    ``held_w``). Every weight must be an integer (their sums below 2^52):
-    then every sum here is exact in any order, so the numbers are those of
-    the path objects bit for bit. Returns (misclassified weight per
-    temperature, held-out weight).
-    """
+@njit(cache=True, nogil=True, inline="always")
+def _held_out_intervals(nodes, parent, leaves, held_y, held_w):
+    """(enter, exit, misclassified held-out weight per node, held-out
+    weight) of a fold's classification tree: node t is a leaf of the pruned
+    tree T_a for a in [enter[t], exit[t]), where the held-out rows it holds
+    lose ``values[t, 0]``. Arguments as :func:`fold_misclassified`."""
     left, right, counts = nodes
     n, n_classes = counts.shape
     # Leaf labels: the first majority class; a node without weight takes its parent's.
@@ -372,7 +362,6 @@ def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
         node_risk[t] = total - counts[t, label[t]]
     beta = collapse_temperatures(left, right, node_risk, counts[0].sum())
     collapse = effective_temperatures(beta, parent)
-    # Node t is a leaf of T_a for a in [enter[t], exit[t]).
     enter = np.empty(n)
     exit_ = np.empty(n)
     for t in range(n):
@@ -391,6 +380,26 @@ def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
     values = np.empty((n, 1))
     for t in range(n):
         values[t, 0] = held[t].sum() - held[t, label[t]]
+    return enter, exit_, values, held[0].sum()
+
+
+@njit(cache=True, nogil=True)
+def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
+    """Held-out misclassified weight of a cross-validation fold's
+    classification tree at every temperature, from its grown arrays: what
+    :func:`~prunus.pruning.path.cost_complexity_path` (0-1 loss) then
+    ``CostComplexityPath._held_out_rows`` compute, with no Python object per
+    fold.
+
+    ``nodes`` = (children_left, children_right, class weights per node) of
+    the tree grown on the fold's training rows; ``leaves`` are the leaves
+    reached by its held-out rows (their class codes ``held_y`` and weights
+    ``held_w``). Every weight must be an integer (their sums below 2^52):
+    then every sum here is exact in any order, so the numbers are those of
+    the path objects bit for bit. Returns (misclassified weight per
+    temperature, held-out weight).
+    """
+    enter, exit_, values, held = _held_out_intervals(nodes, parent, leaves, held_y, held_w)
     order = np.argsort(temperatures, kind="mergesort")
     sorted_t = temperatures[order]
     start = np.searchsorted(sorted_t, enter, side="left")
@@ -399,7 +408,56 @@ def fold_misclassified(nodes, parent, leaves, held_y, held_w, temperatures):
     wrong = np.empty(order.shape[0])
     for j in range(order.shape[0]):
         wrong[order[j]] = sums[j, 0]
-    return wrong, held[0].sum()
+    return wrong, held
+
+
+@njit(cache=True, nogil=True)
+def misclassified_steps(nodes, parent, leaves, held_y, held_w):
+    """:func:`fold_misclassified` before the temperatures are known: its
+    misclassified weight as a step function of the temperature.
+
+    Returns (breaks, levels, held-out weight): at a temperature ``a`` with
+    ``breaks[j] <= a < breaks[j + 1]`` (the last step has no end) the
+    misclassified weight is ``levels[j]``; ``breaks[0]`` is 0, where every
+    leaf of the grown tree enters. Each level sums the weights of the nodes
+    that are leaves of T_a; with integer weights (as
+    :func:`fold_misclassified` requires) the sums are exact in any order,
+    so :func:`misclassified_at` gives its numbers bit for bit.
+    """
+    enter, exit_, values, held = _held_out_intervals(nodes, parent, leaves, held_y, held_w)
+    n = enter.shape[0]
+    position = np.empty(2 * n)
+    change = np.empty(2 * n)
+    for t in range(n):
+        position[t] = enter[t]
+        change[t] = values[t, 0]
+        position[n + t] = exit_[t]
+        change[n + t] = -values[t, 0]
+    order = np.argsort(position, kind="mergesort")
+    breaks = np.empty(2 * n)
+    levels = np.empty(2 * n)
+    m = 0
+    acc = 0.0
+    for j in range(2 * n):
+        e = order[j]
+        acc += change[e]
+        last = j == 2 * n - 1 or position[order[j + 1]] != position[e]
+        # Only finite positions start a step: the root leaves T_a at no temperature.
+        if last and position[e] < np.inf:
+            breaks[m] = position[e]
+            levels[m] = acc
+            m += 1
+    return breaks[:m], levels[:m], held
+
+
+@njit(cache=True, nogil=True)
+def misclassified_at(breaks, levels, temperatures):
+    """The levels of :func:`misclassified_steps` at every temperature."""
+    wrong = np.empty(temperatures.shape[0])
+    for j in range(temperatures.shape[0]):
+        step = np.searchsorted(breaks, temperatures[j], side="right") - 1
+        wrong[j] = levels[step] if step >= 0 else 0.0
+    return wrong
 
 
 @njit(cache=True, nogil=True)

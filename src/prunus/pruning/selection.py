@@ -26,7 +26,7 @@ from ..tree._surrogate import apply_surrogate_kernel, routing_record
 from ..utils._cpus import usable_cpus
 from ..utils._memory import release_free_memory
 from ..utils._random import seeded_random_state
-from ._fold_batch import batchable, fold_batch, fold_batch_risks
+from ._fold_batch import EarlyFoldBatch, batch_records, batchable, fold_batch, fold_batch_risks, starts_early
 from ._folds import AssignedFolds
 from ._path_kernels import fold_misclassified, leaf_squared_errors, node_parents, route_numeric
 from .path import (
@@ -550,7 +550,9 @@ class FoldRun:
     ``batch_threads`` (keyword only): folds that run one after the other in
     one compiled call (:func:`~._fold_batch.fold_batch`) are shared among
     at most this many threads of this process, each running a run of
-    consecutive folds; the numbers are the same.
+    consecutive folds; the numbers are the same. With ``start`` and enough
+    work (:func:`~._fold_batch.starts_early`), those threads start at once,
+    beside T_max (:class:`~._fold_batch.EarlyFoldBatch`).
     """
 
     def __init__(
@@ -598,6 +600,12 @@ class FoldRun:
         if start and self._threads and spacing is None:
             self._pool = ThreadedMap(self._one, self._tasks, n_threads)
         self._n_threads = n_threads
+        # The batch's folds started early in threads of their own, beside T_max (see EarlyFoldBatch).
+        self._early: EarlyFoldBatch | None = None
+        if start and self._batch and self._folds is not None and starts_early(self.job, self._batch_threads):
+            records = batch_records(self.job, self._folds)
+            if records is not None:
+                self._early = EarlyFoldBatch(records, self._batch_threads)
 
     def _one(self, task):
         fold, seed = task
@@ -614,6 +622,9 @@ class FoldRun:
                 self._pool = ThreadedMap(self._one, self._tasks, self._n_threads)
             return iter(self._pool)
         if self._sequential:
+            if self._early is not None:
+                wrong, held = self._early.risks(betas)
+                return iter([(wrong[k], wrong[k], float(held[k])) for k in range(self.n_folds)])
             if self._batch:
                 if self._folds is not None:
                     # Their rows concatenated, made once for every rule of the fit: no pairs made here.
@@ -653,7 +664,10 @@ class FoldRun:
         None where they do not run so (then :meth:`results` runs them, once)."""
         if not (self._sequential and self._batch and self._folds is not None):
             return None
-        risks = fold_batch_risks(self.job, self._folds, betas, self._threads_for_batch())
+        if self._early is not None:
+            risks = self._early.risks(betas)
+        else:
+            risks = fold_batch_risks(self.job, self._folds, betas, self._threads_for_batch())
         if risks is None:
             # The batch gave way (a fold without a training row of positive
             # weight): results() runs the folds one by one without trying it again.
@@ -669,6 +683,8 @@ class FoldRun:
             self._betas.set_exception(RuntimeError("the cross-validation stopped before its temperatures were known"))
         if self._pool is not None:
             self._pool.close()
+        if self._early is not None:
+            self._early.close()
 
     def __enter__(self) -> FoldRun:
         return self

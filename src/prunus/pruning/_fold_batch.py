@@ -197,9 +197,9 @@ def starts_early(job: Any, threads: int) -> bool:
 
 
 #: What T_max's growth and its pruning path cost the thread that makes them,
-#: in folds' growths (measured 2.2-2.4 at 2,000 rows, two and three classes):
-#: the folds that :class:`EarlyFoldBatch` leaves to that thread are fewer by
-#: this many, shared among the threads.
+#: rounded up, in folds (measured about 1.4 folds at 2,000 rows, two and
+#: three classes, on 2 cores): the folds that :class:`EarlyFoldBatch` leaves
+#: to that thread are fewer by this many, shared among the threads.
 LEAD_IN_FOLDS = 2
 
 

@@ -664,6 +664,7 @@ class FoldRun:
         None where they do not run so (then :meth:`results` runs them, once)."""
         if not (self._sequential and self._batch and self._folds is not None):
             return None
+        risks: tuple[np.ndarray, np.ndarray] | None
         if self._early is not None:
             risks = self._early.risks(betas)
         else:

@@ -26,6 +26,7 @@ from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
 from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
+from ._preparation import first_bad_level_column, presorted_order, rows_with_missing
 from ._regression_grower import grow_squared_error, grow_squared_error_into, node_capacity
 from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace, carried_keys, carries_keys, search_scratch_size
 from ._surrogate import empty_store, flat_surrogates, node_surrogates, surrogate_side
@@ -133,26 +134,12 @@ def _settings(params, n_rows, n_features, n_classes, seed):
 
 
 def _presort(X, n_categories):
-    """Per-feature row order (int32, shape (d, n)), missing values last
-    (numpy sorts NaN to the end). One contiguous column at a time: the
-    temporaries never exceed a column, and numpy's stable sort is fastest on
-    the runs of tied values that real features have.
-
-    A categorical feature's level codes (``n_categories[f] > 0``: checked
-    integers ``0 .. L - 1``, NaN missing) are sorted as small integers with
-    a missing value coded ``L``: numpy's stable sort of 8- and 16-bit keys
-    is a radix sort, over ten times faster than on their floats, and gives
-    the same order (same ranks, ties in row order, missing values last)."""
-    n, d = X.shape
-    order = np.empty((d, n), dtype=np.int32)
-    for f in range(d):
-        column = np.ascontiguousarray(X[:, f])
-        n_levels = int(n_categories[f]) if n_categories.shape[0] > 0 else 0
-        if 0 < n_levels < 2**16:
-            codes = np.where(np.isnan(column), n_levels, column)
-            column = codes.astype(np.uint8 if n_levels < 2**8 else np.uint16)
-        order[f] = np.argsort(column, kind="stable")
-    return order
+    """Per-feature row order (int32, shape (d, n)) of the C-contiguous X,
+    missing values last, ties in row order: the order of numpy's stable
+    argsort of each column, in one compiled call
+    (:func:`~._preparation.presorted_order`: a counting sort of a
+    categorical feature's level codes, a radix sort of other values)."""
+    return presorted_order(X, n_categories)
 
 
 #: Most distinct values of a numeric feature searched from per-node tables
@@ -276,14 +263,12 @@ def check_level_codes(X: np.ndarray, n_categories: ArrayLike | None) -> np.ndarr
     n_cat = n_cat.astype(np.int64)
     if n_cat.size and (n_cat.min() < 0 or n_cat.max() > MAX_CATEGORIES):
         raise ValueError(f"n_categories must lie in 0 .. {MAX_CATEGORIES} (0: numeric), got {n_cat.tolist()}.")
-    for f in np.flatnonzero(n_cat):
-        col = X[:, f]
-        present = col[~np.isnan(col)]
-        if present.size and (present.min() < 0 or present.max() >= n_cat[f] or np.any(present != np.floor(present))):
-            raise ValueError(
-                f"feature {f} is categorical with n_categories={n_cat[f]}, so its values must be the level "
-                f"codes 0 .. {n_cat[f] - 1} or NaN."
-            )
+    f = first_bad_level_column(np.ascontiguousarray(X), n_cat) if n_cat.any() else -1
+    if f >= 0:
+        raise ValueError(
+            f"feature {f} is categorical with n_categories={n_cat[f]}, so its values must be the level "
+            f"codes 0 .. {n_cat[f] - 1} or NaN."
+        )
     return n_cat
 
 
@@ -412,7 +397,7 @@ class CARTGrower:
         self.order = _presort(self.X, self.n_categories)
         #: CPU seconds of the last growth (:meth:`grow_arrays`), none before one.
         self.growth_seconds: float | None = None
-        self._rows_with_missing = np.flatnonzero(np.isnan(self.X).any(axis=1))
+        self._rows_with_missing = rows_with_missing(self.X)
         # The splitter reads a feature's values by row id, ``columns[f, row]``:
         # a view of X by rows (no copy of a C-ordered X; a Fortran-ordered one
         # is copied once, so that every growth compiles for one layout). Read

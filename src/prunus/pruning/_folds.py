@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .._compiled import njit
 from ..utils._random import seeded_random_state
 
 
@@ -127,17 +128,36 @@ class AssignedFolds:
         iterating gives them. Made once (the routing rules of one fit share
         their folds)."""
         if self._concatenated is None:
-            assignment = np.asarray(self.assignment, dtype=np.int64)
-            n = assignment.shape[0]
-            sizes = np.bincount(assignment, minlength=self.n_splits)
-            # A stable sort by fold keeps each fold's rows ascending.
-            test = np.argsort(assignment, kind="stable").astype(np.int64)
-            test_offsets = np.zeros(self.n_splits + 1, dtype=np.int64)
-            np.cumsum(sizes, out=test_offsets[1:])
-            # Row-major: fold 0's training rows ascending, then fold 1's, ...
-            others = assignment[None, :] != np.arange(self.n_splits, dtype=np.int64)[:, None]
-            train = np.broadcast_to(np.arange(n, dtype=np.int64), others.shape)[others]
-            train_offsets = np.zeros(self.n_splits + 1, dtype=np.int64)
-            np.cumsum(n - sizes, out=train_offsets[1:])
-            self._concatenated = (train, train_offsets, test, test_offsets)
+            self._concatenated = _concatenated_folds(np.asarray(self.assignment, dtype=np.int64), self.n_splits)
         return self._concatenated
+
+
+@njit(cache=True, nogil=True)
+def _concatenated_folds(assignment, n_splits):
+    """:meth:`AssignedFolds.concatenated` of the test fold of every row: each
+    fold's test rows and training rows ascending, by counting."""
+    n = assignment.shape[0]
+    test_offsets = np.zeros(n_splits + 1, dtype=np.int64)
+    for i in range(n):
+        test_offsets[assignment[i] + 1] += 1
+    train_offsets = np.zeros(n_splits + 1, dtype=np.int64)
+    for k in range(n_splits):
+        train_offsets[k + 1] = train_offsets[k] + n - test_offsets[k + 1]
+        test_offsets[k + 1] += test_offsets[k]
+    test = np.empty(n, dtype=np.int64)
+    cursor = test_offsets[:n_splits].copy()
+    for i in range(n):
+        k = assignment[i]
+        test[cursor[k]] = i
+        cursor[k] += 1
+    train = np.empty(train_offsets[n_splits], dtype=np.int64)
+    for k in range(n_splits):
+        # Every row is written at the cursor and only the fold's training rows advance it: no branch on a
+        # row's fold, which is unpredictable (the one on the cursor's end is taken once).
+        at = train_offsets[k]
+        end = train_offsets[k + 1]
+        for i in range(n):
+            if at < end:
+                train[at] = i
+            at += assignment[i] != k
+    return train, train_offsets, test, test_offsets

@@ -244,29 +244,29 @@ def test_default_fit_shares_the_batch_among_threads(monkeypatch, missing, cv):
 @pytest.mark.parametrize("cpus", [2, 3, 16])
 def test_default_fit_starts_the_batch_beside_t_max(monkeypatch, missing, cpus):
     # With enough work the default's batch starts growing its folds before
-    # T_max, in runs of consecutive folds: every run but the last in a thread
-    # of its own, the last (fewer folds) in the thread that grows T_max.
-    # The fit equals the one whose folds start after T_max, and n_jobs=1's.
+    # T_max: every thread but one at once, the one that grows T_max after
+    # it, each taking the next fold no thread has taken. The fit equals the
+    # one whose folds start after T_max, and n_jobs=1's.
     from prunus.pruning import _base
 
     runs = []
-    steps = _fold_batch.classification_fold_steps
+    claimed = _fold_batch.claimed_fold_steps
 
-    def spy(sample, growth, rows):
-        runs.append(rows.train_offsets.shape[0] - 1)
-        return steps(sample, growth, rows)
+    def spy(sample, growth, rows, next_fold):
+        steps = claimed(sample, growth, rows, next_fold)
+        runs.append(steps[0])
+        return steps
 
-    monkeypatch.setattr(_fold_batch, "classification_fold_steps", spy)
+    monkeypatch.setattr(_fold_batch, "claimed_fold_steps", spy)
     monkeypatch.setattr(_base, "usable_cpus", lambda: cpus)
     rng = np.random.default_rng(8)
     X, y, n_cat = _table(rng, 300, 4, 3, 6, 0.15)
     kwargs = dict(selection="cv", cv=10, random_state=2, missing=missing, categorical_features=np.flatnonzero(n_cat))
     early = CARTClassifier(**kwargs).fit(X, y)
     n_rules = 2 if early.missing_ != missing else 1
-    threads = min(cpus, 10)
-    own = (10 - _fold_batch.LEAD_IN_FOLDS) // threads
-    assert len(runs) == n_rules * (threads if own else threads - 1)
-    assert sum(runs) == 10 * n_rules
+    # One call per thread and rule; every fold grown (a fold may grow twice when two threads take it at once).
+    assert len(runs) == n_rules * min(cpus, 10)
+    assert np.all(np.bincount(np.concatenate(runs), minlength=10) >= n_rules)
     runs.clear()
     monkeypatch.setattr(_fold_batch, "EARLY_FROM_WORK", 10**12)
     late = CARTClassifier(**kwargs).fit(X, y)
@@ -299,12 +299,34 @@ def test_only_enough_work_starts_early():
 def test_a_failed_early_fold_is_raised_by_the_fit(monkeypatch):
     from prunus.pruning import _base
 
-    def fail(sample, growth, rows):
+    def fail(sample, growth, rows, next_fold):
         raise MemoryError("no room for the fold")
 
-    monkeypatch.setattr(_fold_batch, "classification_fold_steps", fail)
+    monkeypatch.setattr(_fold_batch, "claimed_fold_steps", fail)
     monkeypatch.setattr(_base, "usable_cpus", lambda: 2)
     rng = np.random.default_rng(4)
     X, y, _ = _table(rng, 400, 4, 2, 4, 0.0)
     with pytest.raises(MemoryError, match="no room for the fold"):
         CARTClassifier(selection="cv", cv=5, random_state=0).fit(X, y)
+
+
+def test_a_call_grows_the_folds_not_yet_taken():
+    # claimed_fold_steps takes the folds from next_fold[0] on, one after the
+    # other, and leaves none: the same steps as a batch that grows them all.
+    rng = np.random.default_rng(6)
+    X, y, n_cat = _table(rng, 120, 3, 3, 4, 0.1)
+    grower = CARTGrower(X, y, 3, n_categories=n_cat)
+    params = GrowthParams("gini", None, 2, 1, 0.0, None, None, max_surrogates=2)
+    job = sel.FoldJob(grower, np.ones(120), "M2", params, 0, None, True)
+    folds = list(folds_of(fold_of_rows(120, 6, 4), 6))
+    records = _fold_batch.batch_records(job, folds)
+    betas = np.array([0.0, 0.01, 0.1, sel.ROOT_TEMPERATURE])
+    wrong, held = _fold_batch.fold_batch_risks(job, folds, betas)
+    next_fold = np.array([2])
+    grown, *steps = _fold_batch.claimed_fold_steps(*records, next_fold)
+    np.testing.assert_array_equal(grown, [2, 3, 4, 5])
+    assert next_fold[0] == 6
+    np.testing.assert_array_equal(_fold_batch.steps_at(tuple(steps), betas), wrong[2:])
+    np.testing.assert_array_equal(steps[3], held[2:])
+    grown, *steps = _fold_batch.claimed_fold_steps(*records, next_fold)
+    assert grown.shape == (0,) and next_fold[0] == 6

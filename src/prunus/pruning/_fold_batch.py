@@ -197,64 +197,61 @@ def starts_early(job: Any, threads: int) -> bool:
     return threads > 1 and work >= EARLY_FROM_WORK
 
 
-#: What T_max's growth and its pruning path cost the thread that makes them,
-#: rounded up, in folds (measured about 1.4 folds at 2,000 rows, two and
-#: three classes, on 2 cores): the folds that :class:`EarlyFoldBatch` leaves
-#: to that thread are fewer by this many, shared among the threads.
-LEAD_IN_FOLDS = 2
-
-
 class EarlyFoldBatch:
     """The folds of a batch grown from the start of the fit, beside T_max.
 
     A fold's misclassified held-out weight is a step function of the
-    temperature (:func:`classification_fold_steps`), so every fold can be
+    temperature (:func:`claimed_fold_steps`), so every fold can be
     grown, routed and pruned before T_max and its path give the
     temperatures. Made with the batch's records (:func:`batch_records`) and
-    a number of threads: the folds are shared among that many runs of
-    consecutive folds; all runs but the last start at once, each in a
-    thread of its own, and the last is left to the thread that grows T_max
-    (:meth:`risks` runs it there), fewer folds by :data:`LEAD_IN_FOLDS`.
-    :meth:`risks` reads every fold at the temperatures: the numbers of
-    :func:`fold_batch_risks`, bit for bit (integer weights).
+    a number of threads: all but one start at once, and the thread that
+    grows T_max joins them once T_max and its path are made (:meth:`risks`).
+    Each runs :func:`claimed_fold_steps`, which takes the next fold no
+    thread has taken, until none is left, all in one compiled call: a fold
+    and T_max differ in cost, and a fixed share of the folds per thread left
+    one thread idle while another finished (about a fold's time, 1 ms of a
+    9-12 ms fit at 2,000 rows on 2 cores). :meth:`risks` reads every fold at
+    the temperatures: the numbers of :func:`fold_batch_risks`, bit for bit
+    (integer weights).
     """
 
     def __init__(self, records: tuple[Any, Any, Any], threads: int) -> None:
         sample, growth, rows = records
-        n_folds = rows.train_offsets.shape[0] - 1
-        threads = max(2, min(threads, n_folds))
-        own = max(0, (n_folds - LEAD_IN_FOLDS) // threads)
-        started = threads - 1
-        ends = [round((n_folds - own) * g / started) for g in range(started + 1)] + [n_folds]
-        runs = _fold_runs(growth, rows, ends)
-        self._sample = sample
-        self._own = runs[-1] if own > 0 else None
-        others = runs[:-1] if own > 0 else runs
-        self._steps: list[Any] = [None] * len(runs)
+        self._n_folds = rows.train_offsets.shape[0] - 1
+        self._records = records
+        # The next fold no thread has taken (claimed_fold_steps).
+        self._next = np.zeros(1, dtype=np.int64)
+        self._parts: list[Any] = []
         self._errors: list[BaseException] = []
+        n_workers = max(1, min(threads, self._n_folds) - 1)
         # Threads kept waiting between fits (starting one costs about 0.1 ms).
-        self._workers = [start_call(partial(self._grow, g, run)) for g, run in enumerate(others)]
+        self._workers = [start_call(self._grow) for _ in range(n_workers)]
 
-    def _grow(self, g: int, run: tuple[Any, Any]) -> None:
+    def _grow(self) -> None:
         try:
-            self._steps[g] = classification_fold_steps(self._sample, *run)
+            self._parts.append(claimed_fold_steps(*self._records, self._next))
         except BaseException as exc:  # re-raised in the thread that reads the risks
             self._errors.append(exc)
+            self._next[0] = self._n_folds  # the other threads take no further fold
 
     def risks(self, temperatures: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(misclassified weight of shape (n_folds, n_temperatures), held-out
         weights of shape (n_folds,)), as :func:`fold_batch_risks` gives them."""
-        if self._own is not None:
-            self._grow(len(self._steps) - 1, self._own)
+        self._grow()
         self.close()
         if self._errors:
             raise self._errors[0]
         temperatures = np.asarray(temperatures, dtype=np.float64)
-        wrong = [steps_at(steps, temperatures) for steps in self._steps]
-        return np.concatenate(wrong), np.concatenate([steps[3] for steps in self._steps])
+        wrong = np.empty((self._n_folds, temperatures.shape[0]))
+        held = np.empty(self._n_folds)
+        for grown, breaks, levels, offsets, part_held in self._parts:
+            wrong[grown] = steps_at((breaks, levels, offsets, part_held), temperatures)
+            held[grown] = part_held
+        return wrong, held
 
     def close(self) -> None:
-        """Wait for the folds' threads."""
+        """Leave the folds not yet taken, and wait for the folds' threads."""
+        self._next[0] = self._n_folds
         for done in self._workers:
             done.wait()
 
@@ -363,35 +360,53 @@ def classification_fold_risks(sample, growth, folds, temperatures):
 
 
 @njit(cache=True, nogil=True)
-def classification_fold_steps(sample, growth, folds):
-    """:func:`classification_fold_risks` before the temperatures are known:
-    every fold's misclassified held-out weight as a step function of the
-    temperature (:func:`~._path_kernels.misclassified_steps`), read at the
-    temperatures by :func:`steps_at`. Returns (breaks, levels, offsets,
-    held-out weights): fold k's steps are ``offsets[k]:offsets[k + 1]`` of
-    the breaks and levels."""
+def claimed_fold_steps(sample, growth, folds, next_fold):
+    """:func:`classification_fold_risks` before the temperatures are known,
+    of the folds this call takes: every fold's misclassified held-out weight
+    as a step function of the temperature
+    (:func:`~._path_kernels.misclassified_steps`), read at the temperatures
+    by :func:`steps_at`. The call takes one fold after the other, each time
+    the next fold no call has taken, ``next_fold[0]`` (shared by the calls
+    running at once in other threads), until none is left. Returns (the
+    folds grown, breaks, levels, offsets, held-out weights): the j-th fold
+    grown has the steps ``offsets[j]:offsets[j + 1]`` of the breaks and
+    levels.
+
+    A take is a plain load and store, not an atomic one: two calls that
+    read the same value both grow that fold, to the same numbers, and a
+    call that then writes back a value another has passed makes a later
+    fold grow twice. No fold is left out: a value is only ever written by a
+    call that read the one below it, and that call grows that fold."""
     n_folds = folds.train_offsets.shape[0] - 1
-    held = np.empty(n_folds)
+    grown = []
+    held = []
     parts = []
-    for k in range(n_folds):
+    while True:
+        k = next_fold[0]
+        if k >= n_folds:
+            break
+        next_fold[0] = k + 1
         nodes, parent, leaves, held_y, held_w = _fold_held_out(sample, growth, folds, k)
-        breaks, levels, held[k] = misclassified_steps(nodes, parent, leaves, held_y, held_w)
+        breaks, levels, fold_held = misclassified_steps(nodes, parent, leaves, held_y, held_w)
+        grown.append(k)
+        held.append(fold_held)
         parts.append((breaks, levels))
-    offsets = np.zeros(n_folds + 1, dtype=np.int64)
-    for k in range(n_folds):
-        offsets[k + 1] = offsets[k] + parts[k][0].shape[0]
-    all_breaks = np.empty(offsets[n_folds])
-    all_levels = np.empty(offsets[n_folds])
-    for k in range(n_folds):
-        all_breaks[offsets[k] : offsets[k + 1]] = parts[k][0]
-        all_levels[offsets[k] : offsets[k + 1]] = parts[k][1]
-    return all_breaks, all_levels, offsets, held
+    n = len(grown)
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        offsets[j + 1] = offsets[j] + parts[j][0].shape[0]
+    all_breaks = np.empty(offsets[n])
+    all_levels = np.empty(offsets[n])
+    for j in range(n):
+        all_breaks[offsets[j] : offsets[j + 1]] = parts[j][0]
+        all_levels[offsets[j] : offsets[j + 1]] = parts[j][1]
+    return np.array(grown, dtype=np.int64), all_breaks, all_levels, offsets, np.array(held)
 
 
 @njit(cache=True, nogil=True)
 def steps_at(steps, temperatures):
-    """The misclassified weight of every fold of :func:`classification_fold_steps`
-    at every temperature: the first two arrays of
+    """The misclassified weight at every temperature of every fold of
+    ``steps``, the last four arrays of :func:`claimed_fold_steps`' result: the first two arrays of
     :func:`classification_fold_risks`' result, bit for bit (integer weights)."""
     breaks, levels, offsets, held = steps
     n_folds = offsets.shape[0] - 1

@@ -552,7 +552,8 @@ class FoldRun:
     at most this many threads of this process, each running a run of
     consecutive folds; the numbers are the same. With ``start`` and enough
     work (:func:`~._fold_batch.starts_early`), those threads start at once,
-    beside T_max (:class:`~._fold_batch.EarlyFoldBatch`).
+    beside T_max, each taking the next fold no thread has taken
+    (:class:`~._fold_batch.EarlyFoldBatch`).
     """
 
     def __init__(

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prunus.tree.cart import _presort
+from prunus.tree._preparation import presorted_order
 
 
 @settings(max_examples=200, deadline=None)
@@ -22,7 +22,7 @@ def test_categorical_order_is_the_float_order(seed, n_rows, n_levels, nan_share)
     X[rng.random(X.shape) < nan_share] = np.nan
     X[rng.random(n_rows) < 0.05, 0] = -0.0  # equal to level 0
     expected = np.stack([np.argsort(X[:, f], kind="stable") for f in range(2)])
-    np.testing.assert_array_equal(_presort(X, np.array([n_levels, 0])), expected)
+    np.testing.assert_array_equal(presorted_order(X, np.array([n_levels, 0])), expected)
 
 
 EDGE_VALUES = [0.0, -0.0, np.nan, -np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e308, -1e308, 1.0, -1.0]
@@ -44,4 +44,6 @@ def test_value_order_is_numpys_stable_order(seed, n_rows, decimals, scale, edge_
     edge = rng.random(n_rows) < edge_share
     X[edge, 0] = rng.choice(EDGE_VALUES, size=int(edge.sum()))
     expected = np.stack([np.argsort(X[:, f], kind="stable") for f in range(2)])
-    np.testing.assert_array_equal(_presort(np.ascontiguousarray(X), np.array([0, 0])), expected.reshape(2, n_rows))
+    np.testing.assert_array_equal(
+        presorted_order(np.ascontiguousarray(X), np.array([0, 0])), expected.reshape(2, n_rows)
+    )

@@ -142,14 +142,7 @@ def fold_batch_risks(
 
 def _fold_groups(growth: Any, rows: Any, n_groups: int) -> list[tuple[Any, Any]]:
     """(:data:`FoldGrowth`, :data:`FoldRows`) of ``n_groups`` runs of
-    consecutive folds, in order, as even as can be."""
-    n_folds = rows.train_offsets.shape[0] - 1
-    return _fold_runs(growth, rows, [round(n_folds * g / n_groups) for g in range(n_groups + 1)])
-
-
-def _fold_runs(growth: Any, rows: Any, ends: list[int]) -> list[tuple[Any, Any]]:
-    """(:data:`FoldGrowth`, :data:`FoldRows`) of the runs of consecutive
-    folds ``ends[g]:ends[g + 1]`` that hold a fold.
+    consecutive folds, in order, as even as can be.
 
     Offsets index the concatenated rows, so a run's offsets are a slice of
     the whole's and its rows are the same arrays; the folds' own settings
@@ -157,6 +150,8 @@ def _fold_runs(growth: Any, rows: Any, ends: list[int]) -> list[tuple[Any, Any]]
     alike.
     """
     train, train_offsets, test, test_offsets = rows
+    n_folds = train_offsets.shape[0] - 1
+    ends = [round(n_folds * g / n_groups) for g in range(n_groups + 1)]
     return [
         (
             growth._replace(
@@ -216,7 +211,7 @@ class EarlyFoldBatch:
     """
 
     def __init__(self, records: tuple[Any, Any, Any], threads: int) -> None:
-        sample, growth, rows = records
+        *_, rows = records
         self._n_folds = rows.train_offsets.shape[0] - 1
         self._records = records
         # The next fold no thread has taken (claimed_fold_steps).
@@ -405,9 +400,10 @@ def claimed_fold_steps(sample, growth, folds, next_fold):
 
 @njit(cache=True, nogil=True)
 def steps_at(steps, temperatures):
-    """The misclassified weight at every temperature of every fold of
-    ``steps``, the last four arrays of :func:`claimed_fold_steps`' result: the first two arrays of
-    :func:`classification_fold_risks`' result, bit for bit (integer weights)."""
+    """The misclassified weight of every fold of ``steps`` (the breaks,
+    levels, offsets and held-out weights of :func:`claimed_fold_steps`) at
+    every temperature: :func:`classification_fold_risks`' numbers for those
+    folds, bit for bit (integer weights)."""
     breaks, levels, offsets, held = steps
     n_folds = offsets.shape[0] - 1
     wrong = np.empty((n_folds, temperatures.shape[0]))

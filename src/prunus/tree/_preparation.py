@@ -142,8 +142,10 @@ def value_order(X, feature, out):
 
 @njit(cache=True, nogil=True)
 def presorted_order(X, n_categories):
-    """Every feature's order of the rows (int32, shape (n_features, n_rows)):
-    :func:`level_order` for a categorical feature (``n_categories[f] > 0``),
+    """Every feature's order of the rows of the C-contiguous ``X`` (int32,
+    shape (n_features, n_rows)), missing values last, ties in row order: the
+    order of numpy's stable argsort of each column, by :func:`level_order`
+    for a categorical feature (``n_categories[f] > 0``) and
     :func:`value_order` for the others."""
     n, d = X.shape
     order = np.empty((d, n), dtype=np.int32)

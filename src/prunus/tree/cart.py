@@ -133,15 +133,6 @@ def _settings(params, n_rows, n_features, n_classes, seed):
     )
 
 
-def _presort(X, n_categories):
-    """Per-feature row order (int32, shape (d, n)) of the C-contiguous X,
-    missing values last, ties in row order: the order of numpy's stable
-    argsort of each column, in one compiled call
-    (:func:`~._preparation.presorted_order`: a counting sort of a
-    categorical feature's level codes, a radix sort of other values)."""
-    return presorted_order(X, n_categories)
-
-
 #: Most distinct values of a numeric feature searched from per-node tables
 #: of class weights per value rather than from its presorted order (see
 #: ``_level_split``; at most 254), in classification trees that search
@@ -394,7 +385,7 @@ class CARTGrower:
             # their cache footprint.
             self._codes = self.y.astype(np.int32)
             self._target = np.empty(0)
-        self.order = _presort(self.X, self.n_categories)
+        self.order = presorted_order(self.X, self.n_categories)
         #: CPU seconds of the last growth (:meth:`grow_arrays`), none before one.
         self.growth_seconds: float | None = None
         self._rows_with_missing = rows_with_missing(self.X)

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.model_selection import KFold
 
+import prunus.tree.cart as cart_module
 from prunus import CARTClassifier
 from prunus.pruning import _fold_batch
 from prunus.pruning import selection as sel
@@ -182,6 +183,25 @@ def test_fit_with_batched_folds_equals_fit_without(monkeypatch, missing, selecti
     assert batched.cv_results_.keys() == one_by_one.cv_results_.keys()
     for key, value in one_by_one.cv_results_.items():
         np.testing.assert_array_equal(batched.cv_results_[key], value)
+
+
+@pytest.mark.parametrize("missing", ["auto", "surrogate"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_batched_folds_with_tables_equal_the_presorted_search(monkeypatch, missing, seed):
+    """The folds' growths with surrogates search categorical features from
+    tables: the fit of the presorted search (``MAX_TABLE_LEVELS < 0``), bit for bit."""
+    rng = np.random.default_rng(seed)
+    X, y, n_cat = _table(rng, 400, 6, 2 + seed % 2, 12, 0.1)
+    kwargs = dict(selection="cv", cv=5, random_state=seed, missing=missing, n_jobs=1)
+    kwargs["categorical_features"] = np.flatnonzero(n_cat)
+    with_tables = CARTClassifier(**kwargs).fit(X, y)
+    monkeypatch.setattr(cart_module, "MAX_TABLE_LEVELS", -1)
+    presorted = CARTClassifier(**kwargs).fit(X, y)
+    assert with_tables.missing_ == presorted.missing_
+    assert with_tables.tree_ == presorted.tree_
+    assert with_tables.pruned_tree_ == presorted.pruned_tree_
+    for key, value in presorted.cv_results_.items():
+        np.testing.assert_array_equal(with_tables.cv_results_[key], value)
 
 
 def test_an_integer_cv_summarises_the_batch_arrays(monkeypatch):

@@ -20,6 +20,7 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 def _grow(X, y, n_categories, params, weight, max_levels):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cart_module, "MAX_TABLE_LEVELS", max_levels)
+        patch.setattr(cart_module, "SURROGATE_TABLES_FROM_ROWS", 0)
         return CARTGrower(X, y, n_categories=n_categories).grow(params, weight, 3)
 
 
@@ -151,17 +152,41 @@ def test_drawn_features_keep_the_presorted_search():
     assert grower._level_tables(settings_) is not None
 
 
-def test_surrogate_growths_keep_the_presorted_search():
+def test_surrogate_growths_search_only_categorical_features_from_tables():
     """A growth that finds surrogate splits (missing values, ``max_surrogates``)
-    reads every feature's sorted segment: it searches presorted, whatever
-    the features' numbers of values."""
+    reads every numeric feature's sorted segment: it searches numeric
+    features presorted, whatever their numbers of values, and categorical
+    ones from tables (on integer weights), with the presorted search's trees
+    and surrogates."""
     rng = np.random.default_rng(4)
     X = rng.integers(0, 4, (400, 5)).astype(float)
     y = (X[:, 0] + X[:, 1] > 3).astype(int)
     X[rng.random(X.shape) < 0.15] = np.nan
+    n_categories = np.array([0, 4, 0, 4, 0])
     params = GrowthParams("gini", None, 2, 1, 0.0, None, None, "best", 3)
     weight = np.ones(400)
-    grown = [_grow(X, y, None, params, weight, levels) for levels in (-1, 64)]
+    grower = CARTGrower(X, y, n_categories=n_categories)
+    settings_ = cart_module._settings(params, 400, 5, 2, 0)
+    slot = grower._level_tables(settings_, categorical_only=True)[0]
+    np.testing.assert_array_equal(slot, [PRESORTED, 0, PRESORTED, 1, PRESORTED])
+    # Fewer rows: presorted.
+    n = cart_module.SURROGATE_TABLES_FROM_ROWS - 1
+    assert CARTGrower(X[:n], y[:n], n_categories=n_categories)._level_tables(settings_, True) is None
+    grown = [_grow(X, y, n_categories, params, weight, levels) for levels in (-1, 64)]
     _assert_same(*grown)
     assert grown[0][0].surrogates is not None
     assert pickle.dumps(grown[0][0].surrogates) == pickle.dumps(grown[1][0].surrogates)
+
+
+@SETTINGS
+@given(tables(), st.sampled_from([1, 5]))
+def test_surrogate_growths_with_tables_grow_the_presorted_tree(problem, max_surrogates):
+    """Categorical features searched from tables in a growth with surrogate
+    splits (each candidate scored on the rows where its feature is present):
+    the presorted search's tree, surrogates and routing of missing values."""
+    X, y, n_categories, params, weight = problem
+    params = params._replace(max_surrogates=max_surrogates)
+    presorted = _grow(X, y, n_categories, params, weight, -1)
+    tables = _grow(X, y, n_categories, params, weight, 32)
+    _assert_same(tables, presorted)
+    assert pickle.dumps(tables[0].surrogates) == pickle.dumps(presorted[0].surrogates)

@@ -481,9 +481,8 @@ def _grow_fold(sample, growth, grow_weight, k):
         s.sort_cost,
         finds,
     )
-    # Surrogate searches read the presorted segments of every feature: no tables then.
-    unsorted = np.zeros(0, dtype=np.bool_) if finds else shared.unsorted
-    n_cells = 0 if finds else shared.n_cells
+    # A growth with surrogates has tables of its categorical features only (see CARTGrower._level_tables).
+    tables, unsorted, n_cells = shared.surrogate_tables if finds else (shared.tables, shared.unsorted, shared.n_cells)
     arrays = _workspace_into(
         np.empty((order.shape[0], n_rows), dtype=np.int32),
         order,
@@ -503,10 +502,10 @@ def _grow_fold(sample, growth, grow_weight, k):
         flags[:2] = shared.store_flags[:2]
         store = new_store(n, 2 * n_rows + 1, growth.max_surrogates, shared.n_words, flags)
         # Integer weights (see batchable): its categorical searches bounded, as in CARTGrower.grow_arrays.
-        data = _with_weight(shared.plain, grow_weight, unit, True)
+        data = _with_weight(tables, grow_weight, unit, True)
         return grow_depth_first(data, work, settings, store), store
     # Integer weights throughout (see batchable): a growth with tables has integer_weight.
-    data = _with_weight(shared.tables, grow_weight, unit, shared.unsorted.shape[0] > 0)
+    data = _with_weight(tables, grow_weight, unit, unsorted.shape[0] > 0)
     return grow_depth_first(data, work, settings, shared.no_store), shared.no_store
 
 

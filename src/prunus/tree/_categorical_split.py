@@ -644,9 +644,11 @@ def _scan_categorical_allocated(data, work, settings, feature, rows, segment, be
 
 
 @njit_no_refcount
-def scan_categorical_table(data, work, settings, feature, segment, best, tol):
+def scan_categorical_table(data, work, settings, feature, segment, best, tol, present_only=False):
     """:func:`scan_categorical` from the node's tables (``work.table``, see
-    :func:`~._level_split.fill_tables`), for a feature with a slot in them.
+    :func:`~._level_split.fill_tables`), for a feature with a slot in them;
+    with ``present_only``, of the node's rows where the feature is present
+    (``work.total`` must then hold their statistics).
 
     Without reference counting or allocation (it runs for every categorical
     feature at every node): the present levels (int32) and the search's
@@ -664,8 +666,12 @@ def scan_categorical_table(data, work, settings, feature, segment, best, tol):
     stats = table[:n_levels]
     table_rows = work.table_rows[first : first + n_levels + 1]
     counts = table_rows[:n_levels]
-    copy_into(work.missing, table[n_levels])
-    sizes = (end - start, table_rows[n_levels])
+    if present_only:
+        work.missing[:] = 0.0
+        sizes = (end - start - table_rows[n_levels], 0)
+    else:
+        copy_into(work.missing, table[n_levels])
+        sizes = (end - start, table_rows[n_levels])
     buffer = work.index_buffer
     n_present = _present_levels(counts, buffer)
     # The floats start at an even word: 8-byte aligned, as the buffer is.

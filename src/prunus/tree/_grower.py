@@ -357,9 +357,9 @@ def _split_node(data, work, settings, surrogates, tree, pending, entry):
     node_bits = bits[node]
     copy_into(node_bits, work.best_bits)
     kept = features[:n_kept]
-    if routes_by_levels(data, work, f):
-        # From the node's tables, which its search left in work.table (a
-        # growth with tables finds no surrogates).
+    if routes_by_levels(data, work, f) and surrogates.n_found.shape[0] == 0:
+        # From the node's tables, which its search left in work.table (with
+        # surrogates, rows missing the feature are sent by them: row by row).
         n_left, m = route_by_levels(data, work, (start, end), (f, t, m), child_counts, node_bits)
     else:
         # Every kept feature's segment is sorted here unless only some were drawn and searched.

@@ -837,6 +837,8 @@ def find_best_split(data, work, settings, segment, node_counts, features):
                 best, searched = scan_categorical(
                     data, work, settings, feature, work.node_rows, (start, end), best, tol
                 )
+            elif settings.present_only and is_categorical(data, feature):
+                best, searched = _scan_present_table(data, work, settings, feature, (start, end), best, tol)
             elif is_categorical(data, feature):
                 best, searched = scan_categorical_table(data, work, settings, feature, (start, end), best, tol)
             else:
@@ -879,7 +881,8 @@ def _learned_side(data, work, settings, split, segment, tol):
     surrogate sends a row (ties: right)."""
     start, end = segment
     feature, threshold = split
-    index = work.index[feature]
+    # A table-searched feature keeps no order: the node's rows (its sums are then exact, see _scan_present_table).
+    index = work.index[feature] if level_slot(data, feature) == PRESORTED else work.node_rows
     column = data.columns[feature]
     categorical = is_categorical(data, feature)
     regression = settings.criterion == SQUARED_ERROR
@@ -1025,6 +1028,42 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
             copy_into(work.best_bits, bits)
         return proxy, feature, found[2], False
     return best
+
+
+@njit_no_refcount
+def _scan_present_table(data, work, settings, feature, segment, best, tol):
+    """:func:`_scan_present_rows` of a categorical ``feature`` searched from
+    the node's tables (a classification with surrogates on integer weights,
+    whose class weights per level are then those of its presorted segment,
+    exactly). Returns ``(best, searched)`` as :func:`scan_categorical_table`:
+    ``searched`` is False when the feature is entirely missing at the node,
+    or constant there without a missing value."""
+    start, end = segment
+    slot = data.level_slot[feature]
+    n_levels = data.n_levels[slot]
+    n_classes = work.total.shape[0]
+    first = data.level_offset[slot] + n_levels
+    n_missing = work.table_rows[first]
+    if n_missing == 0:
+        return scan_categorical_table(data, work, settings, feature, segment, best, tol)
+    if n_missing == end - start:
+        return best, False
+    missing = work.table[first * n_classes : (first + 1) * n_classes]
+    total = work.total
+    present, bits = _present_scratch(work)
+    for k in range(n_classes):
+        present[k] = max(total[k] - missing[k], 0.0)
+    present_term = node_term(present, settings.criterion)
+    found, _ = scan_categorical_table(
+        data, _scoring_present(work, present, bits), settings, feature, segment, _NONE, tol, True
+    )
+    if found[1] == NO_FEATURE:
+        return best, True
+    proxy = found[0] - present_term + node_term(total, settings.criterion)
+    if _better(proxy, feature, best[0], best[1], tol):
+        copy_into(work.best_bits, bits)
+        return (proxy, feature, found[2], False), True
+    return best, True
 
 
 @njit_no_refcount

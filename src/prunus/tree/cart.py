@@ -25,7 +25,7 @@ from . import _surrogate
 from ._criterion import CRITERIA, REGRESSION_CRITERIA, criterion_code
 from ._encoding import fit_encoding
 from ._grower import SORT_COST, grow_best_first, grow_depth_first
-from ._level_split import MAX_CODED_LEVELS, PRESORTED, level_codes
+from ._level_split import CATEGORICAL_TABLE, MAX_CODED_LEVELS, PRESORTED, level_codes
 from ._preparation import first_bad_level_column, presorted_order, rows_with_missing
 from ._regression_grower import grow_squared_error, grow_squared_error_into, node_capacity
 from ._splitter import SCAN_BLOCK, GrowthData, Settings, Workspace, carried_keys, carries_keys, search_scratch_size
@@ -144,6 +144,12 @@ def _settings(params, n_rows, n_features, n_classes, seed):
 #: (``benchmarks/bench_categorical.py --table-levels``).
 MAX_TABLE_LEVELS = 64
 
+#: Rows from which a growth with surrogate splits searches its categorical
+#: features from tables (:meth:`CARTGrower._level_tables`): on rpart's example
+#: tables (45-110 rows) they cost 1-6% more per cross-validated fit than the
+#: presorted search, at 200 rows as much, and from 500 rows they save 8-14%.
+SURROGATE_TABLES_FROM_ROWS = 200
+
 
 @njit(cache=True, nogil=True)
 def _workspace_arrays(order, weight, n_classes, n_words, unsorted, n_cells=0):
@@ -214,9 +220,11 @@ def _table_features(levels):
 #: ``n_words`` int64 words of a level bitset; ``store_flags`` the
 #: ``SurrogateStore.majority_last`` switches of a growth with surrogates and
 #: ``no_store`` the store of one without; ``rows_with_missing`` the rows
-#: missing a value (a growth on none of them finds no surrogates).
+#: missing a value (a growth on none of them finds no surrogates);
+#: ``surrogate_tables`` the (``tables``, ``unsorted``, ``n_cells``) of a
+#: growth with surrogates, whose tables hold only the categorical features.
 SharedGrowth = namedtuple(
-    "SharedGrowth", "plain tables unsorted n_cells n_words store_flags no_store rows_with_missing"
+    "SharedGrowth", "plain tables unsorted n_cells n_words store_flags no_store rows_with_missing surrogate_tables"
 )
 
 
@@ -395,8 +403,9 @@ class CARTGrower:
         # in place it grew as fast as from a copy by columns (200k and 1M rows
         # of 20 features: the rows of a deep node share cache lines).
         self._columns = np.ascontiguousarray(self.X).T
-        # (threshold, arrays of GrowthData or None), computed at the first growth that uses them.
-        self._levels: tuple[int, tuple[np.ndarray, ...] | None] | None = None
+        # The arrays of GrowthData's level tables (or None) per largest number of levels of a numeric
+        # feature's slot (-1: categorical features only), computed at the first growth that uses them.
+        self._levels: dict[int, tuple[np.ndarray, ...] | None] = {}
         # What every growth of this grower shares (a fold's Python work
         # outweighs its growth on small tables): the kernels' settings per
         # (params, rows, seed), and the store of a growth without surrogates.
@@ -407,28 +416,37 @@ class CARTGrower:
         # int64 words of a level bitset of the largest categorical feature.
         self._n_words = -(-int(self.n_categories.max(initial=0)) // 64)
 
-    def _level_tables(self, settings: Settings) -> tuple[np.ndarray, ...] | None:
+    def _level_tables(self, settings: Settings, categorical_only: bool = False) -> tuple[np.ndarray, ...] | None:
         """The arrays of ``GrowthData`` that search few-level and categorical
         features from per-node tables (:data:`MAX_TABLE_LEVELS`), computed
         once per grower; None where every feature is searched presorted: for
         a regression, a draw of features per node or random thresholds
-        (their trees keep the lists of features of the presorted search)."""
+        (their trees keep the lists of features of the presorted search).
+
+        With ``categorical_only`` (a growth with surrogate splits), only the
+        categorical features of at most :data:`MAX_CODED_LEVELS` levels get
+        tables, from :data:`SURROGATE_TABLES_FROM_ROWS` rows: the surrogate
+        search reads a numeric feature's presorted segment, and a
+        categorical one's levels from the node's rows."""
         if (
             self.regression
             or MAX_TABLE_LEVELS < 0
             or settings.max_features < self.n_features
             or settings.random_thresholds
+            or (categorical_only and self.X.shape[0] < SURROGATE_TABLES_FROM_ROWS)
         ):
             return None
-        max_levels = min(MAX_TABLE_LEVELS, MAX_CODED_LEVELS)
-        if self._levels is None or self._levels[0] != max_levels:
+        max_levels = -1 if categorical_only else min(MAX_TABLE_LEVELS, MAX_CODED_LEVELS)
+        if max_levels not in self._levels:
             slot, codes, values, n_levels = level_codes(self._columns, self.order, self.n_categories, max_levels)
+            if categorical_only:
+                slot[slot == CATEGORICAL_TABLE] = PRESORTED
             tables = None
             if not np.all(slot == PRESORTED):
                 offset = np.concatenate(([0], np.cumsum(n_levels + 1))).astype(np.int64)
                 tables = (slot, codes, values, n_levels, offset)
-            self._levels = (max_levels, tables)
-        return self._levels[1]
+            self._levels[max_levels] = tables
+        return self._levels[max_levels]
 
     @property
     def n_features(self) -> int:
@@ -495,17 +513,30 @@ class CARTGrower:
         """
         # The surrogate module's switches, read at each call as _surrogate_store reads them at each growth.
         switches = np.array([_surrogate.MAJORITY_LAST_RESORT, _surrogate.CHOOSE_BY_FIT])
-        # What _level_tables reads (the module's MAX_TABLE_LEVELS too: tests and measurements flip it).
-        key = (settings.max_features, settings.random_thresholds, MAX_TABLE_LEVELS)
+        # What _level_tables reads (the module's constants too: tests and measurements flip them).
+        key = (settings.max_features, settings.random_thresholds, MAX_TABLE_LEVELS, SURROGATE_TABLES_FROM_ROWS)
         shared = self._shared_of.get(key)
         if shared is None:
-            levels = self._level_tables(settings)
-            unsorted, n_cells = _table_features(levels)
             unit = np.ones(self.X.shape[0])  # a placeholder: each growth puts in its own weights
             plain = self._growth_data(unit, True, False, None)
-            tables = plain if levels is None else self._growth_data(unit, True, True, levels)
+
+            def with_tables(categorical_only):
+                levels = self._level_tables(settings, categorical_only)
+                data = plain if levels is None else self._growth_data(unit, True, True, levels)
+                return (data, *_table_features(levels))
+
+            tables, unsorted, n_cells = with_tables(False)
             shared = SharedGrowth(
-                plain, tables, unsorted, n_cells, self._n_words, switches, self._no_store, self._rows_with_missing
+                plain,
+                tables,
+                unsorted,
+                n_cells,
+                self._n_words,
+                switches,
+                self._no_store,
+                self._rows_with_missing,
+                # Only where some row misses a value are there growths with surrogates.
+                with_tables(True) if self._rows_with_missing.shape[0] > 0 else (tables, unsorted, n_cells),
             )
             self._shared_of[key] = shared
         return shared._replace(store_flags=switches)
@@ -540,8 +571,14 @@ class CARTGrower:
         # With surrogates, a feature's candidates are scored on the rows where it is present (rpart).
         present_only = store.n_found.shape[0] > 0
         settings = self.growth_settings(params, n_rows, seed, present_only)
-        # Surrogate searches read the presorted segments of every feature: no tables then.
-        levels = self._level_tables(settings) if not present_only else None
+        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
+        integer = unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
+        # A growth with surrogates searches only categorical features from tables, and only on integer
+        # weights (their class weights add up exactly in the node's row order as in a feature's order).
+        if not present_only:
+            levels = self._level_tables(settings)
+        else:
+            levels = self._level_tables(settings, categorical_only=True) if integer else None
         unsorted, n_cells = _table_features(levels)
         # The restricted order (half of X's bytes at 20 features) on a map of
         # its own (see mapped_empty); a regression's scan scratch, four
@@ -556,13 +593,10 @@ class CARTGrower:
         else:
             scan = np.empty((0, 0))
         work = Workspace._make((*arrays, scan))
-        unit_weight = bool(np.all((weight == 0.0) | (weight == 1.0)))
         # Integer weights let a growth with tables subtract them, and a classification with
         # surrogates search a categorical feature's subsets with bounds (the same split; see
         # _categorical_split._allocation_free).
-        integer_weight = (levels is not None or (present_only and not self.regression)) and (
-            unit_weight or bool(np.all(weight == np.floor(weight)) and weight.sum() < 2.0**52)
-        )
+        integer_weight = (levels is not None or (present_only and not self.regression)) and integer
         data = self._growth_data(weight, unit_weight, integer_weight, levels)
         start = time.thread_time()
         if self._grows_lean(settings, levels):

@@ -1014,18 +1014,39 @@ def _scan_present_rows(data, work, settings, feature, segment, best, tol):
         present_term = present[2] * present[2] / present[0]
     else:
         missing = segment_class_weights(data, index, present_end, end, work.missing)
-        for k in range(total.shape[0]):
-            present[k] = max(total[k] - missing[k], 0.0)
-        present_term = node_term(present, criterion)
+        present_term = _present_class_weights(total, missing, present, criterion)
     found = _scan_presorted(
         data, _scoring_present(work, present, bits), settings, feature, (start, present_end, present_end), _NONE, tol
     )
     if found[1] == NO_FEATURE:
         return best
-    proxy = found[0] - present_term + node_term(total, criterion)
+    return _enter_present(data, work, (feature, criterion), (found, present_term), best, tol)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _present_class_weights(total, missing, present, criterion):
+    """Write to ``present`` the class weights ``total`` less ``missing`` (of
+    the rows where a feature is present); returns their node term."""
+    for k in range(total.shape[0]):
+        present[k] = max(total[k] - missing[k], 0.0)
+    return node_term(present, criterion)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _enter_present(data, work, scored, present_search, best, tol):
+    """The best candidate of a feature scored on the rows where it is present
+    (:func:`_scan_present_rows`), entered into the node's search ``best``
+    with the proxy of its decrease: ``scored = (feature, criterion)``,
+    ``present_search = (found, present_term)``, the search's best and the
+    present rows' node term. At a categorical split its levels, in the
+    present search's bits (:func:`_present_scratch`), become
+    ``work.best_bits`` when it is the better."""
+    feature, criterion = scored
+    found, present_term = present_search
+    proxy = found[0] - present_term + node_term(work.total, criterion)
     if _better(proxy, feature, best[0], best[1], tol):
         if is_categorical(data, feature):
-            copy_into(work.best_bits, bits)
+            copy_into(work.best_bits, _present_scratch(work)[1])
         return proxy, feature, found[2], False
     return best
 
@@ -1042,28 +1063,21 @@ def _scan_present_table(data, work, settings, feature, segment, best, tol):
     slot = data.level_slot[feature]
     n_levels = data.n_levels[slot]
     n_classes = work.total.shape[0]
-    first = data.level_offset[slot] + n_levels
-    n_missing = work.table_rows[first]
+    missing_row = data.level_offset[slot] + n_levels
+    n_missing = work.table_rows[missing_row]
     if n_missing == 0:
         return scan_categorical_table(data, work, settings, feature, segment, best, tol)
     if n_missing == end - start:
         return best, False
-    missing = work.table[first * n_classes : (first + 1) * n_classes]
-    total = work.total
+    missing = work.table[missing_row * n_classes : (missing_row + 1) * n_classes]
     present, bits = _present_scratch(work)
-    for k in range(n_classes):
-        present[k] = max(total[k] - missing[k], 0.0)
-    present_term = node_term(present, settings.criterion)
+    present_term = _present_class_weights(work.total, missing, present, settings.criterion)
     found, _ = scan_categorical_table(
         data, _scoring_present(work, present, bits), settings, feature, segment, _NONE, tol, True
     )
     if found[1] == NO_FEATURE:
         return best, True
-    proxy = found[0] - present_term + node_term(total, settings.criterion)
-    if _better(proxy, feature, best[0], best[1], tol):
-        copy_into(work.best_bits, bits)
-        return (proxy, feature, found[2], False), True
-    return best, True
+    return _enter_present(data, work, (feature, settings.criterion), (found, present_term), best, tol), True
 
 
 @njit_no_refcount
